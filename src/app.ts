@@ -1,0 +1,109 @@
+import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import secureJson from 'secure-json-parse';
+import { ordersRoutes } from './features/orders/routes.js';
+import { installAuth } from './shared/auth.js';
+import { API_VERSION, type Config } from './shared/config.js';
+import type { Database, Db } from './shared/db/index.js';
+import { ApiError, installErrorHandling } from './shared/errors.js';
+import { randomToken } from './shared/ids.js';
+import { installOpenApi } from './shared/openapi.js';
+import { installValidators } from './shared/validation.js';
+
+export interface AppContext {
+  config: Config;
+  database: Database;
+  db: Db;
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The exact request body text, for idempotency fingerprints. */
+    rawBody?: string;
+  }
+}
+
+export const JSON_BODY_LIMIT = 1024 * 1024;
+
+export function loggerOptions(level: string): FastifyServerOptions['logger'] {
+  return {
+    level,
+    // Belt and braces: nothing logs headers or bodies today, but if anyone ever does, secrets stay out.
+    redact: {
+      paths: ['req.headers.authorization', 'headers.authorization', '*.secret', 'secret', '*.key_hash'],
+      censor: '[redacted]',
+    },
+  };
+}
+
+export async function buildApp(
+  ctx: AppContext,
+  opts: { logger?: FastifyServerOptions['logger'] } = {},
+): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    // One line per request, written by the onResponse hook below.
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: () => `req_${randomToken(20)}`,
+    bodyLimit: JSON_BODY_LIMIT,
+    trustProxy: true,
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  installValidators(app);
+  installErrorHandling(app);
+
+  app.removeContentTypeParser(['application/json', 'text/plain']);
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
+    const text = body as string;
+    req.rawBody = text;
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
+    } catch {
+      done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
+    }
+  });
+
+  app.addHook('onRequest', async (req, reply) => {
+    reply.header('Request-Id', req.id);
+    reply.header('Service-Version', API_VERSION);
+  });
+  // Bodies are optional on actions such as cancel; an absent body means "no parameters".
+  app.addHook('preValidation', async (req) => {
+    if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};
+  });
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      {
+        method: req.method,
+        url: req.url,
+        status: reply.statusCode,
+        ms: Math.round(reply.elapsedTime * 10) / 10,
+        key: req.principal?.keyId,
+      },
+      'request',
+    );
+  });
+
+  await installOpenApi(app, ctx.config.publicUrl);
+
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async () => {
+    try {
+      await ctx.database.ping();
+      return { status: 'ok' };
+    } catch {
+      throw new ApiError('service_unavailable', 'The database is not answering.');
+    }
+  });
+
+  await app.register(
+    async (v1) => {
+      installAuth(v1, ctx.db);
+      ordersRoutes(v1, ctx);
+    },
+    { prefix: '/v1' },
+  );
+
+  return app;
+}

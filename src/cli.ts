@@ -1,0 +1,124 @@
+#!/usr/bin/env node
+import { parseArgs } from 'node:util';
+import { findAccount, findKey } from './features/accounts/repo.js';
+import { createAccount, createKey, revoke } from './features/accounts/service.js';
+import { openContext, serve, worker } from './server.js';
+import { loadConfig } from './shared/config.js';
+import { openDatabase } from './shared/db/index.js';
+import { migrate } from './shared/db/migrate.js';
+import type { Mode } from './shared/db/schema.js';
+
+const USAGE = `Usage: ruta <command>
+
+  serve                                   start the API (and the in-process webhook dispatcher)
+  worker                                  run the webhook dispatcher alone
+  migrate                                 apply database migrations
+  accounts create --name NAME [--currency CUR] [--origin-lat LAT --origin-lng LNG] [--json]
+  keys create (--account ID | --operator) --mode test|live [--json]
+  keys revoke KEY_ID
+
+Reads DATABASE_URL (default sqlite:./data/ruta.db).`;
+
+class UsageError extends Error {}
+
+function num(v: string | undefined, name: string): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new UsageError(`--${name} must be a number`);
+  return n;
+}
+
+async function admin(args: string[]): Promise<void> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      currency: { type: 'string' },
+      'origin-lat': { type: 'string' },
+      'origin-lng': { type: 'string' },
+      account: { type: 'string' },
+      operator: { type: 'boolean' },
+      mode: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+  });
+  const [noun, verb, arg] = positionals;
+  const ctx = await openContext();
+  const out = (obj: unknown, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
+  try {
+    if (noun === 'accounts' && verb === 'create') {
+      if (!values.name) throw new UsageError('--name is required');
+      const { account, keys } = await createAccount(ctx.db, ctx.config, {
+        name: values.name,
+        currency: values.currency,
+        originLat: num(values['origin-lat'], 'origin-lat'),
+        originLng: num(values['origin-lng'], 'origin-lng'),
+      });
+      out(
+        { account: { id: account.id, name: account.name }, keys },
+        `Account ${account.id} (${account.name}, ${account.currency})\n  test key: ${keys.test}\n  live key: ${keys.live}\nKeys are shown once; store them now.`,
+      );
+    } else if (noun === 'keys' && verb === 'create') {
+      const mode = values.mode as Mode;
+      if (mode !== 'test' && mode !== 'live') throw new UsageError('--mode must be test or live');
+      if (Boolean(values.account) === Boolean(values.operator))
+        throw new UsageError('pass exactly one of --account ID or --operator');
+      if (values.account && !(await findAccount(ctx.db, values.account)))
+        throw new UsageError(`no such account: ${values.account}`);
+      const key = await createKey(ctx.db, {
+        role: values.operator ? 'operator' : 'merchant',
+        mode,
+        accountId: values.account ?? null,
+      });
+      out(key, `Key ${key.id} (${key.role}, ${key.mode}): ${key.secret}\nShown once; store it now.`);
+    } else if (noun === 'keys' && verb === 'revoke') {
+      if (!arg) throw new UsageError('keys revoke needs a KEY_ID');
+      if (!(await findKey(ctx.db, arg))) throw new UsageError(`no such key: ${arg}`);
+      const revoked = await revoke(ctx.db, arg);
+      out({ id: arg, revoked: true }, revoked ? `Key ${arg} revoked.` : `Key ${arg} was already revoked.`);
+    } else {
+      throw new UsageError(`unknown command: ${positionals.join(' ') || '(none)'}`);
+    }
+  } finally {
+    await ctx.database.close();
+  }
+}
+
+async function main(argv: string[]): Promise<void> {
+  switch (argv[0]) {
+    case 'serve':
+      await serve();
+      return;
+    case 'worker':
+      await worker();
+      return;
+    case 'migrate': {
+      const database = openDatabase(loadConfig().databaseUrl);
+      try {
+        const applied = await migrate(database);
+        console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
+      } finally {
+        await database.close();
+      }
+      return;
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      console.log(USAGE);
+      return;
+    default:
+      await admin(argv);
+  }
+}
+
+main(process.argv.slice(2)).catch((err) => {
+  if (err instanceof UsageError || (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')) {
+    console.error(`ruta: ${err.message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  console.error(`ruta: ${err instanceof Error ? err.message : String(err)}`);
+  process.exit(1);
+});

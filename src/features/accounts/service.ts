@@ -1,0 +1,82 @@
+import type { Config } from '../../shared/config.js';
+import type { Db, Executor } from '../../shared/db/index.js';
+import type { AccountsTable, Mode, Role } from '../../shared/db/schema.js';
+import { newId, randomToken, sha256Hex } from '../../shared/ids.js';
+import * as repo from './repo.js';
+
+export interface Principal {
+  keyId: string;
+  role: Role;
+  mode: Mode;
+  /** null for operator keys. */
+  accountId: string | null;
+}
+
+export interface CreatedKey {
+  id: string;
+  secret: string;
+  mode: Mode;
+  role: Role;
+}
+
+const KEY_PATTERN = /^(sk|ok)_(test|live)_[0-9A-Za-z]{32}$/;
+
+/** Keys carry 190 random bits, so a fast hash is enough: nothing to brute-force, no salt needed. */
+export const hashKey = (secret: string): string => sha256Hex(secret);
+
+export async function createKey(
+  db: Executor,
+  opts: { role: Role; mode: Mode; accountId: string | null },
+): Promise<CreatedKey> {
+  const prefix = opts.role === 'operator' ? 'ok' : 'sk';
+  const secret = `${prefix}_${opts.mode}_${randomToken(32)}`;
+  const id = newId('key');
+  await repo.insertKey(db, {
+    id,
+    account_id: opts.accountId,
+    role: opts.role,
+    mode: opts.mode,
+    key_hash: hashKey(secret),
+    display: `${secret.slice(0, 12)}…${secret.slice(-4)}`,
+    created_at: Date.now(),
+    revoked_at: null,
+  });
+  return { id, secret, mode: opts.mode, role: opts.role };
+}
+
+export async function createAccount(
+  db: Db,
+  config: Config,
+  opts: { name: string; currency?: string; originLat?: number; originLng?: number },
+): Promise<{ account: AccountsTable; keys: { test: string; live: string } }> {
+  const currency = (opts.currency ?? config.defaultCurrency).toUpperCase();
+  if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`currency must be an ISO 4217 code, got "${currency}"`);
+  if (opts.name.trim() === '') throw new Error('name must not be empty');
+  const account: AccountsTable = {
+    id: newId('acct'),
+    name: opts.name,
+    currency,
+    pricing: null,
+    origin_lat: opts.originLat ?? null,
+    origin_lng: opts.originLng ?? null,
+    created_at: Date.now(),
+  };
+  return db.transaction().execute(async (trx) => {
+    await repo.insertAccount(trx, account);
+    const test = await createKey(trx, { role: 'merchant', mode: 'test', accountId: account.id });
+    const live = await createKey(trx, { role: 'merchant', mode: 'live', accountId: account.id });
+    return { account, keys: { test: test.secret, live: live.secret } };
+  });
+}
+
+/** Resolves a bearer secret to its principal; undefined for malformed, unknown or revoked keys. */
+export async function authenticate(db: Db, secret: string): Promise<Principal | undefined> {
+  if (!KEY_PATTERN.test(secret)) return undefined;
+  const key = await repo.findKeyByHash(db, hashKey(secret));
+  if (!key || key.revoked_at !== null) return undefined;
+  return { keyId: key.id, role: key.role, mode: key.mode, accountId: key.account_id };
+}
+
+export async function revoke(db: Db, id: string): Promise<boolean> {
+  return repo.revokeKey(db, id, Date.now());
+}

@@ -1,0 +1,105 @@
+import type { Scope } from '../../shared/auth.js';
+import type { Executor } from '../../shared/db/index.js';
+import type { OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
+
+export type OrderRow = OrdersTable;
+export type TimelineRow = Omit<OrderTimelineTable, 'id'> & { id: number };
+
+export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
+  await db.insertInto('orders').values(row).execute();
+}
+
+export async function insertTimeline(
+  db: Executor,
+  entry: { order_id: string; status: string; occurred_at: number; lat: number | null; lng: number | null },
+): Promise<void> {
+  await db.insertInto('order_timeline').values(entry).execute();
+}
+
+export async function timelineOf(db: Executor, orderId: string): Promise<TimelineRow[]> {
+  return db
+    .selectFrom('order_timeline')
+    .selectAll()
+    .where('order_id', '=', orderId)
+    .orderBy('id', 'asc')
+    .execute() as Promise<TimelineRow[]>;
+}
+
+/** Finds an order by id or tracking code, visible only within the caller's scope. */
+export async function findOrder(
+  db: Executor,
+  scope: Scope,
+  by: { id: string } | { trackingCode: string },
+): Promise<OrderRow | undefined> {
+  let q = db.selectFrom('orders').selectAll().where('mode', '=', scope.mode);
+  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  q = 'id' in by ? q.where('id', '=', by.id) : q.where('tracking_code', '=', by.trackingCode);
+  return q.executeTakeFirst();
+}
+
+export interface ListFilter {
+  scope: Scope;
+  account?: string;
+  status?: string;
+  source?: string;
+  externalOrderId?: string;
+  createdGte?: number;
+  createdLt?: number;
+  /** Keyset cursor: (created_at, id) of the order to start after (older) or end before (newer). */
+  after?: { created_at: number; id: string };
+  before?: { created_at: number; id: string };
+  limit: number;
+}
+
+/**
+ * Newest first. Fetches limit + 1 rows to learn has_more without a COUNT. With `before`, the
+ * scan runs oldest-first from the cursor and the caller reverses the page.
+ */
+export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[]> {
+  let q = db.selectFrom('orders').selectAll().where('mode', '=', f.scope.mode);
+  const account = f.scope.accountId ?? f.account;
+  if (account !== undefined) q = q.where('account_id', '=', account);
+  if (f.status !== undefined) q = q.where('status', '=', f.status);
+  if (f.source !== undefined) q = q.where('source', '=', f.source);
+  if (f.externalOrderId !== undefined) q = q.where('external_order_id', '=', f.externalOrderId);
+  if (f.createdGte !== undefined) q = q.where('created_at', '>=', f.createdGte);
+  if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
+  if (f.after) {
+    const c = f.after;
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '<', c.created_at), eb.and([eb('created_at', '=', c.created_at), eb('id', '<', c.id)])]),
+    );
+  }
+  if (f.before) {
+    const c = f.before;
+    q = q.where((eb) =>
+      eb.or([eb('created_at', '>', c.created_at), eb.and([eb('created_at', '=', c.created_at), eb('id', '>', c.id)])]),
+    );
+    return q
+      .orderBy('created_at', 'asc')
+      .orderBy('id', 'asc')
+      .limit(f.limit + 1)
+      .execute();
+  }
+  return q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+/** Moves an order only if it is still in one of `from`; returns undefined when another request got there first. */
+export async function transitionOrder(
+  db: Executor,
+  id: string,
+  from: readonly string[],
+  set: Partial<OrderRow>,
+): Promise<OrderRow | undefined> {
+  return db
+    .updateTable('orders')
+    .set(set)
+    .where('id', '=', id)
+    .where('status', 'in', [...from])
+    .returningAll()
+    .executeTakeFirst();
+}

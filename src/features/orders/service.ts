@@ -1,0 +1,185 @@
+import type { Scope } from '../../shared/auth.js';
+import type { Config, Pricing } from '../../shared/config.js';
+import type { Db } from '../../shared/db/index.js';
+import type { AccountsTable, Mode } from '../../shared/db/schema.js';
+import { ApiError, notFound } from '../../shared/errors.js';
+import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
+import { findAccount } from '../accounts/repo.js';
+import { recordOrderEvent } from '../webhooks/outbox.js';
+import { iso, presentOrder } from './present.js';
+import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
+import * as repo from './repo.js';
+import { type ListQuery, type Order, type OrderCreate, type OrderStatus, TERMINAL_STATUSES } from './schemas.js';
+
+export interface OrdersContext {
+  db: Db;
+  config: Config;
+}
+
+interface Computed {
+  weightKg: number;
+  packages: number;
+  codMinor: number;
+  km: number;
+  breakdown: PriceBreakdown;
+  account: AccountsTable;
+}
+
+function minorOrThrow(amount: number, param: string): number {
+  const minor = toMinor(amount);
+  if (minor === undefined)
+    throw new ApiError('parameter_invalid', `Invalid ${param}: at most 2 decimal places.`, param);
+  return minor;
+}
+
+/** Checks the rules a JSON schema cannot express, and derives weight, packages and price. */
+async function compute(ctx: OrdersContext, accountId: string, body: OrderCreate): Promise<Computed> {
+  const items = body.items ?? [];
+  items.forEach((item, i) => {
+    if (item.declared_value !== undefined) minorOrThrow(item.declared_value, `items[${i}].declared_value`);
+  });
+  const tw = body.time_window;
+  if (tw && tw.start >= tw.end) {
+    throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
+  }
+  const codMinor = minorOrThrow(body.cash_on_delivery ?? 0, 'cash_on_delivery');
+  const account = await findAccount(ctx.db, accountId);
+  if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
+  const weightKg = Math.round(items.reduce((s, it) => s + (it.weight_kg ?? 0) * (it.quantity ?? 1), 0) * 1000) / 1000;
+  const packages = items.length === 0 ? 1 : items.reduce((s, it) => s + (it.quantity ?? 1), 0);
+  const origin =
+    account.origin_lat !== null && account.origin_lng !== null
+      ? { lat: account.origin_lat, lng: account.origin_lng }
+      : null;
+  const a = body.delivery_address;
+  const dest = a.lat !== undefined && a.lng !== undefined ? { lat: a.lat, lng: a.lng } : null;
+  const km = roadKm(origin, dest);
+  const pricing: Pricing = { ...ctx.config.defaultPricing, ...(account.pricing ? JSON.parse(account.pricing) : {}) };
+  const breakdown = price(pricing, { km, weightKg, isUrgent: body.is_urgent ?? false, cashOnDelivery: codMinor });
+  return { weightKg, packages, codMinor, km, breakdown, account };
+}
+
+export async function quote(ctx: OrdersContext, accountId: string, mode: Mode, body: OrderCreate) {
+  const c = await compute(ctx, accountId, body);
+  const b = c.breakdown;
+  return {
+    object: 'quote' as const,
+    livemode: mode === 'live',
+    currency: c.account.currency,
+    shipping_cost: toMajor(b.total),
+    distance_km: Math.round(c.km * 100) / 100,
+    weight_kg: c.weightKg,
+    packages: c.packages,
+    breakdown: {
+      base_fee: toMajor(b.base_fee),
+      distance: toMajor(b.distance),
+      weight: toMajor(b.weight),
+      urgent: toMajor(b.urgent),
+      cod_fee: toMajor(b.cod_fee),
+      minimum_adjustment: toMajor(b.minimum_adjustment),
+    },
+  };
+}
+
+export async function createOrder(
+  ctx: OrdersContext,
+  accountId: string,
+  mode: Mode,
+  body: OrderCreate,
+): Promise<Order> {
+  const c = await compute(ctx, accountId, body);
+  const now = Date.now();
+  const row: repo.OrderRow = {
+    id: newId('ord', now),
+    account_id: accountId,
+    mode,
+    tracking_code: newTrackingCode(),
+    external_order_id: body.external_order_id ?? null,
+    source: body.source ?? null,
+    status: 'pending',
+    customer: JSON.stringify(body.customer),
+    delivery_address: JSON.stringify(body.delivery_address),
+    items: JSON.stringify(body.items ?? []),
+    requested_date: body.requested_date ?? null,
+    time_window: body.time_window ? JSON.stringify(body.time_window) : null,
+    priority: body.priority ?? 1,
+    is_urgent: body.is_urgent ? 1 : 0,
+    requires_signature: body.requires_signature === false ? 0 : 1,
+    requires_photo: body.requires_photo ? 1 : 0,
+    cash_on_delivery: c.codMinor,
+    shipping_cost: c.breakdown.total,
+    currency: c.account.currency,
+    weight_kg: c.weightKg,
+    packages: c.packages,
+    customer_notes: body.customer_notes ?? null,
+    metadata: JSON.stringify(body.metadata ?? {}),
+    courier_id: null,
+    courier_name: null,
+    route_id: null,
+    cancellation_reason: null,
+    failure_reason: null,
+    attempts: 0,
+    event_seq: 0,
+    created_at: now,
+    updated_at: now,
+  };
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertOrder(trx, row);
+    await repo.insertTimeline(trx, { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null });
+    await recordOrderEvent(trx, 'order.created', row, { created_at: iso(now) }, now);
+  });
+  return presentOrder({ ...row, event_seq: 1 });
+}
+
+/** `id` may be an order id or a tracking code; anything outside the scope is indistinguishable from missing. */
+export async function resolveOrder(ctx: OrdersContext, scope: Scope, id: string): Promise<repo.OrderRow> {
+  let row: repo.OrderRow | undefined;
+  if (id.startsWith('ord_')) row = await repo.findOrder(ctx.db, scope, { id });
+  else {
+    const code = normalizeTrackingCode(id);
+    if (code) row = await repo.findOrder(ctx.db, scope, { trackingCode: code });
+  }
+  if (!row) throw notFound('order', id);
+  return row;
+}
+
+function parseDate(value: string | undefined): number | undefined {
+  return value === undefined ? undefined : Date.parse(value);
+}
+
+export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery) {
+  if (q.account !== undefined && scope.accountId !== null) {
+    throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');
+  }
+  if (q.starting_after !== undefined && q.ending_before !== undefined) {
+    throw new ApiError('parameter_invalid', 'Pass either starting_after or ending_before, not both.', 'ending_before');
+  }
+  const cursorScope: Scope = { mode: scope.mode, accountId: scope.accountId ?? q.account ?? null };
+  const cursor = async (param: 'starting_after' | 'ending_before', id: string | undefined) => {
+    if (id === undefined) return undefined;
+    const row = id.startsWith('ord_') ? await repo.findOrder(ctx.db, cursorScope, { id }) : undefined;
+    if (!row) throw new ApiError('parameter_invalid', `Invalid ${param}: no such order '${id}'.`, param);
+    return { created_at: row.created_at, id: row.id };
+  };
+  const limit = q.limit ?? 20;
+  const rows = await repo.listOrders(ctx.db, {
+    scope,
+    account: q.account,
+    status: q.status,
+    source: q.source,
+    externalOrderId: q.external_order_id,
+    createdGte: parseDate(q.created_gte),
+    createdLt: parseDate(q.created_lt),
+    after: await cursor('starting_after', q.starting_after),
+    before: await cursor('ending_before', q.ending_before),
+    limit,
+  });
+  const has_more = rows.length > limit;
+  const page = rows.slice(0, limit);
+  if (q.ending_before !== undefined) page.reverse();
+  return { object: 'list' as const, data: page.map(presentOrder), has_more };
+}
+
+export function isTerminal(status: string): boolean {
+  return TERMINAL_STATUSES.includes(status as OrderStatus);
+}

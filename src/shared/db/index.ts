@@ -1,0 +1,65 @@
+import { mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import { Kysely, type Kysely as KyselyType, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DB } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+export type Db = KyselyType<DB>;
+export type Tx = Transaction<DB>;
+/** Either the database or an open transaction: data-access functions accept both. */
+export type Executor = Db | Tx;
+
+export interface Database {
+  db: Db;
+  engine: Engine;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function wrap(db: Db, engine: Engine): Database {
+  return {
+    db,
+    engine,
+    ping: async () => {
+      await sql`select 1`.execute(db);
+    },
+    close: () => db.destroy(),
+  };
+}
+
+// int8 (COUNT, bigint columns holding epoch milliseconds) fits a JS number for every value we store.
+pg.types.setTypeParser(20, (v) => Number(v));
+// numeric
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export function engineOf(url: string): Engine {
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return 'postgres';
+  if (url.startsWith('sqlite:')) return 'sqlite';
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres://, got "${url.split(':')[0]}:…"`);
+}
+
+function sqlitePath(url: string): string {
+  const path = url.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+  return path === ':memory:' ? path : resolve(path);
+}
+
+export function openDatabase(url: string, opts: { poolSize?: number } = {}): Database {
+  const engine = engineOf(url);
+  if (engine === 'postgres') {
+    const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 20 });
+    // An idle client that errors (server restart) must not crash the process; the pool replaces it.
+    pool.on('error', () => {});
+    return wrap(new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }), engine);
+  }
+  const file = sqlitePath(url);
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  // WAL + NORMAL survives a process crash; only an OS crash can lose the last commits.
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma('foreign_keys = ON');
+  return wrap(new Kysely<DB>({ dialect: new SqliteDialect({ database: sqlite }) }), engine);
+}

@@ -1,0 +1,219 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
+
+/** Every error code the API can answer with, and the HTTP status it maps to. */
+export const ERROR_STATUS = {
+  invalid_json: 400,
+  api_key_missing: 401,
+  api_key_invalid: 401,
+  permission_denied: 403,
+  file_link_invalid: 403,
+  resource_missing: 404,
+  route_not_found: 404,
+  order_not_cancellable: 409,
+  invalid_transition: 409,
+  idempotency_key_in_use: 409,
+  request_too_large: 413,
+  unsupported_media_type: 415,
+  parameter_missing: 422,
+  parameter_invalid: 422,
+  parameter_unknown: 422,
+  idempotency_key_reused: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export type ErrorType =
+  | 'authentication_error'
+  | 'permission_error'
+  | 'invalid_request_error'
+  | 'rate_limit_error'
+  | 'api_error';
+
+function typeFor(status: number): ErrorType {
+  if (status === 401) return 'authentication_error';
+  if (status === 403) return 'permission_error';
+  if (status === 429) return 'rate_limit_error';
+  if (status >= 500) return 'api_error';
+  return 'invalid_request_error';
+}
+
+/** The one error class of the API. Anything else that reaches the handler is a 500. */
+export class ApiError extends Error {
+  readonly status: number;
+  readonly type: ErrorType;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly param?: string,
+    readonly headers?: Record<string, string>,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+    this.status = ERROR_STATUS[code];
+    this.type = typeFor(this.status);
+  }
+}
+
+export const notFound = (what: string, id: string): ApiError =>
+  new ApiError('resource_missing', `No such ${what}: '${id}'`, 'id');
+
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String({ examples: ['invalid_request_error'] }),
+      code: Type.String({ examples: ['parameter_missing'] }),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+      request_id: Type.String(),
+    }),
+  },
+  { title: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
+
+interface AjvError {
+  keyword: string;
+  instancePath: string;
+  params: Record<string, unknown>;
+  message?: string;
+}
+
+/** `/items/2/description` -> `items[2].description` */
+export function pointerToParam(pointer: string): string {
+  let out = '';
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+function join(base: string, key: string): string {
+  return base === '' ? key : `${base}.${key}`;
+}
+
+/** Turns the first AJV failure into the Stripe-style error a client can act on. */
+export function validationError(errors: AjvError[], part: string): ApiError {
+  // Prefer the most specific failure: a missing or unknown field beats a generic type error.
+  const e =
+    errors.find((x) => x.keyword === 'required') ??
+    errors.find((x) => x.keyword === 'additionalProperties') ??
+    errors[0];
+  const base = pointerToParam(e.instancePath);
+  if (e.keyword === 'required') {
+    const param = join(base, String(e.params.missingProperty));
+    return new ApiError('parameter_missing', `Missing required parameter: ${param}.`, param);
+  }
+  if (e.keyword === 'additionalProperties') {
+    const param = join(base, String(e.params.additionalProperty));
+    return new ApiError('parameter_unknown', `Received unknown parameter: ${param}.`, param);
+  }
+  if (base === '' && e.keyword === 'type' && part === 'body') {
+    return new ApiError('parameter_invalid', 'The request body must be a JSON object.');
+  }
+  const param = base === '' ? undefined : base;
+  const detail = describe(e);
+  return new ApiError(
+    'parameter_invalid',
+    param ? `Invalid ${param}: ${detail}.` : `Invalid ${part}: ${detail}.`,
+    param,
+  );
+}
+
+function describe(e: AjvError): string {
+  switch (e.keyword) {
+    case 'type':
+      return `must be of type ${String(e.params.type).replace(',', ' or ')}`;
+    case 'enum':
+      return `must be one of ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')}`;
+    case 'const':
+      return `must be ${JSON.stringify(e.params.allowedValue)}`;
+    case 'minLength':
+      return e.params.limit === 1 ? 'must not be empty' : `must be at least ${e.params.limit} characters`;
+    case 'maxLength':
+      return `must be at most ${e.params.limit} characters`;
+    case 'minimum':
+    case 'maximum':
+    case 'exclusiveMinimum':
+    case 'exclusiveMaximum':
+      return `must be ${e.params.comparison} ${e.params.limit}`;
+    case 'maxItems':
+      return `must have at most ${e.params.limit} entries`;
+    case 'minItems':
+      return `must have at least ${e.params.limit} entries`;
+    case 'maxProperties':
+      return `must have at most ${e.params.limit} keys`;
+    case 'format':
+      return `must be a valid ${e.params.format}`;
+    case 'pattern':
+      return 'has the wrong format';
+    case 'propertyNames':
+      return 'has a key that is too long';
+    default:
+      return e.message ?? 'is invalid';
+  }
+}
+
+/** Maps Fastify's own errors (parser, body limit, media type) onto API errors. */
+function fromFastify(err: FastifyError): ApiError | undefined {
+  switch (err.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('invalid_json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('request_too_large', 'The request body is too large.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new ApiError('unsupported_media_type', 'Unsupported Content-Type: send application/json.');
+    case 'FST_ERR_CTP_INVALID_TYPE':
+      return new ApiError('unsupported_media_type', 'The Content-Type header is invalid.');
+    default:
+      if (err.statusCode === 413) return new ApiError('request_too_large', 'The request body is too large.');
+      if (err.statusCode === 415) return new ApiError('unsupported_media_type', 'Unsupported Content-Type.');
+      if (err.statusCode === 400 && err.code?.startsWith('FST_ERR_CTP')) {
+        return new ApiError('invalid_json', 'The request body could not be parsed.');
+      }
+      return undefined;
+  }
+}
+
+export function sendError(reply: FastifyReply, err: ApiError): FastifyReply {
+  if (err.headers) reply.headers(err.headers);
+  const body: ErrorBody = {
+    error: {
+      type: err.type,
+      code: err.code,
+      message: err.message,
+      ...(err.param === undefined ? {} : { param: err.param }),
+      request_id: String(reply.request.id),
+    },
+  };
+  return reply.code(err.status).type('application/json; charset=utf-8').send(body);
+}
+
+export function installErrorHandling(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    if (error instanceof ApiError) return sendError(reply, error);
+    if (error.validation)
+      return sendError(reply, validationError(error.validation as AjvError[], error.validationContext ?? 'body'));
+    const mapped = fromFastify(error);
+    if (mapped) return sendError(reply, mapped);
+    // The log keeps the details; the client only ever sees a generic message and the request id.
+    request.log.error({ err: error }, 'unhandled error');
+    return sendError(
+      reply,
+      new ApiError('internal_error', 'An internal error occurred. Quote the request id if you contact support.'),
+    );
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendError(
+      reply,
+      new ApiError('route_not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0]}).`),
+    ),
+  );
+}
