@@ -6,6 +6,7 @@ import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
 import { ApiError, installErrorHandling } from './shared/errors.js';
 import { randomToken } from './shared/ids.js';
+import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installValidators } from './shared/validation.js';
 
@@ -85,6 +86,7 @@ export async function buildApp(
     );
   });
 
+  installMetrics(app);
   await installOpenApi(app, ctx.config.publicUrl);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));

@@ -4,8 +4,8 @@ import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
 import * as lifecycle from '../lifecycle/service.js';
-import { presentOrder, presentTimeline } from './present.js';
-import * as repo from './repo.js';
+import { trackingOf } from '../tracking/service.js';
+import { presentOrder } from './present.js';
 import { CancelBody, IdParams, ListQuery, Order, OrderCreate, OrderList, Quote, Tracking } from './schemas.js';
 import * as service from './service.js';
 
@@ -96,18 +96,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: service.OrdersContext): 
         response: { 200: Tracking, ...errorResponses(401, 404) },
       },
     },
-    async (req) => {
-      const order = await service.resolveOrder(ctx, scopeOf(req), req.params.id);
-      return {
-        object: 'tracking' as const,
-        order: order.id,
-        tracking_code: order.tracking_code,
-        status: presentOrder(order).status,
-        courier: null,
-        eta_minutes: null,
-        timeline: presentTimeline(await repo.timelineOf(ctx.db, order.id)),
-      };
-    },
+    async (req) => trackingOf(ctx, await service.resolveOrder(ctx, scopeOf(req), req.params.id)),
   );
 
   r.get(
