@@ -99,6 +99,10 @@ export async function buildApp(
     }
   });
 
+  // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
+  await app.register(async (_pub) => {});
+
+  // Everything else under /v1 needs an API key.
   await app.register(
     async (v1) => {
       installAuth(v1, ctx.db);
