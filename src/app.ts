@@ -5,9 +5,11 @@ import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
 import { ApiError, installErrorHandling } from './shared/errors.js';
+import { installIdempotency } from './shared/idempotency.js';
 import { randomToken } from './shared/ids.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
+import { installRateLimit } from './shared/rate-limit.js';
 import { installValidators } from './shared/validation.js';
 
 export interface AppContext {
@@ -100,12 +102,16 @@ export async function buildApp(
   });
 
   // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
-  await app.register(async (_pub) => {});
+  await app.register(async (pub) => {
+    installRateLimit(pub, ctx, 'ip');
+  });
 
   // Everything else under /v1 needs an API key.
   await app.register(
     async (v1) => {
       installAuth(v1, ctx.db);
+      installRateLimit(v1, ctx, 'key');
+      installIdempotency(v1, ctx);
       ordersRoutes(v1, ctx);
     },
     { prefix: '/v1' },

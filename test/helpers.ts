@@ -145,3 +145,26 @@ export const validOrder = (over: Record<string, unknown> = {}) => ({
   cash_on_delivery: 120.5,
   ...over,
 });
+
+/** A second instance on the database of `t` (as behind a load balancer); its close() leaves the database alone. */
+export async function attachApp(t: TestApp, env: Record<string, string> = {}): Promise<TestApp> {
+  const config = loadConfig({
+    RUTA_FILES_DIR: t.config.filesDir,
+    RUTA_LOG_LEVEL: 'silent',
+    ...env,
+    DATABASE_URL: t.config.databaseUrl,
+  });
+  const database = openDatabase(config.databaseUrl, { poolSize: 10 });
+  const ctx: AppContext = { config, database, db: database.db };
+  const app = await buildApp(ctx);
+  await app.ready();
+  return {
+    app,
+    ctx,
+    config,
+    close: async () => {
+      await app.close();
+      await database.close();
+    },
+  };
+}
