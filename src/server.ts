@@ -48,7 +48,10 @@ export async function serve(opts: { background: boolean } = { background: true }
   const app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
   const services = opts.background ? backgroundServices.map((f) => f(ctx, log)) : [];
   await app.listen({ port: config.port, host: config.host });
-  log.info({ port: config.port, engine: ctx.database.engine }, 'ruta listening');
+  // The bound port, which differs from the configured one when PORT=0 asks for any free port.
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  log.info({ port, engine: ctx.database.engine }, 'ruta listening');
   onShutdown(log, async () => {
     // Stop taking requests first, then let workers finish or release what they hold.
     await app.close();

@@ -1,0 +1,143 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { buildApp, loggerOptions } from '../src/app.js';
+import { openDatabase } from '../src/shared/db/index.js';
+import {
+  client,
+  describeEach,
+  freshDatabaseUrl,
+  type Merchant,
+  newMerchant,
+  startApp,
+  type TestApp,
+} from './helpers.js';
+
+class MemoryStream extends Writable {
+  text = '';
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.text += chunk.toString();
+    done();
+  }
+}
+
+describeEach('operations', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+
+  beforeAll(async () => {
+    t = await startApp(engine);
+    m = await newMerchant(t);
+  });
+  afterAll(async () => t?.close());
+
+  it('GET /healthz answers 200', async () => {
+    const res = await client(t.app)('GET', '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    expect(res.headers['service-version']).toBe('2025-07-01');
+  });
+
+  it('GET /readyz answers 200 while the database answers, 503 when it does not', async () => {
+    const res = await client(t.app)('GET', '/readyz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ status: 'ok' });
+
+    const database = openDatabase(t.config.databaseUrl, { poolSize: 1 });
+    const app = await buildApp({ config: t.config, database, db: database.db });
+    try {
+      await client(app)('GET', '/readyz');
+      // Kysely connects lazily, so the database is closed only once it has been used.
+      await database.close();
+      const down = await client(app)('GET', '/readyz');
+      expect(down.status).toBe(503);
+      expect(down.body.error).toMatchObject({ type: 'api_error', code: 'service_unavailable' });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('GET /metrics is Prometheus text with request counters', async () => {
+    await client(t.app, m.test)('GET', '/v1/orders');
+    const res = await client(t.app)('GET', '/metrics');
+    expect(res.status).toBe(200);
+    expect(res.headers['content-type']).toMatch(/^text\/plain/);
+    expect(res.raw.body).toContain('# TYPE ruta_http_requests_total counter');
+    expect(res.raw.body).toMatch(/ruta_http_requests_total\{method="GET",route="\/v1\/orders",status="200"\} \d+/);
+    expect(res.raw.body).toContain('ruta_http_request_duration_seconds_bucket');
+  });
+
+  it('logs one JSON line per request with its id, and never the Authorization header or secrets', async () => {
+    const stream = new MemoryStream();
+    const app = await buildApp(t.ctx, { logger: { ...(loggerOptions('debug') as object), stream } });
+    try {
+      const secret = `whsec_${'S'.repeat(43)}`;
+      const ok = await client(app, m.test)('POST', '/v1/orders/quote', {
+        customer: { name: 'Ana' },
+        metadata: { secret },
+      });
+      const bad = await client(app, 'sk_test_thisisnotarealkeybutlookslikeone00')('GET', '/v1/orders', undefined, {
+        'x-webhook-secret': secret,
+      });
+      expect(bad.status).toBe(401);
+      const lines = stream.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l));
+      const requests = lines.filter((l) => l.msg === 'request');
+      expect(requests.length).toBe(2);
+      expect(requests[0]).toMatchObject({ reqId: ok.headers['request-id'], method: 'POST', status: ok.status });
+      expect(requests[1]).toMatchObject({ reqId: bad.headers['request-id'], status: 401 });
+      expect(stream.text).not.toContain(m.test);
+      expect(stream.text).not.toContain('sk_test_thisisnotarealkey');
+      expect(stream.text).not.toContain(secret);
+      expect(stream.text.toLowerCase()).not.toContain('bearer');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('ruta serve shuts down cleanly on SIGTERM: stops listening, closes the database, exits 0', async () => {
+    const tdb = await freshDatabaseUrl(engine);
+    const files = mkdtempSync(join(tmpdir(), 'ruta-files-'));
+    let child: ChildProcess | undefined;
+    try {
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+        env: { ...process.env, DATABASE_URL: tdb.url, PORT: '0', HOST: '127.0.0.1', RUTA_FILES_DIR: files },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      child.stderr?.on('data', (d) => {
+        out += d;
+      });
+      const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
+      const port = await new Promise<number>((resolve, reject) => {
+        child?.stdout?.on('data', (d) => {
+          out += d;
+          const m = /"port":(\d+).*"msg":"ruta listening"/.exec(out);
+          if (m) resolve(Number(m[1]));
+        });
+        child?.on('exit', () => reject(new Error(`server exited early:\n${out}`)));
+      });
+      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+      expect(health.status).toBe(200);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      expect(out).toContain('"msg":"shutting down"');
+      expect(out).not.toContain('shutdown failed');
+      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+      if (engine === 'sqlite') {
+        // SQLite folds the WAL back and deletes it only when the last connection closes properly.
+        expect(existsSync(`${tdb.url.slice('sqlite:'.length)}-wal`)).toBe(false);
+      }
+    } finally {
+      if (child && child.exitCode === null) child.kill('SIGKILL');
+      await tdb.drop();
+      rmSync(files, { recursive: true, force: true });
+    }
+  });
+});

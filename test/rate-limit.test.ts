@@ -1,0 +1,198 @@
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AppContext } from '../src/app.js';
+import { installErrorHandling } from '../src/shared/errors.js';
+import { DbRateLimitStore, installRateLimit, MemoryRateLimitStore, WINDOW_MS } from '../src/shared/rate-limit.js';
+import { attachApp, client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
+
+/** Fixed windows reset every minute; start a sequence well inside one so a reset cannot split it. */
+async function freshWindow(): Promise<void> {
+  const left = WINDOW_MS - (Date.now() % WINDOW_MS);
+  if (left < 5000) await new Promise((r) => setTimeout(r, left + 50));
+}
+
+describeEach('rate limits', (engine) => {
+  describe('per API key', () => {
+    let t: TestApp;
+    let m: Merchant;
+    let other: Merchant;
+
+    beforeAll(async () => {
+      t = await startApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '3' });
+      m = await newMerchant(t, 'Acme');
+      other = await newMerchant(t, 'Other');
+    });
+    afterAll(async () => t?.close());
+
+    it('answers 429 rate_limited with Retry-After once the limit is spent, with headers on every response', async () => {
+      await freshWindow();
+      const call = client(t.app, m.test);
+      const remaining: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await call('GET', '/v1/orders');
+        expect(res.status).toBe(200);
+        expect(res.headers['ratelimit-limit']).toBe('3');
+        const reset = Number(res.headers['ratelimit-reset']);
+        expect(reset).toBeGreaterThanOrEqual(1);
+        expect(reset).toBeLessThanOrEqual(60);
+        remaining.push(String(res.headers['ratelimit-remaining']));
+      }
+      expect(remaining).toEqual(['2', '1', '0']);
+      const over = await call('GET', '/v1/orders');
+      expect(over.status).toBe(429);
+      expect(over.body.error).toMatchObject({ type: 'rate_limit_error', code: 'rate_limited' });
+      expect(over.body.error.request_id).toBe(over.headers['request-id']);
+      expect(over.headers['ratelimit-limit']).toBe('3');
+      expect(over.headers['ratelimit-remaining']).toBe('0');
+      expect(over.headers['retry-after']).toBe(over.headers['ratelimit-reset']);
+      expect(Number(over.headers['retry-after'])).toBeGreaterThanOrEqual(1);
+      // A POST is limited too, before it can create anything.
+      const post = await call('POST', '/v1/orders', {});
+      expect(post.status).toBe(429);
+
+      // Another key (even of the same account) has its own bucket.
+      const live = await client(t.app, m.live)('GET', '/v1/orders');
+      expect(live.status).toBe(200);
+      expect(live.headers['ratelimit-remaining']).toBe('2');
+      const others = await client(t.app, other.test)('GET', '/v1/orders/ord_missing');
+      expect(others.status).toBe(404);
+      expect(others.headers['ratelimit-remaining']).toBe('2');
+    });
+
+    it('does not count requests without a valid key', async () => {
+      await freshWindow();
+      for (let i = 0; i < 5; i++) {
+        const res = await client(t.app, 'sk_test_unknown')('GET', '/v1/orders');
+        expect(res.status).toBe(401);
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+      }
+    });
+
+    it('leaves operational endpoints unlimited', async () => {
+      const res = await client(t.app)('GET', '/healthz');
+      expect(res.status).toBe(200);
+      expect(res.headers['ratelimit-limit']).toBeUndefined();
+    });
+  });
+
+  it('RUTA_RATE_LIMIT_PER_MIN=0 turns limiting and its headers off', async () => {
+    const t = await startApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '0' });
+    try {
+      const m = await newMerchant(t);
+      for (let i = 0; i < 5; i++) {
+        const res = await client(t.app, m.test)('GET', '/v1/orders');
+        expect(res.status).toBe(200);
+        expect(res.headers['ratelimit-limit']).toBeUndefined();
+        expect(res.headers['ratelimit-remaining']).toBeUndefined();
+      }
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('uses the default of 6000 per minute', async () => {
+    const t = await startApp(engine);
+    try {
+      const m = await newMerchant(t);
+      const res = await client(t.app, m.test)('GET', '/v1/orders');
+      expect(res.headers['ratelimit-limit']).toBe('6000');
+      expect(res.headers['ratelimit-remaining']).toBe('5999');
+    } finally {
+      await t.close();
+    }
+  });
+
+  it.runIf(engine === 'postgres')('shares counters between instances on one PostgreSQL database', async () => {
+    const a = await startApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '3' });
+    const b = await attachApp(a, { RUTA_RATE_LIMIT_PER_MIN: '3' });
+    try {
+      const m = await newMerchant(a);
+      await freshWindow();
+      expect((await client(a.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('2');
+      expect((await client(b.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('1');
+      expect((await client(a.app, m.test)('GET', '/v1/orders')).status).toBe(200);
+      const over = await client(b.app, m.test)('GET', '/v1/orders');
+      expect(over.status).toBe(429);
+      expect(over.headers['retry-after']).toBeDefined();
+    } finally {
+      await b.close();
+      await a.close();
+    }
+  });
+
+  describe('stores', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startApp(engine);
+    });
+    afterAll(async () => t?.close());
+
+    it('the database store counts per bucket and window, and concurrent hits are all counted', async () => {
+      const store = new DbRateLimitStore(t.ctx.db);
+      const counts = await Promise.all(Array.from({ length: 10 }, () => store.hit('b1', 60_000)));
+      expect([...counts].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+      expect(await store.hit('b2', 60_000)).toBe(1);
+      expect(await store.hit('b1', 120_000)).toBe(1);
+    });
+
+    it('the memory store counts per bucket and forgets ended windows', async () => {
+      const store = new MemoryRateLimitStore();
+      expect(await store.hit('b', 0)).toBe(1);
+      expect(await store.hit('b', 0)).toBe(2);
+      expect(await store.hit('c', 0)).toBe(1);
+      expect(await store.hit('b', 60_000)).toBe(1);
+    });
+  });
+
+  describe('per client address (public routes)', () => {
+    let t: TestApp;
+    beforeAll(async () => {
+      t = await startApp(engine, { RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '2' });
+    });
+    afterAll(async () => t?.close());
+
+    const publicApp = async (ctx: AppContext) => {
+      // Public routes belong to other features; a stand-in route gets the same hook the app installs.
+      const app = Fastify();
+      installErrorHandling(app);
+      await app.register(async (pub) => {
+        installRateLimit(pub, ctx, 'ip');
+        pub.get('/track/:code', async () => ({ ok: true }));
+      });
+      await app.ready();
+      return app;
+    };
+
+    it('limits each address separately', async () => {
+      const app = await publicApp(t.ctx);
+      try {
+        await freshWindow();
+        const hit = (ip: string) => app.inject({ method: 'GET', url: '/track/ABC', remoteAddress: ip });
+        expect((await hit('203.0.113.1')).statusCode).toBe(200);
+        expect((await hit('203.0.113.1')).headers['ratelimit-remaining']).toBe('0');
+        const over = await hit('203.0.113.1');
+        expect(over.statusCode).toBe(429);
+        expect(over.headers['retry-after']).toBeDefined();
+        expect(JSON.parse(over.body).error.code).toBe('rate_limited');
+        const neighbour = await hit('203.0.113.2');
+        expect(neighbour.statusCode).toBe(200);
+        expect(neighbour.headers['ratelimit-limit']).toBe('2');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('RUTA_PUBLIC_RATE_LIMIT_PER_MIN=0 turns it off', async () => {
+      const app = await publicApp({ ...t.ctx, config: { ...t.config, publicRateLimitPerMin: 0 } });
+      try {
+        for (let i = 0; i < 4; i++) {
+          const res = await app.inject({ method: 'GET', url: '/track/ABC', remoteAddress: '203.0.113.9' });
+          expect(res.statusCode).toBe(200);
+          expect(res.headers['ratelimit-limit']).toBeUndefined();
+        }
+      } finally {
+        await app.close();
+      }
+    });
+  });
+});
