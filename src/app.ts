@@ -48,7 +48,8 @@ export async function buildApp(
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => `req_${randomToken(20)}`,
     bodyLimit: JSON_BODY_LIMIT,
-    trustProxy: true,
+    // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
+    trustProxy: ctx.config.trustProxy,
     routerOptions: { ignoreTrailingSlash: true },
   });
 

@@ -20,6 +20,8 @@ export interface Config {
   filesDir: string;
   defaultCurrency: string;
   logLevel: string;
+  /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of proxy addresses/CIDRs. */
+  trustProxy: boolean | number | string;
   rateLimitPerMin: number;
   publicRateLimitPerMin: number;
   webhookAllowInsecure: boolean;
@@ -63,6 +65,12 @@ function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
   return n;
 }
 
+function trustProxy(raw: string | undefined): boolean | number | string {
+  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === 'true') return true;
+  return /^\d+$/.test(raw) ? Number(raw) : raw;
+}
+
 function schedule(raw: string | undefined): number[] {
   if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE;
   const parts = raw.split(',').map((s) => Number(s.trim()));
@@ -92,6 +100,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     filesDir: resolve(env.RUTA_FILES_DIR || './data/files'),
     defaultCurrency: currency,
     logLevel: env.RUTA_LOG_LEVEL || 'info',
+    trustProxy: trustProxy(env.RUTA_TRUST_PROXY),
     rateLimitPerMin: int(env, 'RUTA_RATE_LIMIT_PER_MIN', 6000),
     publicRateLimitPerMin: int(env, 'RUTA_PUBLIC_RATE_LIMIT_PER_MIN', 60),
     webhookAllowInsecure: env.RUTA_WEBHOOK_ALLOW_INSECURE === '1',
