@@ -49,7 +49,7 @@ export async function buildApp(
     genReqId: () => `req_${randomToken(20)}`,
     bodyLimit: JSON_BODY_LIMIT,
     // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
-    trustProxy: ctx.config.trustProxy,
+    trustProxy: ctx.config.trustProxy as boolean,
     routerOptions: { ignoreTrailingSlash: true },
   });
 
