@@ -12,8 +12,8 @@ export function escapeHtml(value: unknown): string {
     .replace(/'/g, '&#39;');
 }
 
-const CSS = `:root{--bg:#f3f4f6;--card:#fff;--fg:#111827;--muted:#4b5563;--line:#d1d5db;--accent:#0f766e;--ring:#99f6e4;--warn:#b45309;--warn-bg:#fffbeb;--test:#7c2d12;--test-bg:#ffedd5}
-@media (prefers-color-scheme:dark){:root{--bg:#0b1120;--card:#111827;--fg:#f9fafb;--muted:#9ca3af;--line:#374151;--accent:#2dd4bf;--ring:#134e4a;--warn:#fbbf24;--warn-bg:#292524;--test:#fed7aa;--test-bg:#431407}}
+const CSS = `:root{--bg:#f3f4f6;--card:#fff;--fg:#111827;--muted:#4b5563;--line:#d1d5db;--accent:#0f766e;--on-accent:#fff;--ring:#99f6e4;--warn:#b45309;--warn-bg:#fffbeb;--test:#7c2d12;--test-bg:#ffedd5}
+@media (prefers-color-scheme:dark){:root{--bg:#0b1120;--card:#111827;--fg:#f9fafb;--muted:#9ca3af;--line:#374151;--accent:#2dd4bf;--on-accent:#042f2e;--ring:#134e4a;--warn:#fbbf24;--warn-bg:#292524;--test:#fed7aa;--test-bg:#431407}}
 *{box-sizing:border-box}
 body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
 main{max-width:34rem;margin:0 auto;padding:1rem 1rem 2rem}
@@ -25,11 +25,12 @@ main{max-width:34rem;margin:0 auto;padding:1rem 1rem 2rem}
 h1{margin:.125rem 0 .5rem;font-size:1.75rem;line-height:1.2}
 h2{margin:0 0 .75rem;font-size:1rem}
 .lead{margin:0;color:var(--muted)}
+.lead+.lead{margin-top:.75rem}
 .eta{display:flex;align-items:baseline;gap:.5rem;margin:1rem 0 0;padding:.75rem 1rem;border-radius:.75rem;background:var(--bg)}
 .eta b{font-size:1.25rem;color:var(--accent)}
 .steps{display:flex;list-style:none;margin:1.5rem 0 .25rem;padding:0}
 .steps li{flex:1;position:relative;padding-top:1.75rem;text-align:center;font-size:.75rem;line-height:1.25;color:var(--muted)}
-.steps li::before{content:"";position:absolute;z-index:1;top:0;left:50%;width:1.25rem;height:1.25rem;margin-left:-.625rem;border:2px solid var(--line);border-radius:50%;background:var(--card);color:#fff;font-size:.75rem;line-height:1rem;text-align:center}
+.steps li::before{content:"";position:absolute;z-index:1;top:0;left:50%;width:1.25rem;height:1.25rem;margin-left:-.625rem;border:2px solid var(--line);border-radius:50%;background:var(--card);color:var(--on-accent);font-size:.75rem;line-height:1rem;text-align:center}
 .steps li::after{content:"";position:absolute;top:.5625rem;left:-50%;width:100%;height:2px;background:var(--line)}
 .steps li:first-child::after{display:none}
 .steps li.done::before{content:"\\2713";border-color:var(--accent);background:var(--accent)}
