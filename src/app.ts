@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ordersRoutes } from './features/orders/routes.js';
+import { publicTrackingRoutes } from './features/tracking/public-routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
@@ -105,6 +106,7 @@ export async function buildApp(
   // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
   await app.register(async (pub) => {
     installRateLimit(pub, ctx, 'ip');
+    publicTrackingRoutes(pub, ctx);
   });
 
   // Everything else under /v1 needs an API key.

@@ -1,0 +1,328 @@
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ORDER_STATUSES, type OrderStatus } from '../src/features/orders/schemas.js';
+import { escapeHtml, renderTrackingPage } from '../src/features/tracking/page.js';
+import { firstName, LIVE_STATUSES, presentPublic } from '../src/features/tracking/public.js';
+import type { TrackingView } from '../src/features/tracking/service.js';
+import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
+
+// Everything that must never reach the public page or its JSON.
+const PII = {
+  order: validOrder({
+    external_order_id: 'EXT-SECRET-9',
+    customer: {
+      name: 'Ana Torresvega',
+      email: 'ana.secret@example.com',
+      phone: '+51987654321',
+      whatsapp: '+51911122233',
+      document_type: 'DNI',
+      document_number: '44556677',
+    },
+    delivery_address: {
+      address: 'Av. Larcostreet 123',
+      district: 'Miraflores',
+      city: 'Lima',
+      reference: 'Blue door near the bakery',
+      access_notes: 'Gate code 4321',
+      lat: -12.1211,
+      lng: -77.0297,
+    },
+    customer_notes: 'Leave with the doorman',
+    metadata: { crm_id: 'CRM-SECRET-42' },
+    cash_on_delivery: 120.55,
+  }),
+  strings: [
+    'Torresvega',
+    'ana.secret@example.com',
+    '987654321',
+    '911122233',
+    '44556677',
+    'Larcostreet',
+    'Blue door',
+    '4321',
+    'doorman',
+    'CRM-SECRET-42',
+    'EXT-SECRET-9',
+    '120.55',
+    '-12.1211',
+    '-77.0297',
+  ],
+};
+
+describeEach('public tracking', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+  const anon = () => client(t.app);
+
+  beforeAll(async () => {
+    t = await startApp(engine);
+    m = await newMerchant(t, 'Acme Shoes');
+  });
+  afterAll(async () => t?.close());
+
+  async function createOrder(key = m.test, body: Record<string, unknown> = PII.order) {
+    const res = await client(t.app, key)('POST', '/v1/orders', body);
+    expect(res.status).toBe(201);
+    return res.body as { id: string; tracking_code: string };
+  }
+
+  /**
+   * The lifecycle endpoints are being built in parallel, so these tests drive statuses by writing
+   * the order row and its timeline directly, as a lifecycle move would.
+   */
+  async function moveTo(orderId: string, status: OrderStatus, at: number, pos: [number, number] | null = null) {
+    await t.ctx.db
+      .updateTable('orders')
+      .set({ status, courier_id: 'cou_test', courier_name: 'Juan Pérezgarcía', updated_at: at })
+      .where('id', '=', orderId)
+      .execute();
+    await t.ctx.db
+      .insertInto('order_timeline')
+      .values({ order_id: orderId, status, occurred_at: at, lat: pos?.[0] ?? null, lng: pos?.[1] ?? null })
+      .execute();
+  }
+
+  it('answers the public JSON without an API key', async () => {
+    const o = await createOrder();
+    const res = await anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      object: 'public_tracking',
+      tracking_code: o.tracking_code,
+      livemode: false,
+      status: 'pending',
+      status_label: 'Order received',
+      merchant: { name: 'Acme Shoes' },
+      customer: { first_name: 'Ana' },
+      destination: { district: 'Miraflores', city: 'Lima' },
+      courier: null,
+      eta_minutes: null,
+    });
+    expect(res.body.timeline).toHaveLength(1);
+    expect(res.body.timeline[0]).toEqual({
+      status: 'pending',
+      label: 'Order received',
+      occurred_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    expect(res.headers['cache-control']).toBe('no-store');
+    expect(res.headers['access-control-allow-origin']).toBe('*');
+    expect(res.headers['request-id']).toMatch(/^req_/);
+    // A key, even a bogus one, is neither needed nor checked.
+    const withKey = await client(t.app, 'sk_test_nonsense')('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect(withKey.status).toBe(200);
+  });
+
+  it('tracks live and test orders alike, flagging test mode', async () => {
+    const live = await createOrder(m.live);
+    const test = await createOrder(m.test);
+    expect((await anon()('GET', `/v1/public/tracking/${live.tracking_code}`)).body.livemode).toBe(true);
+    const livePage = await anon()('GET', `/track/${live.tracking_code}`);
+    const testPage = await anon()('GET', `/track/${test.tracking_code}`);
+    expect(livePage.status).toBe(200);
+    expect(livePage.raw.body).not.toContain('Test mode');
+    expect(testPage.raw.body).toContain('Test mode');
+  });
+
+  it('is case-insensitive and tolerates grouped codes', async () => {
+    const o = await createOrder();
+    const code = o.tracking_code;
+    const grouped = `${code.slice(0, 4)}-${code.slice(4, 8)}-${code.slice(8)}`.toLowerCase();
+    for (const variant of [code.toLowerCase(), grouped]) {
+      const res = await anon()('GET', `/v1/public/tracking/${variant}`);
+      expect(res.status).toBe(200);
+      expect(res.body.tracking_code).toBe(code);
+      expect((await anon()('GET', `/track/${variant}`)).status).toBe(200);
+    }
+  });
+
+  it('answers 404 for unknown and malformed codes: JSON error and a friendly page', async () => {
+    const o = await createOrder();
+    const cases = ['ZZZZZZZZZZZZ', 'abc', `${o.tracking_code}X`, o.id, 'UUUUUUUUUUUU', '%3Cb%3Ehi%3C%2Fb%3E'];
+    for (const code of cases) {
+      const json = await anon()('GET', `/v1/public/tracking/${code}`);
+      expect(json.status).toBe(404);
+      expect(json.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing' });
+      const page = await anon()('GET', `/track/${code}`);
+      expect(page.status).toBe(404);
+      expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(page.raw.body).toContain('We could not find that parcel');
+      expect(page.raw.body).not.toContain('<b>hi');
+    }
+    expect((await anon()('GET', '/track/%3Cb%3Ehi%3C%2Fb%3E')).raw.body).toContain('&lt;b&gt;hi&lt;/b&gt;');
+  });
+
+  it('shows no PII beyond a first name, in the JSON or on the page', async () => {
+    const o = await createOrder();
+    await moveTo(o.id, 'in_transit', Date.now(), [-12.0999, -77.0111]);
+    const json = await anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    const page = await anon()('GET', `/track/${o.tracking_code}`);
+    for (const body of [json.raw.body, page.raw.body]) {
+      for (const secret of [...PII.strings, o.id]) expect(body).not.toContain(secret);
+    }
+    expect(page.raw.body).toContain('Ana');
+    expect(page.raw.body).toContain('Miraflores, Lima');
+    expect(Object.keys(json.body).sort()).toEqual(
+      [
+        'courier',
+        'customer',
+        'destination',
+        'eta_minutes',
+        'livemode',
+        'merchant',
+        'object',
+        'status',
+        'status_label',
+        'timeline',
+        'tracking_code',
+      ].sort(),
+    );
+  });
+
+  it('hides the courier before pickup and after delivery; never exposes timeline positions', async () => {
+    const o = await createOrder();
+    const t0 = Date.now() - 60_000;
+    await moveTo(o.id, 'assigned', t0, [-12.05, -77.04]);
+    let json = await anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect(json.body.status).toBe('assigned');
+    expect(json.body.courier).toBeNull();
+    let page = (await anon()('GET', `/track/${o.tracking_code}`)).raw.body;
+    expect(page).not.toContain('Juan');
+
+    await moveTo(o.id, 'picked_up', t0 + 1000, [-12.0511, -77.0422]);
+    await moveTo(o.id, 'in_transit', t0 + 2000, [-12.0611, -77.0333]);
+    json = await anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect(json.body.status_label).toBe('On the way');
+    expect(json.body.timeline.map((e: { status: string }) => e.status)).toEqual([
+      'pending',
+      'assigned',
+      'picked_up',
+      'in_transit',
+    ]);
+    for (const e of json.body.timeline) expect(Object.keys(e).sort()).toEqual(['label', 'occurred_at', 'status']);
+    expect(json.raw.body).not.toContain('-12.0611');
+    expect(json.raw.body).not.toContain('Pérezgarcía');
+    // While the parcel is out, the courier may be shown; when present it carries the first name only.
+    if (json.body.courier !== null) expect(json.body.courier.name).toBe('Juan');
+
+    await moveTo(o.id, 'delivered', t0 + 3000, [-12.1211, -77.0297]);
+    json = await anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect(json.body.courier).toBeNull();
+    expect(json.body.eta_minutes).toBeNull();
+    page = (await anon()('GET', `/track/${o.tracking_code}`)).raw.body;
+    expect(page).not.toContain('Juan');
+    expect(page).toContain('Delivered');
+    expect(page).not.toContain('http-equiv="refresh"');
+  });
+
+  it('escapes hostile names on the page', async () => {
+    const hostile = await newMerchant(t, '<script>alert("m")</script>');
+    const o = await createOrder(
+      hostile.test,
+      validOrder({
+        customer: { name: '<script>alert("pwn")</script> Smith' },
+        delivery_address: { address: 'x', district: '"><img src=x onerror=alert(document.domain)>', city: 'Lima' },
+      }),
+    );
+    const page = await anon()('GET', `/track/${o.tracking_code}`);
+    expect(page.status).toBe(200);
+    const html = page.raw.body;
+    expect(html).not.toMatch(/<script/i);
+    expect(html).not.toContain('<img');
+    expect(html).toContain('&lt;script&gt;alert(&quot;pwn&quot;)&lt;/script&gt;');
+    expect(html).toContain('&lt;script&gt;alert(&quot;m&quot;)&lt;/script&gt;');
+    expect(html).toContain('&quot;&gt;&lt;img src=x onerror=alert(document.domain)&gt;');
+  });
+
+  it('sends strict security headers with the page', async () => {
+    const o = await createOrder();
+    const page = await anon()('GET', `/track/${o.tracking_code}`);
+    expect(page.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(page.headers['x-content-type-options']).toBe('nosniff');
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['cache-control']).toBe('no-store');
+    const csp = String(page.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(csp).not.toContain('unsafe');
+    // The one inline stylesheet is allowed by its hash, so it must hash to exactly what the CSP names.
+    const style = /<style>([\s\S]*?)<\/style>/.exec(page.raw.body)?.[1] ?? '';
+    const hash = createHash('sha256').update(style).digest('base64');
+    expect(csp).toContain(`style-src 'sha256-${hash}'`);
+    expect(page.raw.body).not.toMatch(/<script|<link rel="stylesheet"|https?:\/\/[^"]*\.(css|js|woff2?)|src="http/i);
+    expect(page.raw.body).toContain('<meta http-equiv="refresh" content="60">');
+  });
+
+  it('documents both routes in OpenAPI as keyless', async () => {
+    const doc = (await anon()('GET', '/v1/openapi.json')).body;
+    const json = doc.paths['/v1/public/tracking/{tracking_code}'].get;
+    expect(json.tags).toEqual(['Public tracking']);
+    expect(json.security).toEqual([]);
+    expect(json.responses['200'].content['application/json'].schema.properties.courier).toBeDefined();
+    const page = doc.paths['/track/{tracking_code}'].get;
+    expect(page.security).toEqual([]);
+  });
+});
+
+describe('public tracking presentation', () => {
+  const row = {
+    tracking_code: 'ABCDEFGHJKMN',
+    mode: 'live',
+    customer: JSON.stringify({ name: '  Ana María Torres ', email: 'a@b.co' }),
+    delivery_address: JSON.stringify({ address: 'Street 1', district: 'Miraflores' }),
+    account_name: 'Acme',
+  };
+  const view = (status: OrderStatus): TrackingView => ({
+    object: 'tracking',
+    order: 'ord_x',
+    tracking_code: row.tracking_code,
+    status,
+    courier: { name: 'Juan Pérez', lat: -12.05, lng: -77.04 },
+    eta_minutes: 12,
+    timeline: [{ status: 'pending', occurred_at: '2025-07-01T10:00:00.000Z', lat: 1.5, lng: 2.5 }],
+  });
+
+  it('shows the courier first name and position only between pickup and arrival', () => {
+    expect(LIVE_STATUSES).toEqual(['picked_up', 'in_transit', 'arriving', 'at_location']);
+    for (const status of ORDER_STATUSES) {
+      const p = presentPublic(row, view(status));
+      if (LIVE_STATUSES.includes(status)) expect(p.courier).toEqual({ name: 'Juan', lat: -12.05, lng: -77.04 });
+      else expect(p.courier).toBeNull();
+      expect(p.timeline[0]).toEqual({
+        status: 'pending',
+        label: 'Order received',
+        occurred_at: '2025-07-01T10:00:00.000Z',
+      });
+      expect(p.customer.first_name).toBe('Ana');
+      expect(p.destination).toEqual({ district: 'Miraflores', city: null });
+    }
+    expect(presentPublic(row, view('delivered')).eta_minutes).toBeNull();
+    expect(presentPublic(row, view('in_transit')).eta_minutes).toBe(12);
+  });
+
+  it('renders the courier on the page during the live window only', () => {
+    const during = renderTrackingPage(presentPublic(row, view('arriving')));
+    expect(during).toContain('<strong>Juan</strong> is bringing your parcel');
+    expect(during).toContain('-12.05000, -77.04000');
+    expect(during).not.toContain('Pérez');
+    const before = renderTrackingPage(presentPublic(row, view('ready_for_pickup')));
+    expect(before).not.toContain('Juan');
+    expect(before).not.toContain('-12.05');
+  });
+
+  it('keeps contact data out of the first name', () => {
+    expect(firstName('Ana Torres')).toBe('Ana');
+    expect(firstName('ana@example.com')).toBeNull();
+    expect(firstName('+51987654321')).toBeNull();
+    expect(firstName('   ')).toBeNull();
+    expect(firstName(undefined)).toBeNull();
+  });
+
+  it('escapes HTML metacharacters', () => {
+    expect(escapeHtml('<script>alert(1)</script>')).toBe('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(escapeHtml(`"'&`)).toBe('&quot;&#39;&amp;');
+    const p = presentPublic(row, view('in_transit'));
+    const html = renderTrackingPage({ ...p, customer: { first_name: '<script>alert(1)</script>' } });
+    expect(html).not.toContain('<script>');
+    expect(html).toContain('Hi &lt;script&gt;alert(1)&lt;/script&gt;, your parcel is');
+  });
+});
