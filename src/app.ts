@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { dispatchRoutes } from './features/dispatch/routes.js';
+import { fileContentRoutes, filesRoutes } from './features/files/routes.js';
+import { lifecycleRoutes } from './features/lifecycle/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
@@ -102,11 +105,17 @@ export async function buildApp(
   // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
   await app.register(async (_pub) => {});
 
+  // Signed file links are their own credential: no API key.
+  await app.register(async (pub) => fileContentRoutes(pub, ctx), { prefix: '/v1' });
+
   // Everything else under /v1 needs an API key.
   await app.register(
     async (v1) => {
       installAuth(v1, ctx.db);
       ordersRoutes(v1, ctx);
+      lifecycleRoutes(v1, ctx);
+      dispatchRoutes(v1, ctx);
+      await v1.register(async (files) => filesRoutes(files, ctx));
     },
     { prefix: '/v1' },
   );
