@@ -169,7 +169,10 @@ describeEach('couriers, routes and ETA', (engine) => {
       ],
     });
     const ev = (await eventsOf(t, a.id)).at(-1);
-    expect(ev).toMatchObject({ event: 'order.assigned', data: { courier: { id: c.id, name: 'Router' }, route: res.body.id } });
+    expect(ev).toMatchObject({
+      event: 'order.assigned',
+      data: { courier: { id: c.id, name: 'Router' }, route: res.body.id },
+    });
     expect((await client(t.app, m.test)('GET', `/v1/orders/${a.id}`)).body.route).toBe(res.body.id);
     const read = await call('GET', `/v1/routes/${res.body.id}`);
     expect(read.body).toEqual(res.body);

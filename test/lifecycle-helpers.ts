@@ -74,7 +74,12 @@ export const PATHS: Record<string, [string, Record<string, unknown>?][]> = {
   arriving: [['assign'], ['pickup'], ['depart'], ['approach']],
   at_location: [['assign'], ['pickup'], ['depart'], ['arrive']],
   delivered: [['assign'], ['pickup'], ['depart'], ['deliver']],
-  partially_delivered: [['assign'], ['pickup'], ['depart'], ['deliver', { receiver_name: 'Ana', delivered_packages: 1 }]],
+  partially_delivered: [
+    ['assign'],
+    ['pickup'],
+    ['depart'],
+    ['deliver', { receiver_name: 'Ana', delivered_packages: 1 }],
+  ],
   failed: [['assign'], ['pickup'], ['fail']],
   returned: [['assign'], ['pickup'], ['fail'], ['return']],
   rescheduled: [['reschedule']],

@@ -263,7 +263,9 @@ describeEach('lifecycle', (engine) => {
     expect(missing.body.error.param).toBe('courier_id');
     const noCourier = await call('POST', `/v1/orders/${o.id}/assign`, { courier_id: 'cou_nope' });
     expect(noCourier.status).toBe(422);
-    expect((await call('POST', `/v1/orders/${o.id}/validate`, '{bad', { 'content-type': 'application/json' })).status).toBe(400);
+    expect(
+      (await call('POST', `/v1/orders/${o.id}/validate`, '{bad', { 'content-type': 'application/json' })).status,
+    ).toBe(400);
     expect((await call('POST', '/v1/orders/ord_missing/validate')).status).toBe(404);
     expect((await client(t.app)('POST', `/v1/orders/${o.id}/validate`)).status).toBe(401);
   });

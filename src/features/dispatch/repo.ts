@@ -53,14 +53,16 @@ export async function renameOnOrders(db: Executor, courierId: string, name: stri
 /**
  * The hot path: one conditional UPDATE of the latest position (a ping older than the stored one
  * is ignored, so out-of-order delivery never moves a courier backwards) and one upsert into the
- * bounded ring of recent pings. Returns undefined for a stale ping.
+ * bounded ring of recent pings. The scope check rides on the UPDATE itself. Returns undefined
+ * when nothing was written (unknown courier, or a stale ping).
  */
 export async function recordPing(
   db: Executor,
+  scope: Scope,
   id: string,
   p: { lat: number; lng: number; recordedAt: number; now: number },
 ): Promise<CourierRow | undefined> {
-  const row = await db
+  let q = db
     .updateTable('couriers')
     .set((eb) => ({
       last_lat: p.lat,
@@ -70,9 +72,10 @@ export async function recordPing(
       updated_at: p.now,
     }))
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('last_recorded_at', 'is', null), eb('last_recorded_at', '<=', p.recordedAt)]))
-    .returningAll()
-    .executeTakeFirst();
+    .where('mode', '=', scope.mode)
+    .where((eb) => eb.or([eb('last_recorded_at', 'is', null), eb('last_recorded_at', '<=', p.recordedAt)]));
+  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  const row = await q.returningAll().executeTakeFirst();
   if (!row) return undefined;
   const entry = { seq: row.ping_count, lat: p.lat, lng: p.lng, recorded_at: p.recordedAt };
   await db
@@ -115,6 +118,8 @@ export async function appendStop(db: Executor, routeId: string, orderId: string)
     .where('order_id', '=', orderId)
     .executeTakeFirst();
   if (present) return;
+  // A no-op write locks the route row, so concurrent appends to one route take turns numbering stops.
+  await db.updateTable('routes').set({ id: routeId }).where('id', '=', routeId).execute();
   const { last } = await db
     .selectFrom('route_stops')
     .select((eb) => eb.fn.max<number>('position').as('last'))

@@ -97,12 +97,11 @@ export async function recordLocation(ctx: OrdersContext, scope: Scope, id: strin
   if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
     throw new ApiError('parameter_invalid', 'Invalid recorded_at: it is in the future.', 'recorded_at');
   }
-  const c = await courierOrThrow(ctx, scope, id);
   const row = await ctx.db
     .transaction()
-    .execute((trx) => repo.recordPing(trx, c.id, { lat: body.lat, lng: body.lng, recordedAt, now }));
+    .execute((trx) => repo.recordPing(trx, scope, id, { lat: body.lat, lng: body.lng, recordedAt, now }));
   // A stale ping is accepted (the device may drop it from its queue) but does not move the courier.
-  return presentCourier(row ?? c);
+  return presentCourier(row ?? (await courierOrThrow(ctx, scope, id)));
 }
 
 export async function locationsOf(ctx: OrdersContext, scope: Scope, id: string) {

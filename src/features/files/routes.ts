@@ -73,7 +73,7 @@ export async function fileContentRoutes(app: FastifyInstance, ctx: service.Files
         produces: [...FILE_TYPES],
         response: {
           200: Type.Unsafe<Buffer>({ type: 'string', format: 'binary', description: 'The image bytes' }),
-          ...errorResponses(403),
+          ...errorResponses(403, 404),
         },
       },
     },

@@ -105,7 +105,13 @@ export async function content(
   if (!(await verifyLink(ctx.db, id, Number(expires), signature))) throw invalid;
   const row = await ctx.db.selectFrom('files').select('mime').where('id', '=', id).executeTakeFirst();
   if (!row) throw invalid;
-  return { mime: row.mime, bytes: await readFile(pathOf(ctx.config, id)) };
+  try {
+    return { mime: row.mime, bytes: await readFile(pathOf(ctx.config, id)) };
+  } catch (err) {
+    // The row outlived its bytes (a wiped or unshared files directory): say so rather than 500.
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound('file', id);
+    throw err;
+  }
 }
 
 /**
