@@ -1,5 +1,8 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { dispatchRoutes } from './features/dispatch/routes.js';
+import { fileContentRoutes, filesRoutes } from './features/files/routes.js';
+import { lifecycleRoutes } from './features/lifecycle/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
 import { publicTrackingRoutes } from './features/tracking/public-routes.js';
 import { installAuth } from './shared/auth.js';
@@ -109,6 +112,9 @@ export async function buildApp(
     publicTrackingRoutes(pub, ctx);
   });
 
+  // Signed file links are their own credential: no API key.
+  await app.register(async (pub) => fileContentRoutes(pub, ctx), { prefix: '/v1' });
+
   // Everything else under /v1 needs an API key.
   await app.register(
     async (v1) => {
@@ -116,6 +122,9 @@ export async function buildApp(
       installRateLimit(v1, ctx, 'key');
       installIdempotency(v1, ctx);
       ordersRoutes(v1, ctx);
+      lifecycleRoutes(v1, ctx);
+      dispatchRoutes(v1, ctx);
+      await v1.register(async (files) => filesRoutes(files, ctx));
     },
     { prefix: '/v1' },
   );

@@ -1,22 +1,36 @@
 import type { Scope } from '../../shared/auth.js';
+import type { Tx } from '../../shared/db/index.js';
 import { ApiError } from '../../shared/errors.js';
+import { etaMinutes } from '../dispatch/eta.js';
+import * as dispatch from '../dispatch/repo.js';
 import { iso, presentOrder } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
-import type { Order } from '../orders/schemas.js';
+import type { Order, OrderStatus } from '../orders/schemas.js';
 import { type OrdersContext, resolveOrder } from '../orders/service.js';
 import { recordOrderEvent } from '../webhooks/outbox.js';
+import { buildProof, EVENT_LINK_TTL_SECONDS, presentProof } from './proof.js';
+import * as repo from './repo.js';
+import type { AssignBody, DeliverBody, FailBody, RescheduleBody, ReturnBody } from './schemas.js';
 import { type Action, TRANSITIONS } from './transitions.js';
+
+type Row = repo.LifecycleOrderRow;
 
 /** What a move writes besides the status: extra columns, and extra event data. */
 export interface MoveEffect {
-  set?: Partial<orders.OrderRow>;
+  set?: Partial<Row>;
   data?: Record<string, unknown>;
   /** Overrides the table's target, e.g. partially_delivered. */
-  to?: string;
+  to?: OrderStatus;
   event?: string;
+  /** Moves to failed, delivered and partially_delivered count as delivery attempts. */
+  countsAttempt?: boolean;
+  /** Where the timeline says it happened; by default the courier's last known position. */
+  position?: { lat: number; lng: number };
+  /** Further writes that must commit with the move (a proof, a route stop). */
+  within?: (trx: Tx, row: Row) => Promise<void>;
 }
 
-function refused(action: Action, order: { id: string; status: string }): ApiError {
+export function refused(action: Action, order: { id: string; status: string }): ApiError {
   if (action === 'cancel') {
     return new ApiError(
       'order_not_cancellable',
@@ -26,34 +40,49 @@ function refused(action: Action, order: { id: string; status: string }): ApiErro
   return new ApiError('invalid_transition', `Cannot ${action} order ${order.id}: its status is ${order.status}.`);
 }
 
+/** The guarded update, its timeline entry and its outbox event, inside the caller's transaction. */
+export async function applyMove(trx: Tx, current: Row, action: Action, e: MoveEffect, now: number): Promise<Row> {
+  const t = TRANSITIONS[action];
+  const to = e.to ?? t.to;
+  const row = await repo.advance(trx, current, { ...e.set, status: to, updated_at: now }, e.countsAttempt ?? false);
+  if (!row) throw refused(action, { id: current.id, status: (await repo.statusOf(trx, current.id)) ?? current.status });
+  let position = e.position ?? null;
+  if (!position && row.courier_id) {
+    const c = await dispatch.courierById(trx, row.courier_id);
+    if (c && c.last_lat !== null && c.last_lng !== null) position = { lat: c.last_lat, lng: c.last_lng };
+  }
+  await orders.insertTimeline(trx, {
+    order_id: row.id,
+    status: to,
+    occurred_at: now,
+    lat: position?.lat ?? null,
+    lng: position?.lng ?? null,
+  });
+  await e.within?.(trx, row);
+  await recordOrderEvent(trx, e.event ?? t.event, row, e.data ?? {}, now);
+  return row;
+}
+
+export function checkFrom(action: Action, order: { id: string; status: string }): void {
+  if (!TRANSITIONS[action].from.includes(order.status as OrderStatus)) throw refused(action, order);
+}
+
 /**
  * Runs one lifecycle move: the guarded status update, its timeline entry and its outbox event
- * commit in one transaction. The UPDATE is conditional on the current status, so two concurrent
- * moves from the same status cannot both succeed.
+ * commit in one transaction. Two concurrent moves read from the same state cannot both succeed.
  */
 export async function move(
   ctx: OrdersContext,
   scope: Scope,
   id: string,
   action: Action,
-  effect: (order: orders.OrderRow, now: number) => MoveEffect | Promise<MoveEffect>,
+  effect: (order: Row, now: number) => MoveEffect | Promise<MoveEffect>,
 ): Promise<Order> {
-  const t = TRANSITIONS[action];
-  const current = await resolveOrder(ctx, scope, id);
-  if (!t.from.includes(current.status as never)) throw refused(action, current);
+  const current = (await resolveOrder(ctx, scope, id)) as Row;
+  checkFrom(action, current);
   const now = Date.now();
   const e = await effect(current, now);
-  const to = e.to ?? t.to;
-  const updated = await ctx.db.transaction().execute(async (trx) => {
-    const row = await orders.transitionOrder(trx, current.id, t.from, { ...e.set, status: to, updated_at: now });
-    if (!row) {
-      const latest = (await orders.findOrder(trx, scope, { id: current.id })) ?? current;
-      throw refused(action, latest);
-    }
-    await orders.insertTimeline(trx, { order_id: row.id, status: to, occurred_at: now, lat: null, lng: null });
-    await recordOrderEvent(trx, e.event ?? t.event, row, e.data ?? {}, now);
-    return row;
-  });
+  const updated = await ctx.db.transaction().execute((trx) => applyMove(trx, current, action, e, now));
   return presentOrder(updated);
 }
 
@@ -62,4 +91,125 @@ export function cancel(ctx: OrdersContext, scope: Scope, id: string, reason: str
     set: { cancellation_reason: reason ?? null },
     data: { cancellation_reason: reason ?? null, cancelled_at: iso(now), previous_status: order.status },
   }));
+}
+
+/** Checks an assignment (courier and optional route visible to the caller and fit for the order). */
+export async function assignEffect(
+  ctx: OrdersContext,
+  scope: Scope,
+  order: Row,
+  body: AssignBody,
+): Promise<MoveEffect> {
+  const courier = await dispatch.findCourier(ctx.db, scope, body.courier_id);
+  // A sandbox courier serves only its own account's orders.
+  if (!courier || (courier.account_id !== null && courier.account_id !== order.account_id)) {
+    throw new ApiError('parameter_invalid', `Invalid courier_id: no such courier '${body.courier_id}'.`, 'courier_id');
+  }
+  const routeId = body.route_id ?? null;
+  if (routeId !== null) {
+    const route = await dispatch.findRoute(ctx.db, scope, routeId);
+    if (!route) throw new ApiError('parameter_invalid', `Invalid route_id: no such route '${routeId}'.`, 'route_id');
+    if (route.courier_id !== courier.id) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid route_id: route ${routeId} belongs to another courier.`,
+        'route_id',
+      );
+    }
+  }
+  return {
+    set: { courier_id: courier.id, courier_name: courier.name, route_id: routeId },
+    data: { courier: { id: courier.id, name: courier.name }, route: routeId },
+    within: routeId === null ? undefined : (trx, row) => dispatch.appendStop(trx, routeId, row.id),
+  };
+}
+
+export const moves = {
+  validate: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'validate', () => ({})),
+
+  assign: (ctx: OrdersContext, scope: Scope, id: string, body: AssignBody) =>
+    move(ctx, scope, id, 'assign', (order) => assignEffect(ctx, scope, order, body)),
+
+  ready: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'ready', () => ({})),
+
+  pickup: (ctx: OrdersContext, scope: Scope, id: string) =>
+    move(ctx, scope, id, 'pickup', (_o, now) => ({ set: { picked_up_at: now }, data: { picked_up_at: iso(now) } })),
+
+  depart: (ctx: OrdersContext, scope: Scope, id: string) =>
+    move(ctx, scope, id, 'depart', async (o) => ({ data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) } })),
+
+  approach: (ctx: OrdersContext, scope: Scope, id: string) =>
+    move(ctx, scope, id, 'approach', async (o) => ({
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
+    })),
+
+  arrive: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'arrive', () => ({})),
+
+  deliver: (ctx: OrdersContext, scope: Scope, id: string, body: DeliverBody) =>
+    move(ctx, scope, id, 'deliver', async (order, now) => {
+      const proof = await buildProof(ctx, scope, order, body, now);
+      const partial = proof.delivered_packages < order.packages;
+      const shown = await presentProof(ctx, proof, EVENT_LINK_TTL_SECONDS);
+      return {
+        to: partial ? 'partially_delivered' : 'delivered',
+        event: partial ? 'order.partially_delivered' : 'order.delivered',
+        set: { delivered_at: now },
+        countsAttempt: true,
+        position: proof.lat !== null && proof.lng !== null ? { lat: proof.lat, lng: proof.lng } : undefined,
+        data: {
+          proof: { receiver_name: proof.receiver_name, signature_url: shown.signature_url },
+          delivered_at: iso(now),
+          ...(partial ? { delivered_packages: proof.delivered_packages, packages: order.packages } : {}),
+        },
+        within: (trx) => repo.insertProof(trx, proof),
+      };
+    }),
+
+  fail: (ctx: OrdersContext, scope: Scope, id: string, body: FailBody) =>
+    move(ctx, scope, id, 'fail', (order) => ({
+      set: { failure_reason: body.reason, failure_notes: body.notes ?? null },
+      countsAttempt: true,
+      data: { reason: body.reason, notes: body.notes ?? null, attempts: order.attempts + 1 },
+    })),
+
+  reschedule: (ctx: OrdersContext, scope: Scope, id: string, body: RescheduleBody) =>
+    move(ctx, scope, id, 'reschedule', (order) => {
+      const tw = body.time_window;
+      if (tw && tw.start >= tw.end) {
+        throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
+      }
+      const timeWindow = tw ? JSON.stringify(tw) : order.time_window;
+      // Back to the dispatch pool: the next attempt is planned afresh and needs a new assignment.
+      return {
+        set: {
+          requested_date: body.requested_date,
+          time_window: timeWindow,
+          courier_id: null,
+          courier_name: null,
+          route_id: null,
+        },
+        data: { requested_date: body.requested_date, time_window: timeWindow === null ? null : JSON.parse(timeWindow) },
+      };
+    }),
+
+  return: (ctx: OrdersContext, scope: Scope, id: string, body: ReturnBody) =>
+    move(ctx, scope, id, 'return', (_o, now) => ({
+      set: { returned_at: now },
+      data: { returned_at: iso(now), notes: body.notes ?? null },
+    })),
+};
+
+export async function proofOf(ctx: OrdersContext, order: orders.OrderRow) {
+  const proof =
+    order.status === 'delivered' || order.status === 'partially_delivered'
+      ? await repo.findProof(ctx.db, order.id)
+      : undefined;
+  if (!proof) {
+    throw new ApiError(
+      'resource_missing',
+      `Order ${order.id} has no proof of delivery: its status is ${order.status}.`,
+      'id',
+    );
+  }
+  return presentProof(ctx, proof);
 }

@@ -1,8 +1,8 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireMerchant, scopeOf } from '../../shared/auth.js';
-import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
+import { ProofOfDelivery } from '../lifecycle/schemas.js';
 import * as lifecycle from '../lifecycle/service.js';
 import { trackingOf } from '../tracking/service.js';
 import { presentOrder } from './present.js';
@@ -105,17 +105,12 @@ export function ordersRoutes(app: FastifyInstance, ctx: service.OrdersContext): 
       schema: {
         tags,
         summary: 'Proof of delivery of a delivered order',
+        description:
+          'Signed links to the signature and photos expire (RUTA_FILE_URL_TTL_SECONDS). An order that is not delivered or partially_delivered answers 404 resource_missing naming its status.',
         params: IdParams,
-        response: { ...errorResponses(401, 404) },
+        response: { 200: ProofOfDelivery, ...errorResponses(401, 404) },
       },
     },
-    async (req) => {
-      const order = await service.resolveOrder(ctx, scopeOf(req), req.params.id);
-      throw new ApiError(
-        'resource_missing',
-        `Order ${order.id} has no proof of delivery: its status is ${order.status}.`,
-        'id',
-      );
-    },
+    async (req) => lifecycle.proofOf(ctx, await service.resolveOrder(ctx, scopeOf(req), req.params.id)),
   );
 }

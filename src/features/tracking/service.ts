@@ -1,3 +1,5 @@
+import { etaMinutes } from '../dispatch/eta.js';
+import { courierById } from '../dispatch/repo.js';
 import { presentTimeline } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
 import type { OrderStatus } from '../orders/schemas.js';
@@ -13,15 +15,25 @@ export interface TrackingView {
   timeline: ReturnType<typeof presentTimeline>;
 }
 
+/** While the courier carries the parcel, the ETA follows its route; before that it cannot be known. */
+const EN_ROUTE: readonly string[] = ['picked_up', 'in_transit', 'arriving'];
+
 /** The tracking state of one order, shared by the authenticated API and the public page. */
 export async function trackingOf(ctx: OrdersContext, order: orders.OrderRow): Promise<TrackingView> {
+  const c = order.courier_id ? await courierById(ctx.db, order.courier_id) : undefined;
+  let eta: number | null = null;
+  if (order.status === 'at_location') eta = 0;
+  else if (EN_ROUTE.includes(order.status)) eta = await etaMinutes(ctx.db, ctx.config, order);
   return {
     object: 'tracking',
     order: order.id,
     tracking_code: order.tracking_code,
     status: order.status as OrderStatus,
-    courier: null,
-    eta_minutes: null,
+    courier:
+      order.courier_id === null
+        ? null
+        : { name: order.courier_name ?? c?.name ?? '', lat: c?.last_lat ?? null, lng: c?.last_lng ?? null },
+    eta_minutes: eta,
     timeline: presentTimeline(await orders.timelineOf(ctx.db, order.id)),
   };
 }

@@ -125,4 +125,91 @@ export interface CoreTables {
   settings: SettingsTable;
 }
 
-export interface DB extends CoreTables {}
+/** Columns 002_lifecycle adds to `orders`. */
+export interface OrderLifecycleColumns {
+  picked_up_at: number | null;
+  delivered_at: number | null;
+  returned_at: number | null;
+  failure_notes: string | null;
+}
+
+export interface CouriersTable {
+  id: string;
+  /** null for the carrier's couriers (operator keys); an account id for a sandbox courier of a test key. */
+  account_id: string | null;
+  mode: Mode;
+  name: string;
+  phone: string | null;
+  vehicle: string | null;
+  last_lat: number | null;
+  last_lng: number | null;
+  last_recorded_at: number | null;
+  ping_count: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface CourierLocationsTable {
+  courier_id: string;
+  slot: number;
+  seq: number;
+  lat: number;
+  lng: number;
+  recorded_at: number;
+}
+
+export interface RoutesTable {
+  id: string;
+  account_id: string | null;
+  mode: Mode;
+  courier_id: string;
+  date: string | null;
+  created_at: number;
+}
+
+export interface RouteStopsTable {
+  route_id: string;
+  position: number;
+  order_id: string;
+}
+
+export interface FilesTable {
+  id: string;
+  account_id: string | null;
+  mode: Mode;
+  purpose: string;
+  mime: string;
+  size: number;
+  sha256: string;
+  created_at: number;
+}
+
+export interface ProofsTable {
+  order_id: string;
+  receiver_name: string;
+  receiver_document: string | null;
+  relationship: string | null;
+  signature_file: string | null;
+  /** JSON array of file ids. */
+  photo_files: string;
+  /** minor units */
+  collected_amount: number | null;
+  payment_method: string | null;
+  cod_status: string | null;
+  delivered_packages: number;
+  lat: number | null;
+  lng: number | null;
+  delivered_at: number;
+}
+
+export interface LifecycleTables {
+  orders: OrdersTable & OrderLifecycleColumns;
+  couriers: CouriersTable;
+  courier_locations: CourierLocationsTable;
+  routes: RoutesTable;
+  route_stops: RouteStopsTable;
+  files: FilesTable;
+  proofs: ProofsTable;
+}
+
+export interface DB extends Omit<CoreTables, 'orders'>, LifecycleTables {}

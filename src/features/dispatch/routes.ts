@@ -1,0 +1,141 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { errorResponses } from '../../shared/openapi.js';
+import { requireMover } from '../lifecycle/access.js';
+import { IdParams } from '../orders/schemas.js';
+import type { OrdersContext } from '../orders/service.js';
+import {
+  Courier,
+  CourierCreate,
+  CourierList,
+  CourierListQuery,
+  CourierUpdate,
+  LocationBody,
+  LocationList,
+  Route,
+  RouteCreate,
+} from './schemas.js';
+import * as service from './service.js';
+
+/** Couriers and routes: operator keys for the whole environment, test keys for sandbox couriers of their own. */
+export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const couriers = ['Couriers'];
+  const routes = ['Routes'];
+
+  r.post(
+    '/couriers',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'Create a courier',
+        body: CourierCreate,
+        response: { 201: Courier, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req, reply) => {
+      const scope = requireMover(req);
+      reply.code(201);
+      return service.createCourier(ctx, scope, req.body);
+    },
+  );
+
+  r.get(
+    '/couriers',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'List couriers, newest first',
+        querystring: CourierListQuery,
+        response: { 200: CourierList, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req) => service.listCouriers(ctx, requireMover(req), req.query),
+  );
+
+  r.get(
+    '/couriers/:id',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'Read a courier and its last position',
+        params: IdParams,
+        response: { 200: Courier, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.getCourier(ctx, requireMover(req), req.params.id),
+  );
+
+  r.patch(
+    '/couriers/:id',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'Update a courier (a new name also shows on its orders)',
+        params: IdParams,
+        body: CourierUpdate,
+        response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req) => service.updateCourier(ctx, requireMover(req), req.params.id, req.body),
+  );
+
+  r.post(
+    '/couriers/:id/location',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'Report the courier\u2019s position (sent every few seconds by the device)',
+        description:
+          'One small write. A ping older than the stored position is accepted but ignored, so late uploads never move a courier backwards.',
+        params: IdParams,
+        body: LocationBody,
+        response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req) => service.recordLocation(ctx, requireMover(req), req.params.id, req.body),
+  );
+
+  r.get(
+    '/couriers/:id/locations',
+    {
+      schema: {
+        tags: couriers,
+        summary: 'The courier\u2019s most recent pings (at most 100), newest first',
+        params: IdParams,
+        response: { 200: LocationList, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.locationsOf(ctx, requireMover(req), req.params.id),
+  );
+
+  r.post(
+    '/routes',
+    {
+      schema: {
+        tags: routes,
+        summary: 'Create a route: assigns every order to the courier, in stop order, all or nothing',
+        body: RouteCreate,
+        response: { 201: Route, ...errorResponses(401, 403, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const scope = requireMover(req);
+      reply.code(201);
+      return service.createRoute(ctx, scope, req.body);
+    },
+  );
+
+  r.get(
+    '/routes/:id',
+    {
+      schema: {
+        tags: routes,
+        summary: 'Read a route with its stops and their statuses',
+        params: IdParams,
+        response: { 200: Route, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.getRoute(ctx, requireMover(req), req.params.id),
+  );
+}

@@ -1,0 +1,38 @@
+import { type Static, Type } from 'typebox';
+
+export const FILE_PURPOSES = ['signature', 'photo'] as const;
+export type FilePurpose = (typeof FILE_PURPOSES)[number];
+export const FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+export const MAX_FILE_BYTES = 10 * 1024 * 1024;
+
+export const UploadQuery = Type.Object(
+  { purpose: Type.Enum([...FILE_PURPOSES], { description: 'What the image proves' }) },
+  { additionalProperties: false },
+);
+
+export const FileIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+// Loose on purpose: a link with a missing or mangled part is just an invalid link (403), not a 422.
+export const ContentQuery = Type.Object({
+  expires: Type.Optional(
+    Type.String({ maxLength: 20, description: 'Unix seconds after which the link stops working' }),
+  ),
+  signature: Type.Optional(Type.String({ maxLength: 128 })),
+});
+export type ContentQuery = Static<typeof ContentQuery>;
+
+export const FileObject = Type.Object(
+  {
+    id: Type.String({ examples: ['file_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
+    object: Type.Literal('file'),
+    purpose: Type.Enum([...FILE_PURPOSES]),
+    type: Type.Enum([...FILE_TYPES]),
+    size: Type.Integer({ description: 'Bytes' }),
+    sha256: Type.String({ description: 'Hex SHA-256 of the bytes' }),
+    livemode: Type.Boolean(),
+    url: Type.String({ format: 'uri', description: 'Signed link that needs no key and expires' }),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'File' },
+);
+export type FileObject = Static<typeof FileObject>;

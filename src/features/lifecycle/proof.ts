@@ -1,0 +1,93 @@
+import type { Scope } from '../../shared/auth.js';
+import type { ProofsTable } from '../../shared/db/schema.js';
+import { ApiError } from '../../shared/errors.js';
+import { type FilesContext, fileForProof, fileUrl } from '../files/service.js';
+import { iso } from '../orders/present.js';
+import { toMajor, toMinor } from '../orders/pricing.js';
+import type { LifecycleOrderRow } from './repo.js';
+import type { DeliverBody, ProofOfDelivery } from './schemas.js';
+
+/** Links inside webhook payloads must outlive the 24 h retry window, since the bytes never change. */
+export const EVENT_LINK_TTL_SECONDS = 7 * 24 * 3600;
+
+const missing = (param: string, why: string) =>
+  new ApiError('parameter_missing', `Missing required parameter: ${param} (${why}).`, param);
+
+/** Checks a deliver body against what the order requires, and builds the proof row. */
+export async function buildProof(
+  ctx: FilesContext,
+  scope: Scope,
+  order: LifecycleOrderRow,
+  body: DeliverBody,
+  now: number,
+): Promise<ProofsTable> {
+  if (order.requires_signature === 1 && !body.signature_file) {
+    throw missing('signature_file', 'this order requires a signature');
+  }
+  const photos = body.photo_files ?? [];
+  if (order.requires_photo === 1 && photos.length === 0) throw missing('photo_files', 'this order requires a photo');
+  if (body.signature_file) await fileForProof(ctx, scope, order, body.signature_file, 'signature', 'signature_file');
+  for (const [i, id] of photos.entries()) await fileForProof(ctx, scope, order, id, 'photo', `photo_files[${i}]`);
+
+  const cod = order.cash_on_delivery;
+  if (cod > 0 && body.collected_amount === undefined)
+    throw missing('collected_amount', 'the order has cash on delivery');
+  if (cod > 0 && body.payment_method === undefined) throw missing('payment_method', 'the order has cash on delivery');
+  let collected: number | null = null;
+  if (body.collected_amount !== undefined) {
+    const minor = toMinor(body.collected_amount);
+    if (minor === undefined) {
+      throw new ApiError(
+        'parameter_invalid',
+        'Invalid collected_amount: at most 2 decimal places.',
+        'collected_amount',
+      );
+    }
+    collected = minor;
+  }
+  const delivered = body.delivered_packages ?? order.packages;
+  if (delivered > order.packages) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid delivered_packages: the order has ${order.packages} package(s).`,
+      'delivered_packages',
+    );
+  }
+  // A wrong amount is recorded and flagged for reconciliation, never refused: the cash already changed hands.
+  const codStatus = collected === null ? null : collected === cod ? 'collected' : collected < cod ? 'short' : 'over';
+  return {
+    order_id: order.id,
+    receiver_name: body.receiver_name,
+    receiver_document: body.receiver_document ?? null,
+    relationship: body.relationship ?? null,
+    signature_file: body.signature_file ?? null,
+    photo_files: JSON.stringify(photos),
+    collected_amount: collected,
+    payment_method: body.payment_method ?? null,
+    cod_status: cod === 0 && collected === 0 ? null : codStatus,
+    delivered_packages: delivered,
+    lat: body.lat ?? null,
+    lng: body.lng ?? null,
+    delivered_at: now,
+  };
+}
+
+export async function presentProof(ctx: FilesContext, p: ProofsTable, ttlSeconds?: number): Promise<ProofOfDelivery> {
+  const photos = JSON.parse(p.photo_files) as string[];
+  return {
+    object: 'proof_of_delivery',
+    order: p.order_id,
+    receiver_name: p.receiver_name,
+    receiver_document: p.receiver_document,
+    relationship: p.relationship as ProofOfDelivery['relationship'],
+    signature_url: p.signature_file ? await fileUrl(ctx, p.signature_file, ttlSeconds) : null,
+    photo_urls: await Promise.all(photos.map((id) => fileUrl(ctx, id, ttlSeconds))),
+    collected_amount: p.collected_amount === null ? null : toMajor(p.collected_amount),
+    payment_method: p.payment_method as ProofOfDelivery['payment_method'],
+    cod_status: p.cod_status as ProofOfDelivery['cod_status'],
+    delivered_packages: p.delivered_packages,
+    lat: p.lat,
+    lng: p.lng,
+    delivered_at: iso(p.delivered_at),
+  };
+}
