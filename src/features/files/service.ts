@@ -7,6 +7,7 @@ import type { FilesTable } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId, sha256Hex } from '../../shared/ids.js';
 import { iso } from '../orders/present.js';
+import * as repo from './repo.js';
 import type { FileObject, FilePurpose } from './schemas.js';
 import { signedUrl, verifyLink } from './signing.js';
 
@@ -77,7 +78,7 @@ export async function upload(
   await writeFile(tmp, bytes);
   await rename(tmp, pathOf(ctx.config, row.id));
   try {
-    await ctx.db.insertInto('files').values(row).execute();
+    await repo.insertFile(ctx.db, row);
   } catch (err) {
     await unlink(pathOf(ctx.config, row.id)).catch(() => {});
     throw err;
@@ -86,9 +87,7 @@ export async function upload(
 }
 
 export async function getFile(ctx: FilesContext, scope: Scope, id: string): Promise<FileObject> {
-  let q = ctx.db.selectFrom('files').selectAll().where('id', '=', id).where('mode', '=', scope.mode);
-  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
-  const row = await q.executeTakeFirst();
+  const row = await repo.findFileInScope(ctx.db, scope, id);
   if (!row) throw notFound('file', id);
   return present(ctx, row);
 }
@@ -103,7 +102,7 @@ export async function content(
   const invalid = new ApiError('file_link_invalid', 'This file link is invalid or has expired.');
   if (!expires || !/^[0-9]{1,15}$/.test(expires) || !signature) throw invalid;
   if (!(await verifyLink(ctx.db, id, Number(expires), signature))) throw invalid;
-  const row = await ctx.db.selectFrom('files').select('mime').where('id', '=', id).executeTakeFirst();
+  const row = await repo.findFile(ctx.db, id);
   if (!row) throw invalid;
   try {
     return { mime: row.mime, bytes: await readFile(pathOf(ctx.config, id)) };
@@ -126,7 +125,7 @@ export async function fileForProof(
   purpose: FilePurpose,
   param: string,
 ): Promise<FilesTable> {
-  const row = await ctx.db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+  const row = await repo.findFile(ctx.db, id);
   const visible =
     row &&
     row.mode === order.mode &&

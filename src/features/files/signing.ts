@@ -1,27 +1,16 @@
 import { createHmac } from 'node:crypto';
-import type { Db, Executor } from '../../shared/db/index.js';
+import type { Db } from '../../shared/db/index.js';
+import { getOrCreateSetting } from '../../shared/db/settings.js';
 import { randomToken, safeEqual } from '../../shared/ids.js';
 
 const SETTING = 'files.link_secret';
 const cache = new WeakMap<object, string>();
 
-/**
- * The key that signs file links: generated once and kept in `settings`, so every instance behind
- * a load balancer signs and verifies alike. The first writer wins; everyone then reads that value.
- */
+/** The key that signs file links: kept in `settings`, so every instance behind a load balancer signs alike. */
 export async function linkSecret(db: Db): Promise<string> {
   const hit = cache.get(db);
   if (hit) return hit;
-  await db
-    .insertInto('settings')
-    .values({ key: SETTING, value: randomToken(48) })
-    .onConflict((oc) => oc.column('key').doNothing())
-    .execute();
-  const { value } = await (db as Executor)
-    .selectFrom('settings')
-    .select('value')
-    .where('key', '=', SETTING)
-    .executeTakeFirstOrThrow();
+  const value = await getOrCreateSetting(db, SETTING, () => randomToken(48));
   cache.set(db, value);
   return value;
 }

@@ -1,0 +1,17 @@
+import type { Scope } from '../../shared/auth.js';
+import type { Executor } from '../../shared/db/index.js';
+import type { FilesTable } from '../../shared/db/schema.js';
+
+export async function insertFile(db: Executor, row: FilesTable): Promise<void> {
+  await db.insertInto('files').values(row).execute();
+}
+
+export async function findFile(db: Executor, id: string): Promise<FilesTable | undefined> {
+  return db.selectFrom('files').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findFileInScope(db: Executor, scope: Scope, id: string): Promise<FilesTable | undefined> {
+  let q = db.selectFrom('files').selectAll().where('id', '=', id).where('mode', '=', scope.mode);
+  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  return q.executeTakeFirst();
+}
