@@ -4,7 +4,16 @@ import { ORDER_STATUSES, type OrderStatus } from '../src/features/orders/schemas
 import { escapeHtml, renderTrackingPage } from '../src/features/tracking/page.js';
 import { firstName, LIVE_STATUSES, presentPublic } from '../src/features/tracking/public.js';
 import type { TrackingView } from '../src/features/tracking/service.js';
-import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
+import {
+  client,
+  describeEach,
+  type Merchant,
+  newMerchant,
+  newOperator,
+  startApp,
+  type TestApp,
+  validOrder,
+} from './helpers.js';
 
 // Everything that must never reach the public page or its JSON.
 const PII = {
@@ -67,8 +76,8 @@ describeEach('public tracking', (engine) => {
   }
 
   /**
-   * The lifecycle endpoints are being built in parallel, so these tests drive statuses by writing
-   * the order row and its timeline directly, as a lifecycle move would.
+   * Writes the order row and its timeline directly, as a lifecycle move would, to place exact
+   * positions on the timeline; the real-moves test below covers the API path.
    */
   async function moveTo(orderId: string, status: OrderStatus, at: number, pos: [number, number] | null = null) {
     await t.ctx.db
@@ -212,6 +221,34 @@ describeEach('public tracking', (engine) => {
     expect(page).not.toContain('Juan');
     expect(page).toContain('Delivered');
     expect(page).not.toContain('http-equiv="refresh"');
+  });
+
+  it('shows the courier first name and live position through real moves, and only between pickup and arrival', async () => {
+    const op = client(t.app, await newOperator(t, 'live'));
+    const courier = (await op('POST', '/v1/couriers', { name: 'Rosa Quispehuaman' })).body;
+    const o = await createOrder(m.live, { ...PII.order, requires_signature: false, cash_on_delivery: 0 });
+    const pub = () => anon()('GET', `/v1/public/tracking/${o.tracking_code}`);
+    expect((await op('POST', `/v1/orders/${o.id}/assign`, { courier_id: courier.id })).status).toBe(200);
+    expect((await op('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.05, lng: -77.04 })).status).toBeLessThan(
+      300,
+    );
+    expect((await pub()).body.courier).toBeNull();
+
+    await op('POST', `/v1/orders/${o.id}/pickup`);
+    await op('POST', `/v1/orders/${o.id}/depart`);
+    await op('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.0707, lng: -77.0345 });
+    const live = (await pub()).body;
+    expect(live.status).toBe('in_transit');
+    expect(live.courier).toEqual({ name: 'Rosa', lat: -12.0707, lng: -77.0345 });
+    expect(typeof live.eta_minutes).toBe('number');
+    const page = (await anon()('GET', `/track/${o.tracking_code}`)).raw.body;
+    expect(page).toContain('Rosa');
+    expect(page).not.toContain('Quispehuaman');
+
+    expect((await op('POST', `/v1/orders/${o.id}/deliver`, { receiver_name: 'Ana' })).status).toBe(200);
+    const done = (await pub()).body;
+    expect(done.status).toBe('delivered');
+    expect(done.courier).toBeNull();
   });
 
   it('escapes hostile names on the page', async () => {
