@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ordersRoutes } from './features/orders/routes.js';
+import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
@@ -107,6 +108,7 @@ export async function buildApp(
     async (v1) => {
       installAuth(v1, ctx.db);
       ordersRoutes(v1, ctx);
+      webhooksRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

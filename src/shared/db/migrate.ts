@@ -1,6 +1,7 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
 import type { Database, Engine } from './index.js';
 import * as m001 from './migrations/001_core.js';
+import * as m004 from './migrations/004_webhooks.js';
 
 export interface MigrationContext {
   engine: Engine;
@@ -13,6 +14,7 @@ type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise
 /** Listed here rather than read from disk, so the same list works from src/ (tests) and dist/ (production). */
 const MIGRATIONS: Record<string, MigrationModule> = {
   '001_core': m001,
+  '004_webhooks': m004,
 };
 
 class StaticProvider implements MigrationProvider {

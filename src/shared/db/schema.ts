@@ -7,6 +7,7 @@
  * Each feature adds its tables to `DB` below.
  */
 import type { Generated } from 'kysely';
+import type { WebhookTables } from '../../features/webhooks/tables.js';
 
 export type Mode = 'test' | 'live';
 export type Role = 'merchant' | 'operator';
@@ -125,4 +126,4 @@ export interface CoreTables {
   settings: SettingsTable;
 }
 
-export interface DB extends CoreTables {}
+export interface DB extends CoreTables, WebhookTables {}
