@@ -107,7 +107,10 @@ describeEach('webhook delivery', (engine) => {
     expect(log.body.data[0].duration_ms).toBeGreaterThanOrEqual(0);
     const failing = await call('GET', '/v1/events?delivery_success=false');
     expect(failing.body.data.map((x: { id: string }) => x.id)).toContain(eventId);
-    const page = await call('GET', `/v1/webhook_endpoints/${e.id}/deliveries?limit=2&starting_after=${log.body.data[1].id}`);
+    const page = await call(
+      'GET',
+      `/v1/webhook_endpoints/${e.id}/deliveries?limit=2&starting_after=${log.body.data[1].id}`,
+    );
     expect(page.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([2, 1]);
     await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' });
   });
@@ -124,7 +127,9 @@ describeEach('webhook delivery', (engine) => {
     rx.respond = () => replies.shift() ?? { status: 200 };
     dispatcher({ clock });
     await order(m.test);
-    const eventId = await waitFor(() => rx.on('/retry-after').length === 1 && String(rx.on('/retry-after')[0].headers['service-event-id']));
+    const eventId = await waitFor(
+      () => rx.on('/retry-after').length === 1 && String(rx.on('/retry-after')[0].headers['service-event-id']),
+    );
     await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(1));
     expect((await delivery(eventId, e.id)).next_attempt_at).toBe(clock.t + 100); // 3600 s clamped to 2 × 50 ms
     clock.advance(100);
@@ -169,7 +174,11 @@ describeEach('webhook delivery', (engine) => {
     const rows = await t.ctx.db.selectFrom('webhook_deliveries').selectAll().where('order_id', '=', o.id).execute();
     expect(rows).toHaveLength(2);
     for (const key of [other.test, m.test]) {
-      await client(t.app, key)('PATCH', `/v1/webhook_endpoints/${(await client(t.app, key)('GET', '/v1/webhook_endpoints')).body.data[0].id}`, { status: 'disabled' });
+      await client(t.app, key)(
+        'PATCH',
+        `/v1/webhook_endpoints/${(await client(t.app, key)('GET', '/v1/webhook_endpoints')).body.data[0].id}`,
+        { status: 'disabled' },
+      );
     }
   });
 
@@ -222,7 +231,9 @@ describeEach('webhook delivery', (engine) => {
     await order(m.test);
     await waitFor(() => rx.on('/gone').length === 1);
     const call = client(t.app, m.test);
-    await waitFor(async () => expect((await call('GET', `/v1/webhook_endpoints/${e.id}`)).body.status).toBe('disabled'));
+    await waitFor(async () =>
+      expect((await call('GET', `/v1/webhook_endpoints/${e.id}`)).body.status).toBe('disabled'),
+    );
     const ep = (await call('GET', `/v1/webhook_endpoints/${e.id}`)).body;
     expect(ep.disabled_reason).toBe('http_410');
     expect(Date.parse(ep.disabled_at)).not.toBeNaN();
@@ -241,7 +252,12 @@ describeEach('webhook delivery', (engine) => {
     const re = await call('POST', `/v1/events/${ev.id}/redeliver`, { endpoint: e.id });
     expect(re.status).toBe(202);
     expect(re.body.data).toHaveLength(1);
-    expect(re.body.data[0]).toMatchObject({ object: 'webhook_delivery', event: ev.id, endpoint: e.id, status: 'pending' });
+    expect(re.body.data[0]).toMatchObject({
+      object: 'webhook_delivery',
+      event: ev.id,
+      endpoint: e.id,
+      status: 'pending',
+    });
     await waitFor(() => rx.on('/gone').some((r) => r.headers['service-event-id'] === ev.id));
     const got = rx.on('/gone').find((r) => r.headers['service-event-id'] === ev.id);
     expect(got?.body).toBe(JSON.stringify(JSON.parse(got?.body ?? '{}')));
@@ -314,7 +330,8 @@ describeEach('webhook delivery', (engine) => {
       'https://169.254.169.254/ssrf',
     ];
     const ids: string[] = [];
-    for (const url of urls) ids.push((await call('POST', '/v1/webhook_endpoints', { url, events: ['order.created'] })).body.id);
+    for (const url of urls)
+      ids.push((await call('POST', '/v1/webhook_endpoints', { url, events: ['order.created'] })).body.id);
     dispatcher({ insecure: false });
     await order(m.test);
     for (const id of ids) {
@@ -331,7 +348,9 @@ describeEach('webhook delivery', (engine) => {
 
   it('classifies connection failures and timeouts', async () => {
     const call = client(t.app, m.test);
-    const refused = (await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:1/none', events: ['order.created'] })).body;
+    const refused = (
+      await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:1/none', events: ['order.created'] })
+    ).body;
     const slow = await endpoint(m.test, '/slow', ['order.created']);
     rx.respond = (r) => (r.path === '/slow' ? { hang: true } : { status: 200 });
     const d = new Dispatcher({

@@ -1,13 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  client,
-  describeEach,
-  type Merchant,
-  newMerchant,
-  newOperator,
-  startApp,
-  type TestApp,
-} from './helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, startApp, type TestApp } from './helpers.js';
 
 const PUBLIC = 'https://93.184.215.14/hooks'; // a literal public address: no DNS needed
 
@@ -57,7 +49,8 @@ describeEach('webhook endpoints API', (engine) => {
   it('lists newest first with keyset pagination', async () => {
     const call = client(t.app, other.test);
     const ids: string[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).body.id);
     const page1 = await call('GET', '/v1/webhook_endpoints?limit=2');
     expect(page1.body.data.map((x: { id: string }) => x.id)).toEqual([ids[2], ids[1]]);
     expect(page1.body.has_more).toBe(true);
@@ -71,7 +64,10 @@ describeEach('webhook endpoints API', (engine) => {
 
   it('validates events against the catalog', async () => {
     const call = client(t.app, m.test);
-    const unknown = await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['order.created', 'order.exploded'] });
+    const unknown = await call('POST', '/v1/webhook_endpoints', {
+      url: PUBLIC,
+      events: ['order.created', 'order.exploded'],
+    });
     expect(unknown.status).toBe(422);
     expect(unknown.body.error.param).toBe('events[1]');
     const empty = await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: [] });
@@ -88,7 +84,23 @@ describeEach('webhook endpoints API', (engine) => {
     expect(wrongType.status).toBe(422);
     const all = await call('POST', '/v1/webhook_endpoints', {
       url: PUBLIC,
-      events: ['order.validated', 'order.ready_for_pickup', 'order.arriving', 'order.at_location', 'order.partially_delivered', 'order.rescheduled', 'order.returned', 'order.failed', 'order.delivered', 'order.in_transit', 'order.picked_up', 'order.assigned', 'order.created', 'order.cancelled', '*'],
+      events: [
+        'order.validated',
+        'order.ready_for_pickup',
+        'order.arriving',
+        'order.at_location',
+        'order.partially_delivered',
+        'order.rescheduled',
+        'order.returned',
+        'order.failed',
+        'order.delivered',
+        'order.in_transit',
+        'order.picked_up',
+        'order.assigned',
+        'order.created',
+        'order.cancelled',
+        '*',
+      ],
     });
     expect(all.status).toBe(201);
     expect((await call('POST', '/v1/orders', 'not json', { 'content-type': 'application/json' })).status).toBe(400);
@@ -146,7 +158,12 @@ describeEach('webhook endpoints API', (engine) => {
     });
     expect(res.body.secret).toBeUndefined();
     const again = await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'enabled', description: null });
-    expect(again.body).toMatchObject({ status: 'enabled', disabled_reason: null, disabled_at: null, description: null });
+    expect(again.body).toMatchObject({
+      status: 'enabled',
+      disabled_reason: null,
+      disabled_at: null,
+      description: null,
+    });
     const bad = await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'paused' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.param).toBe('status');
@@ -161,7 +178,11 @@ describeEach('webhook endpoints API', (engine) => {
     expect(res.status).toBe(200);
     expect(res.body.secret).toMatch(/^whsec_/);
     expect(res.body.secret).not.toBe(e.secret);
-    const row = await t.ctx.db.selectFrom('webhook_endpoints').selectAll().where('id', '=', e.id).executeTakeFirstOrThrow();
+    const row = await t.ctx.db
+      .selectFrom('webhook_endpoints')
+      .selectAll()
+      .where('id', '=', e.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret).toBe(res.body.secret);
     expect(row.previous_secret).toBe(e.secret);
     expect(Number(row.previous_secret_expires_at) - Date.now()).toBeGreaterThan(23 * 3600_000);
@@ -206,12 +227,19 @@ describeEach('webhook endpoints API', (engine) => {
     expect((await op('GET', `/v1/webhook_endpoints/${e.id}`)).status).toBe(403);
     expect((await op('GET', '/v1/events')).status).toBe(403);
     expect((await client(t.app)('GET', '/v1/webhook_endpoints')).status).toBe(401);
-    expect((await client(t.app, 'sk_test_nope')('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status).toBe(401);
+    expect(
+      (await client(t.app, 'sk_test_nope')('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status,
+    ).toBe(401);
   });
 
   it('documents the endpoints in OpenAPI', async () => {
     const doc = (await client(t.app)('GET', '/v1/openapi.json')).body;
-    for (const p of ['/v1/webhook_endpoints', '/v1/webhook_endpoints/{id}/rotate_secret', '/v1/events', '/v1/events/{id}/redeliver']) {
+    for (const p of [
+      '/v1/webhook_endpoints',
+      '/v1/webhook_endpoints/{id}/rotate_secret',
+      '/v1/events',
+      '/v1/events/{id}/redeliver',
+    ]) {
       expect(doc.paths[p], p).toBeDefined();
     }
   });

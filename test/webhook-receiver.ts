@@ -25,6 +25,7 @@ export interface Reply {
   body?: string;
   /** Never answer (the socket stays open until the sender gives up). */
   hang?: boolean;
+  delayMs?: number;
 }
 
 /** A real node:http receiver on 127.0.0.1 that records every request and answers via `respond`. */
@@ -39,15 +40,21 @@ export class Receiver {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
-        const r: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8') };
+        const r: Received = {
+          path: req.url ?? '/',
+          headers: req.headers,
+          body: Buffer.concat(chunks).toString('utf8'),
+        };
         this.received.push(r);
         const reply = this.respond(r);
         if (reply.hang) {
           this.hanging.add(res);
           return;
         }
-        res.writeHead(reply.status ?? 200, reply.headers ?? {});
-        res.end(reply.body ?? '');
+        setTimeout(() => {
+          res.writeHead(reply.status ?? 200, reply.headers ?? {});
+          res.end(reply.body ?? '');
+        }, reply.delayMs ?? 0);
       });
     });
   }
@@ -77,13 +84,13 @@ export class Receiver {
 }
 
 /** Polls until `check` stops throwing (or returns true); fails with the last error after `timeoutMs`. */
-export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<T> {
+export async function waitFor<T>(check: () => T | Promise<T>, timeoutMs = 15_000): Promise<Exclude<T, false>> {
   const deadline = Date.now() + timeoutMs;
   let last: unknown;
   for (;;) {
     try {
       const v = await check();
-      if (v !== false) return v;
+      if (v !== false) return v as Exclude<T, false>;
       last = new Error('condition is false');
     } catch (err) {
       last = err;

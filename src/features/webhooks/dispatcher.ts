@@ -114,8 +114,7 @@ export class Dispatcher {
     this.timer = setTimeout(() => {
       void this.listen();
       this.wake();
-    }, delay);
-    this.timer.unref();
+    }, delay); // not unref'd: this timer is what keeps `ruta worker` alive
   }
 
   private async claim(limit: number): Promise<repo.DeliveryRow[]> {
@@ -222,7 +221,17 @@ export class Dispatcher {
       }
       const gone = r.status === 410;
       const retryAfter = r.status === 429 || r.status === 503 ? r.retryAfterMs : null;
-      const next = gone ? null : nextAttemptAt(config.webhookRetrySchedule, attempt, first, now, retryAfter);
+      const next = gone
+        ? null
+        : nextAttemptAt(
+            config.webhookRetrySchedule,
+            attempt,
+            first,
+            now,
+            retryAfter,
+            Math.random,
+            config.webhookTimeoutMs,
+          );
       await repo.settleDelivery(trx, d.id, this.owner, {
         ...base,
         last_error: r.error,
