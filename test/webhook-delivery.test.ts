@@ -261,8 +261,11 @@ describeEach('webhook delivery', (engine) => {
     await waitFor(() => rx.on('/gone').some((r) => r.headers['service-event-id'] === ev.id));
     const got = rx.on('/gone').find((r) => r.headers['service-event-id'] === ev.id);
     expect(got?.body).toBe(JSON.stringify(JSON.parse(got?.body ?? '{}')));
-    const full = await call('GET', `/v1/events/${ev.id}`);
-    expect(full.body.deliveries.some((d: { status: string }) => d.status === 'succeeded')).toBe(true);
+    await waitFor(async () => {
+      const full = await call('GET', `/v1/events/${ev.id}`);
+      expect(full.body.deliveries.map((d: { status: string }) => d.status)).toEqual(['succeeded']);
+      expect(full.body.pending_webhooks).toBe(0);
+    });
     const badTarget = await call('POST', `/v1/events/${ev.id}/redeliver`, { endpoint: 'we_nope' });
     expect(badTarget.status).toBe(422);
     expect(badTarget.body.error.param).toBe('endpoint');
