@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { eventsRoutes } from './features/events/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
@@ -109,6 +110,7 @@ export async function buildApp(
       installAuth(v1, ctx.db);
       ordersRoutes(v1, ctx);
       webhooksRoutes(v1, ctx);
+      eventsRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

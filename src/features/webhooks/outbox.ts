@@ -3,6 +3,7 @@ import { API_VERSION } from '../../shared/config.js';
 import type { Tx } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { newId } from '../../shared/ids.js';
+import * as events from '../events/repo.js';
 import * as repo from './repo.js';
 import type { DeliveryKind } from './tables.js';
 
@@ -101,7 +102,7 @@ export async function recordOrderEvent(
     },
   };
   const payload = JSON.stringify(envelope);
-  await repo.insertEvent(trx, {
+  await events.insertEvent(trx, {
     id,
     account_id: order.account_id,
     mode: order.mode,

@@ -8,16 +8,11 @@ import {
   AttemptQuery,
   Deleted,
   Delivery,
-  DeliveryList,
   Endpoint,
   EndpointCreate,
   EndpointList,
   EndpointUpdate,
-  Event,
-  EventList,
-  EventQuery,
   IdParams,
-  RedeliverBody,
 } from './schemas.js';
 import * as service from './service.js';
 
@@ -150,50 +145,5 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
       },
     },
     async (req) => service.listAttempts(ctx, owner(req), req.params.id, req.query),
-  );
-
-  r.get(
-    '/events',
-    {
-      schema: {
-        tags,
-        summary: 'List events, newest first',
-        querystring: EventQuery,
-        response: { 200: EventList, ...errorResponses(401, 403, 422) },
-      },
-    },
-    async (req) => service.listEvents(ctx, owner(req), req.query),
-  );
-
-  r.get(
-    '/events/:id',
-    {
-      schema: {
-        tags,
-        summary: 'Read an event and its deliveries',
-        params: IdParams,
-        response: { 200: Event, ...errorResponses(401, 403, 404) },
-      },
-    },
-    async (req) => service.getEvent(ctx, owner(req), req.params.id),
-  );
-
-  r.post(
-    '/events/:id/redeliver',
-    {
-      schema: {
-        tags,
-        summary: 'Send an event again, to one endpoint or to every subscribed one',
-        params: IdParams,
-        body: RedeliverBody,
-        response: { 202: DeliveryList, ...errorResponses(401, 403, 404, 422) },
-      },
-    },
-    async (req, reply) => {
-      const o = owner(req);
-      const res = await service.redeliver(ctx, o, req.params.id, req.body.endpoint);
-      reply.code(202);
-      return res;
-    },
   );
 }
