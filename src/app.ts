@@ -1,10 +1,12 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { dispatchRoutes } from './features/dispatch/routes.js';
+import { eventsRoutes } from './features/events/routes.js';
 import { fileContentRoutes, filesRoutes } from './features/files/routes.js';
 import { lifecycleRoutes } from './features/lifecycle/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
 import { publicTrackingRoutes } from './features/tracking/public-routes.js';
+import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
@@ -125,6 +127,8 @@ export async function buildApp(
       lifecycleRoutes(v1, ctx);
       dispatchRoutes(v1, ctx);
       await v1.register(async (files) => filesRoutes(files, ctx));
+      webhooksRoutes(v1, ctx);
+      eventsRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { type AppContext, buildApp, loggerOptions } from './app.js';
+import { startDispatcher } from './features/webhooks/dispatcher.js';
 import { type Config, loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db/index.js';
 import { migrate } from './shared/db/migrate.js';
@@ -13,7 +14,7 @@ export interface Service {
 export type ServiceFactory = (ctx: AppContext, log: pino.Logger) => Service;
 
 /** Background services each process runs; features append theirs. */
-export const backgroundServices: ServiceFactory[] = [];
+export const backgroundServices: ServiceFactory[] = [startDispatcher];
 
 export async function openContext(config: Config = loadConfig()): Promise<AppContext> {
   const database = openDatabase(config.databaseUrl);

@@ -1,7 +1,51 @@
+import { EventEmitter } from 'node:events';
 import { API_VERSION } from '../../shared/config.js';
 import type { Tx } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { newId } from '../../shared/ids.js';
+import * as events from '../events/repo.js';
+import * as repo from './repo.js';
+import type { DeliveryKind } from './tables.js';
+
+/**
+ * Wakes this process's dispatcher when deliveries are queued. Emitting before the commit is safe:
+ * SQLite serialises the dispatcher's claim behind the open transaction, and on PostgreSQL a
+ * trigger's NOTIFY (delivered at commit) wakes every worker again once the rows are visible.
+ */
+export const deliveriesQueued = new EventEmitter();
+
+export function subscribes(events: string[], type: string): boolean {
+  return events.includes('*') || events.includes(type);
+}
+
+export function deliveryRow(
+  event: { id: string; order_id: string | null; sequence: number },
+  endpoint: { id: string; account_id: string; mode: Mode },
+  kind: DeliveryKind,
+  now: number,
+): repo.DeliveryRow {
+  return {
+    id: newId('del', now),
+    event_id: event.id,
+    endpoint_id: endpoint.id,
+    account_id: endpoint.account_id,
+    mode: endpoint.mode,
+    order_id: event.order_id,
+    sequence: event.sequence,
+    kind,
+    status: 'pending',
+    attempts: 0,
+    next_attempt_at: now,
+    first_attempt_at: null,
+    last_attempt_at: null,
+    lease_owner: null,
+    lease_expires_at: null,
+    last_error: null,
+    last_status_code: null,
+    created_at: now,
+    completed_at: null,
+  };
+}
 
 export interface OrderRef {
   id: string;
@@ -22,7 +66,9 @@ export interface RecordedEvent {
 /**
  * Writes an order event to the outbox inside the caller's transaction, so the state change and
  * its event commit or roll back together. The envelope is serialised once, here, and those exact
- * bytes are what every delivery attempt sends.
+ * bytes are what every delivery attempt sends. A delivery row is queued, in the same
+ * transaction, for every endpoint of the order's account and environment that is enabled and
+ * subscribed at this moment.
  */
 export async function recordOrderEvent(
   trx: Tx,
@@ -56,9 +102,20 @@ export async function recordOrderEvent(
     },
   };
   const payload = JSON.stringify(envelope);
-  await trx
-    .insertInto('events')
-    .values({ id, account_id: order.account_id, mode: order.mode, type, order_id: order.id, payload, created_at: now })
-    .execute();
+  await events.insertEvent(trx, {
+    id,
+    account_id: order.account_id,
+    mode: order.mode,
+    type,
+    order_id: order.id,
+    payload,
+    created_at: now,
+  });
+  const endpoints = await repo.enabledEndpoints(trx, { accountId: order.account_id, mode: order.mode });
+  const rows = endpoints
+    .filter((e) => subscribes(JSON.parse(e.events) as string[], type))
+    .map((e) => deliveryRow({ id, order_id: order.id, sequence }, e, 'event', now));
+  await repo.insertDeliveries(trx, rows);
+  if (rows.length > 0) deliveriesQueued.emit('queued');
   return { id, type, sequence, payload };
 }

@@ -2,6 +2,7 @@ import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'k
 import type { Database, Engine } from './index.js';
 import * as m001 from './migrations/001_core.js';
 import * as m002 from './migrations/002_lifecycle.js';
+import * as m003 from './migrations/003_webhooks.js';
 
 export interface MigrationContext {
   engine: Engine;
@@ -15,6 +16,7 @@ type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise
 const MIGRATIONS: Record<string, MigrationModule> = {
   '001_core': m001,
   '002_lifecycle': m002,
+  '003_webhooks': m003,
 };
 
 class StaticProvider implements MigrationProvider {

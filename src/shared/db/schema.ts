@@ -7,6 +7,7 @@
  * Each feature adds its tables to `DB` below.
  */
 import type { Generated } from 'kysely';
+import type { WebhookTables } from '../../features/webhooks/tables.js';
 
 export type Mode = 'test' | 'live';
 export type Role = 'merchant' | 'operator';
@@ -212,4 +213,4 @@ export interface LifecycleTables {
   proofs: ProofsTable;
 }
 
-export interface DB extends Omit<CoreTables, 'orders'>, LifecycleTables {}
+export interface DB extends Omit<CoreTables, 'orders'>, LifecycleTables, WebhookTables {}

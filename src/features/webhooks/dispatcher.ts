@@ -1,0 +1,284 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { pino } from 'pino';
+import type { AppContext } from '../../app.js';
+import type { Config } from '../../shared/config.js';
+import type { Db, Engine } from '../../shared/db/index.js';
+import * as metrics from './metrics.js';
+import { deliveriesQueued } from './outbox.js';
+import * as repo from './repo.js';
+import { nextAttemptAt } from './retry.js';
+import { destroyAgents, type SendResult, send } from './sender.js';
+import { signatureHeader } from './signature.js';
+
+export const DISABLE_AFTER_MS = 72 * 3600_000;
+const LEASE_MARGIN_MS = 15_000;
+const USER_AGENT = 'Ruta-Webhooks/1.0';
+
+export interface DispatcherOptions {
+  db: Db;
+  engine: Engine;
+  config: Config;
+  log?: pino.Logger;
+  /** The clock; injectable so tests can jump hours (retries, lease expiry, the 72 h rule). */
+  now?: () => number;
+  /** Fallback poll when nothing wakes us. */
+  pollMs?: number;
+  /** PostgreSQL URL to LISTEN on, so commits in other processes wake this one. */
+  listenUrl?: string;
+}
+
+/**
+ * Claims due deliveries (leased, so a crashed worker's claims come back after the lease expires),
+ * sends each with its own 5 s budget, and records the outcome. Woken by new deliveries in this
+ * process, by NOTIFY from others on PostgreSQL, by each finished attempt, and by a fallback timer.
+ */
+export class Dispatcher {
+  readonly owner = `wkr_${randomBytes(8).toString('hex')}`;
+  private readonly now: () => number;
+  private readonly pollMs: number;
+  private readonly concurrency: number;
+  /** A slow or dead receiver gets at most this many slots, so others keep flowing. */
+  private readonly perEndpointCap: number;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly perEndpoint = new Map<string, number>();
+  private running = false;
+  private pendingWake = false;
+  private stopped = false;
+  private timer: NodeJS.Timeout | undefined;
+  private listener: pg.Client | undefined;
+  private readonly onQueued = () => this.wake();
+
+  constructor(private readonly o: DispatcherOptions) {
+    this.now = o.now ?? Date.now;
+    this.pollMs = o.pollMs ?? 1000;
+    this.concurrency = o.config.webhookConcurrency;
+    this.perEndpointCap = Math.max(1, Math.ceil(this.concurrency * 0.8));
+  }
+
+  start(): this {
+    deliveriesQueued.on('queued', this.onQueued);
+    void this.listen();
+    this.wake();
+    return this;
+  }
+
+  private async listen(): Promise<void> {
+    if (!this.o.listenUrl || this.listener || this.stopped) return;
+    const client = new pg.Client({ connectionString: this.o.listenUrl });
+    this.listener = client;
+    client.on('notification', () => this.wake());
+    client.on('error', () => {
+      // The fallback poll keeps deliveries moving; the next poll reconnects.
+      if (this.listener === client) this.listener = undefined;
+      void client.end().catch(() => {});
+    });
+    try {
+      await client.connect();
+      await client.query('LISTEN ruta_webhooks');
+    } catch (err) {
+      this.o.log?.warn({ err }, 'webhook dispatcher: LISTEN failed; polling');
+      if (this.listener === client) this.listener = undefined;
+      await client.end().catch(() => {});
+    }
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    this.pendingWake = true;
+    if (this.running) return;
+    this.running = true;
+    void this.run();
+  }
+
+  private async run(): Promise<void> {
+    let delay = this.pollMs;
+    try {
+      while (this.pendingWake && !this.stopped) {
+        this.pendingWake = false;
+        const free = this.concurrency - this.inFlight.size;
+        if (free <= 0) break; // a finishing attempt wakes us
+        const claimed = await this.claim(free);
+        if (claimed.length === free) this.pendingWake = true;
+      }
+      const next = await repo.nextDueAt(this.o.db, this.now());
+      if (next !== null) delay = Math.max(5, Math.min(this.pollMs, next - this.now()));
+    } catch (err) {
+      if (!this.stopped) this.o.log?.error({ err }, 'webhook dispatcher: claim failed');
+    } finally {
+      this.running = false;
+    }
+    if (this.stopped) return;
+    if (this.pendingWake) return this.wake();
+    clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void this.listen();
+      this.wake();
+    }, delay); // not unref'd: this timer is what keeps `ruta worker` alive
+  }
+
+  private async claim(limit: number): Promise<repo.DeliveryRow[]> {
+    const now = this.now();
+    const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.perEndpointCap).map(([id]) => id);
+    const claimed = await this.o.db.transaction().execute((trx) =>
+      repo.claimDue(trx, this.o.engine, {
+        owner: this.owner,
+        now,
+        leaseUntil: now + this.o.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+        limit,
+        excludeEndpoints: saturated,
+      }),
+    );
+    for (const d of claimed) this.launch(d);
+    return claimed;
+  }
+
+  private launch(d: repo.DeliveryRow): void {
+    this.perEndpoint.set(d.endpoint_id, (this.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
+    metrics.inFlightGauge.inc();
+    const p = this.process(d)
+      .catch((err) => this.o.log?.error({ err, delivery: d.id }, 'webhook dispatcher: delivery failed'))
+      .finally(() => {
+        this.inFlight.delete(d.id);
+        const n = (this.perEndpoint.get(d.endpoint_id) ?? 1) - 1;
+        if (n <= 0) this.perEndpoint.delete(d.endpoint_id);
+        else this.perEndpoint.set(d.endpoint_id, n);
+        metrics.inFlightGauge.dec();
+        this.wake();
+      });
+    this.inFlight.set(d.id, p);
+  }
+
+  private async process(d: repo.DeliveryRow): Promise<void> {
+    const { db, config } = this.o;
+    const { event, endpoint } = await repo.deliveryContext(db, d);
+    const started = this.now();
+    if (endpoint.deleted_at !== null || (endpoint.status === 'disabled' && d.kind === 'event')) {
+      const why = endpoint.deleted_at !== null ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason})`;
+      await repo.settleDelivery(db, d.id, this.owner, { status: 'failed', completed_at: started, last_error: why });
+      metrics.deliveriesTotal.inc({ outcome: 'cancelled' });
+      return;
+    }
+    const attempt = d.attempts + 1;
+    const secrets = [endpoint.secret];
+    if (endpoint.previous_secret && (endpoint.previous_secret_expires_at ?? 0) > started) {
+      secrets.push(endpoint.previous_secret);
+    }
+    const headers: Record<string, string> = {
+      'Content-Type': 'application/json',
+      'User-Agent': USER_AGENT,
+      'Service-Event': event.type,
+      ...(event.order_id ? { 'Service-Order-Id': event.order_id } : {}),
+      'Service-Signature': signatureHeader(event.payload, secrets, started),
+      'Service-Attempt': String(attempt),
+      'Service-Event-Id': event.id,
+    };
+    const result = await send(
+      {
+        url: endpoint.url,
+        body: event.payload,
+        headers,
+        timeoutMs: config.webhookTimeoutMs,
+        allowInsecure: config.webhookAllowInsecure,
+      },
+      this.perEndpointCap,
+    );
+    metrics.attemptsTotal.inc({ outcome: result.ok ? 'success' : 'failure' });
+    metrics.attemptDuration.observe({ outcome: result.ok ? 'success' : 'failure' }, result.durationMs / 1000);
+    if (result.errorClass) metrics.attemptFailures.inc({ class: result.errorClass });
+    await this.record(d, attempt, started, result);
+  }
+
+  private async record(d: repo.DeliveryRow, attempt: number, started: number, r: SendResult): Promise<void> {
+    const { db, config } = this.o;
+    const now = Math.max(this.now(), started);
+    const first = d.first_attempt_at ?? started;
+    const base = { attempts: attempt, first_attempt_at: first, last_attempt_at: started, last_status_code: r.status };
+    const outcome = await db.transaction().execute(async (trx): Promise<'succeeded' | 'failed' | 'retry'> => {
+      await repo.insertAttempt(trx, {
+        delivery_id: d.id,
+        endpoint_id: d.endpoint_id,
+        event_id: d.event_id,
+        attempt,
+        succeeded: r.ok ? 1 : 0,
+        started_at: started,
+        finished_at: started + r.durationMs,
+        duration_ms: r.durationMs,
+        response_status: r.status,
+        error_class: r.errorClass,
+        error_message: r.error?.slice(0, 500) ?? null,
+        response_body: r.body,
+      });
+      if (r.ok) {
+        await repo.settleDelivery(trx, d.id, this.owner, {
+          ...base,
+          status: 'succeeded',
+          completed_at: now,
+          last_error: null,
+        });
+        await repo.recordSuccess(trx, d.endpoint_id, now);
+        return 'succeeded';
+      }
+      const gone = r.status === 410;
+      const retryAfter = r.status === 429 || r.status === 503 ? r.retryAfterMs : null;
+      const next = gone
+        ? null
+        : nextAttemptAt(
+            config.webhookRetrySchedule,
+            attempt,
+            first,
+            now,
+            retryAfter,
+            Math.random,
+            config.webhookTimeoutMs,
+          );
+      await repo.settleDelivery(trx, d.id, this.owner, {
+        ...base,
+        last_error: r.error,
+        ...(next === null ? { status: 'failed', completed_at: now } : { next_attempt_at: next }),
+      });
+      if (gone) await repo.disableEndpoint(trx, d.endpoint_id, 'http_410', now);
+      else if (await repo.recordFailure(trx, d.endpoint_id, now, DISABLE_AFTER_MS)) {
+        this.o.log?.warn({ endpoint: d.endpoint_id }, 'webhook endpoint disabled after 72 h of failures');
+      }
+      return next === null ? 'failed' : 'retry';
+    });
+    if (outcome !== 'retry') metrics.deliveriesTotal.inc({ outcome });
+  }
+
+  /** Stops claiming, waits (bounded) for in-flight attempts, and hands back the leases of any still running. */
+  async stop(graceMs = this.o.config.webhookTimeoutMs + 1000): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    deliveriesQueued.off('queued', this.onQueued);
+    const listener = this.listener;
+    this.listener = undefined;
+    await listener?.end().catch(() => {});
+    const pending = [...this.inFlight.values()];
+    let t: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.allSettled(pending), new Promise((r) => (t = setTimeout(r, graceMs)))]);
+    clearTimeout(t);
+    await repo.releaseLeases(this.o.db, this.owner, [...this.inFlight.keys()]).catch(() => {});
+  }
+
+  get inFlightCount(): number {
+    return this.inFlight.size;
+  }
+}
+
+/** The background service `ruta serve` and `ruta worker` run (see backgroundServices in server.ts). */
+export function startDispatcher(ctx: AppContext, log?: pino.Logger): { stop(): Promise<void> } {
+  const d = new Dispatcher({
+    db: ctx.db,
+    engine: ctx.database.engine,
+    config: ctx.config,
+    log,
+    listenUrl: ctx.database.engine === 'postgres' ? ctx.config.databaseUrl : undefined,
+  }).start();
+  return {
+    stop: async () => {
+      await d.stop();
+      destroyAgents();
+    },
+  };
+}

@@ -1,0 +1,245 @@
+import { sql } from 'kysely';
+import type { Engine, Executor } from '../../shared/db/index.js';
+import type { Mode } from '../../shared/db/schema.js';
+import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
+
+export type EndpointRow = WebhookEndpointsTable;
+export type DeliveryRow = WebhookDeliveriesTable;
+export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
+export interface Owner {
+  accountId: string;
+  mode: Mode;
+}
+export interface Cursor {
+  created_at: number;
+  id: string;
+}
+
+// ---- endpoints ----
+
+export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<void> {
+  await db.insertInto('webhook_endpoints').values(row).execute();
+}
+
+/** Deleted endpoints and those of another account or environment are invisible. */
+export async function findEndpoint(db: Executor, owner: Owner, id: string): Promise<EndpointRow | undefined> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', owner.accountId)
+    .where('mode', '=', owner.mode)
+    .where('deleted_at', 'is', null)
+    .executeTakeFirst();
+}
+
+export async function listEndpoints(db: Executor, owner: Owner, after: Cursor | undefined, limit: number) {
+  let q = db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', owner.accountId)
+    .where('mode', '=', owner.mode)
+    .where('deleted_at', 'is', null);
+  if (after) {
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+      ]),
+    );
+  }
+  return q
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit + 1)
+    .execute();
+}
+
+export async function updateEndpoint(
+  db: Executor,
+  id: string,
+  set: Partial<EndpointRow>,
+): Promise<EndpointRow | undefined> {
+  return db.updateTable('webhook_endpoints').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+/** Enabled endpoints of one account and environment; the caller filters by subscription. */
+export async function enabledEndpoints(db: Executor, owner: Owner): Promise<EndpointRow[]> {
+  return db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('account_id', '=', owner.accountId)
+    .where('mode', '=', owner.mode)
+    .where('status', '=', 'enabled')
+    .where('deleted_at', 'is', null)
+    .execute();
+}
+
+export async function recordSuccess(db: Executor, id: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ last_success_at: now, first_failure_at: null })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Starts the failure run if none is open; disables the endpoint once the run reaches `disableAfterMs`. */
+export async function recordFailure(db: Executor, id: string, now: number, disableAfterMs: number): Promise<boolean> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set((eb) => ({ first_failure_at: eb.fn.coalesce('first_failure_at', eb.val(now)) }))
+    .where('id', '=', id)
+    .execute();
+  const r = await db
+    .updateTable('webhook_endpoints')
+    .set({
+      status: 'disabled',
+      disabled_reason: 'failing_72h',
+      disabled_at: now,
+      updated_at: now,
+    })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .where('first_failure_at', '<=', now - disableAfterMs)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function disableEndpoint(db: Executor, id: string, reason: string, now: number): Promise<void> {
+  await db
+    .updateTable('webhook_endpoints')
+    .set({ status: 'disabled', disabled_reason: reason, disabled_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('status', '=', 'enabled')
+    .execute();
+}
+
+// ---- deliveries ----
+
+export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promise<void> {
+  if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
+}
+
+/**
+ * Claims up to `limit` due deliveries and leases them to `owner`, in one transaction. A delivery
+ * is due when its time has come, nobody holds a live lease on it, and no lower-sequence delivery of
+ * the same (endpoint, order) is still pending. On PostgreSQL, SKIP LOCKED lets any number of
+ * workers claim side by side without taking the same row; SQLite has a single writer anyway.
+ */
+export async function claimDue(
+  db: Executor,
+  engine: Engine,
+  opts: { owner: string; now: number; leaseUntil: number; limit: number; excludeEndpoints: string[] },
+): Promise<DeliveryRow[]> {
+  const { now } = opts;
+  let q = db
+    .selectFrom('webhook_deliveries as d')
+    .select('d.id')
+    .where('d.status', '=', 'pending')
+    .where('d.next_attempt_at', '<=', now)
+    .where((eb) => eb.or([eb('d.lease_expires_at', 'is', null), eb('d.lease_expires_at', '<=', now)]))
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom('webhook_deliveries as p')
+            .select(sql`1`.as('one'))
+            .whereRef('p.endpoint_id', '=', 'd.endpoint_id')
+            .whereRef('p.order_id', '=', 'd.order_id')
+            .where('p.status', '=', 'pending')
+            .whereRef('p.sequence', '<', 'd.sequence'),
+        ),
+      ),
+    );
+  if (opts.excludeEndpoints.length > 0) q = q.where('d.endpoint_id', 'not in', opts.excludeEndpoints);
+  q = q.orderBy('d.next_attempt_at').limit(opts.limit);
+  if (engine === 'postgres') q = q.forUpdate().skipLocked();
+  const ids = (await q.execute()).map((r) => r.id);
+  if (ids.length === 0) return [];
+  return db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: opts.owner, lease_expires_at: opts.leaseUntil })
+    .where('id', 'in', ids)
+    .returningAll()
+    .execute();
+}
+
+/** What a claimed delivery needs to be sent: its event's bytes and its endpoint. */
+export async function deliveryContext(db: Executor, delivery: DeliveryRow) {
+  const event = await db
+    .selectFrom('events')
+    .select(['id', 'type', 'order_id', 'payload'])
+    .where('id', '=', delivery.event_id)
+    .executeTakeFirstOrThrow();
+  const endpoint = await db
+    .selectFrom('webhook_endpoints')
+    .selectAll()
+    .where('id', '=', delivery.endpoint_id)
+    .executeTakeFirstOrThrow();
+  return { event, endpoint };
+}
+
+/** Applies an attempt's outcome, only if `owner` still holds the lease (otherwise another worker took over). */
+export async function settleDelivery(
+  db: Executor,
+  id: string,
+  owner: string,
+  set: Partial<DeliveryRow>,
+): Promise<boolean> {
+  const r = await db
+    .updateTable('webhook_deliveries')
+    .set({ ...set, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', id)
+    .where('lease_owner', '=', owner)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+export async function releaseLeases(db: Executor, owner: string, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db
+    .updateTable('webhook_deliveries')
+    .set({ lease_owner: null, lease_expires_at: null })
+    .where('lease_owner', '=', owner)
+    .where('id', 'in', ids)
+    .execute();
+}
+
+/** The next future retry time, to sleep until then (due-but-blocked deliveries wait for a wake or the poll). */
+export async function nextDueAt(db: Executor, now: number): Promise<number | null> {
+  const r = await db
+    .selectFrom('webhook_deliveries')
+    .select((eb) => eb.fn.min('next_attempt_at').as('at'))
+    .where('status', '=', 'pending')
+    .where('next_attempt_at', '>', now)
+    .executeTakeFirst();
+  return r?.at == null ? null : Number(r.at);
+}
+
+export async function insertAttempt(db: Executor, row: Omit<WebhookAttemptsTable, 'id'>): Promise<void> {
+  await db.insertInto('webhook_attempts').values(row).execute();
+}
+
+export async function deliveriesOfEvents(db: Executor, eventIds: string[]): Promise<DeliveryRow[]> {
+  if (eventIds.length === 0) return [];
+  return db
+    .selectFrom('webhook_deliveries')
+    .selectAll()
+    .where('event_id', 'in', eventIds)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function listAttempts(
+  db: Executor,
+  endpointId: string,
+  opts: { after?: number; event?: string; limit: number },
+): Promise<AttemptRow[]> {
+  let q = db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId);
+  if (opts.after !== undefined) q = q.where('id', '<', opts.after);
+  if (opts.event !== undefined) q = q.where('event_id', '=', opts.event);
+  return q
+    .orderBy('id', 'desc')
+    .limit(opts.limit + 1)
+    .execute() as Promise<AttemptRow[]>;
+}

@@ -1,0 +1,149 @@
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { requireMerchant } from '../../shared/auth.js';
+import { errorResponses } from '../../shared/openapi.js';
+import {
+  AttemptList,
+  AttemptQuery,
+  Deleted,
+  Delivery,
+  Endpoint,
+  EndpointCreate,
+  EndpointList,
+  EndpointUpdate,
+  IdParams,
+} from './schemas.js';
+import * as service from './service.js';
+
+const ListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+const Empty = Type.Object({}, { additionalProperties: false });
+
+/** Webhook endpoints and the event log: merchant keys only, each sees its own account and environment. */
+export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContext): void {
+  const r = app.withTypeProvider<TypeBoxTypeProvider>();
+  const tags = ['Webhooks'];
+  const owner = (req: Parameters<typeof requireMerchant>[0]) => requireMerchant(req);
+
+  r.post(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'Register a webhook endpoint (the answer holds its signing secret)',
+        body: EndpointCreate,
+        response: { 201: Endpoint, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req, reply) => {
+      const o = owner(req);
+      reply.code(201);
+      return service.createEndpoint(ctx, o, req.body);
+    },
+  );
+
+  r.get(
+    '/webhook_endpoints',
+    {
+      schema: {
+        tags,
+        summary: 'List webhook endpoints, newest first',
+        querystring: ListQuery,
+        response: { 200: EndpointList, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req) => service.listEndpoints(ctx, owner(req), req.query),
+  );
+
+  r.get(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Read a webhook endpoint',
+        params: IdParams,
+        response: { 200: Endpoint, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.getEndpoint(ctx, owner(req), req.params.id),
+  );
+
+  r.patch(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Update url, events, description or status (enabled/disabled)',
+        params: IdParams,
+        body: EndpointUpdate,
+        response: { 200: Endpoint, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req) => service.updateEndpoint(ctx, owner(req), req.params.id, req.body),
+  );
+
+  r.delete(
+    '/webhook_endpoints/:id',
+    {
+      schema: {
+        tags,
+        summary: 'Delete a webhook endpoint',
+        params: IdParams,
+        response: { 200: Deleted, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.deleteEndpoint(ctx, owner(req), req.params.id),
+  );
+
+  r.post(
+    '/webhook_endpoints/:id/rotate_secret',
+    {
+      schema: {
+        tags,
+        summary: 'Roll the signing secret; the old one keeps signing alongside for 24 h',
+        params: IdParams,
+        body: Empty,
+        response: { 200: Endpoint, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => service.rotateSecret(ctx, owner(req), req.params.id),
+  );
+
+  r.post(
+    '/webhook_endpoints/:id/test',
+    {
+      schema: {
+        tags,
+        summary: 'Send a signed webhook.test event to this endpoint only',
+        params: IdParams,
+        body: Empty,
+        response: { 202: Delivery, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req, reply) => {
+      const o = owner(req);
+      reply.code(202);
+      return service.sendTest(ctx, o, req.params.id);
+    },
+  );
+
+  r.get(
+    '/webhook_endpoints/:id/deliveries',
+    {
+      schema: {
+        tags,
+        summary: 'Attempt log of an endpoint, newest first',
+        params: IdParams,
+        querystring: AttemptQuery,
+        response: { 200: AttemptList, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req) => service.listAttempts(ctx, owner(req), req.params.id, req.query),
+  );
+}

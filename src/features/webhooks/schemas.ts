@@ -1,0 +1,134 @@
+import { type Static, Type } from 'typebox';
+
+/** Every event a merchant can subscribe to: the spec's seven, cancel, and the other lifecycle moves. */
+export const EVENT_TYPES = [
+  'order.created',
+  'order.assigned',
+  'order.picked_up',
+  'order.in_transit',
+  'order.delivered',
+  'order.failed',
+  'order.returned',
+  'order.cancelled',
+  'order.validated',
+  'order.ready_for_pickup',
+  'order.arriving',
+  'order.at_location',
+  'order.partially_delivered',
+  'order.rescheduled',
+] as const;
+
+/** Sent only by POST /webhook_endpoints/{id}/test; no subscription needed. */
+export const TEST_EVENT = 'webhook.test';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// address receiving events' });
+const Events = Type.Array(Type.String({ maxLength: 100 }), {
+  maxItems: 100,
+  description: `Event names, or "*" for all: ${EVENT_TYPES.join(', ')}`,
+});
+const Description = Type.String({ maxLength: 500 });
+
+export const EndpointCreate = Type.Object(
+  { url: Url, events: Events, description: Type.Optional(Description) },
+  { additionalProperties: false },
+);
+export type EndpointCreate = Static<typeof EndpointCreate>;
+
+export const EndpointUpdate = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    description: Type.Optional(Nullable(Description)),
+    status: Type.Optional(Type.Enum(['enabled', 'disabled'])),
+  },
+  { additionalProperties: false },
+);
+export type EndpointUpdate = Static<typeof EndpointUpdate>;
+
+export const Endpoint = Type.Object(
+  {
+    id: Type.String({ examples: ['we_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
+    object: Type.Literal('webhook_endpoint'),
+    url: Type.String(),
+    events: Type.Array(Type.String()),
+    description: Nullable(Type.String()),
+    status: Type.Enum(['enabled', 'disabled']),
+    disabled_reason: Nullable(Type.String()),
+    disabled_at: Nullable(Type.String({ format: 'date-time' })),
+    created_at: Type.String({ format: 'date-time' }),
+    livemode: Type.Boolean(),
+    secret: Type.Optional(
+      Type.String({ description: 'Only in the answers of creation and rotate_secret: store it then.' }),
+    ),
+  },
+  { title: 'WebhookEndpoint' },
+);
+export type Endpoint = Static<typeof Endpoint>;
+
+export const EndpointList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Endpoint), has_more: Type.Boolean() },
+  { title: 'WebhookEndpointList' },
+);
+
+export const Deleted = Type.Object({
+  id: Type.String(),
+  object: Type.Literal('webhook_endpoint'),
+  deleted: Type.Literal(true),
+});
+
+export const Delivery = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('webhook_delivery'),
+    event: Type.String(),
+    endpoint: Type.String(),
+    order: Nullable(Type.String()),
+    status: Type.Enum(['pending', 'succeeded', 'failed']),
+    attempts: Type.Integer(),
+    next_attempt_at: Nullable(Type.String({ format: 'date-time' })),
+    last_error: Nullable(Type.String()),
+    created_at: Type.String({ format: 'date-time' }),
+  },
+  { title: 'WebhookDelivery' },
+);
+
+export const DeliveryList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Delivery) });
+
+export const Attempt = Type.Object(
+  {
+    id: Type.Integer(),
+    object: Type.Literal('webhook_attempt'),
+    delivery: Type.String(),
+    event: Type.String(),
+    attempt: Type.Integer(),
+    succeeded: Type.Boolean(),
+    started_at: Type.String({ format: 'date-time' }),
+    finished_at: Type.String({ format: 'date-time' }),
+    duration_ms: Type.Integer(),
+    response_status: Nullable(Type.Integer()),
+    error_class: Nullable(Type.Enum(['dns', 'connect', 'tls', 'timeout', 'http'])),
+    error_message: Nullable(Type.String()),
+    response_body: Nullable(Type.String({ description: 'The first KiB of the response body' })),
+  },
+  { title: 'WebhookAttempt' },
+);
+
+export const AttemptList = Type.Object({
+  object: Type.Literal('list'),
+  data: Type.Array(Attempt),
+  has_more: Type.Boolean(),
+});
+
+export const AttemptQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    starting_after: Type.Optional(Type.Integer({ minimum: 1, description: 'id of the last attempt received' })),
+    event: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type AttemptQuery = Static<typeof AttemptQuery>;
+
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

@@ -1,0 +1,137 @@
+import http from 'node:http';
+import https from 'node:https';
+import { pinnedLookup, UnsafeUrlError, vetTarget } from './ssrf.js';
+
+export type ErrorClass = 'dns' | 'connect' | 'tls' | 'timeout' | 'http';
+
+export interface SendRequest {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+  timeoutMs: number;
+  allowInsecure: boolean;
+}
+
+export interface SendResult {
+  ok: boolean;
+  status: number | null;
+  errorClass: ErrorClass | null;
+  error: string | null;
+  /** First KiB of the response body, as text. */
+  body: string | null;
+  retryAfterMs: number | null;
+  durationMs: number;
+}
+
+const BODY_KEEP = 1024;
+const agents = new Map<string, http.Agent>();
+
+/** One keep-alive pool per origin, so repeated deliveries to a receiver reuse their connections. */
+function agentFor(url: URL, maxSockets: number): http.Agent {
+  let agent = agents.get(url.origin);
+  if (!agent) {
+    const opts = { keepAlive: true, maxSockets, maxFreeSockets: 16, timeout: 60_000 };
+    agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+    agents.set(url.origin, agent);
+  }
+  return agent;
+}
+
+export function destroyAgents(): void {
+  for (const a of agents.values()) a.destroy();
+  agents.clear();
+}
+
+const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|EPROTO$)/;
+
+function classify(err: NodeJS.ErrnoException): ErrorClass {
+  const code = err.code ?? '';
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN' || code === 'EAI_FAIL' || code === 'EAI_NONAME') return 'dns';
+  if (TLS_CODES.test(code) || /certificate|ssl|tls/i.test(err.message)) return 'tls';
+  return 'connect';
+}
+
+/** Retry-After is seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined, now: number): number | null {
+  if (!value) return null;
+  if (/^\d+$/.test(value.trim())) return Number(value.trim()) * 1000;
+  const at = Date.parse(value);
+  return Number.isNaN(at) ? null : Math.max(0, at - now);
+}
+
+/**
+ * One POST with one overall timer (DNS, connect, TLS, headers) bounded by timeoutMs. The host is
+ * vetted and the socket pinned to the vetted address. Redirects are never followed: a 3xx fails.
+ */
+export async function send(req: SendRequest, maxSockets: number): Promise<SendResult> {
+  const started = performance.now();
+  const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
+    ...r,
+    durationMs: Math.round(performance.now() - started),
+  });
+  const fail = (errorClass: ErrorClass, error: string) =>
+    done({ ok: false, status: null, errorClass, error, body: null, retryAfterMs: null });
+
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<'timeout'>((resolve) => {
+    timer = setTimeout(() => resolve('timeout'), req.timeoutMs);
+  });
+  try {
+    const vetted = await Promise.race([vetTarget(req.url, req.allowInsecure), deadline]);
+    if (vetted === 'timeout') return fail('timeout', `no answer within ${req.timeoutMs} ms (resolving the host)`);
+    const { url, address, family } = vetted;
+    const mod = url.protocol === 'https:' ? https : http;
+    return await new Promise<SendResult>((resolve) => {
+      let settled = false;
+      const finish = (r: SendResult) => {
+        if (settled) return;
+        settled = true;
+        resolve(r);
+      };
+      const request = mod.request(url, {
+        method: 'POST',
+        agent: agentFor(url, maxSockets),
+        headers: { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) },
+        ...(address && family ? { lookup: pinnedLookup(address, family) } : {}),
+      });
+      let onDeadline = () => finish(fail('timeout', `no answer within ${req.timeoutMs} ms`));
+      void deadline.then(() => {
+        onDeadline();
+        request.destroy();
+      });
+      request.on('error', (err: NodeJS.ErrnoException) => finish(fail(classify(err), err.message)));
+      request.on('response', (res) => {
+        const status = res.statusCode ?? 0;
+        const ok = status >= 200 && status < 300;
+        const chunks: Buffer[] = [];
+        let kept = 0;
+        const result = () =>
+          done({
+            ok,
+            status,
+            errorClass: ok ? null : 'http',
+            error: ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`,
+            body: kept > 0 ? Buffer.concat(chunks).toString('utf8').slice(0, BODY_KEEP) : null,
+            retryAfterMs: parseRetryAfter(res.headers['retry-after'], Date.now()),
+          });
+        res.on('data', (c: Buffer) => {
+          if (kept < BODY_KEEP) {
+            chunks.push(c.subarray(0, BODY_KEEP - kept));
+            kept += Math.min(c.length, BODY_KEEP - kept);
+          }
+        });
+        // The status decided the outcome; a body cut short by the timer does not change it.
+        res.on('end', () => finish(result()));
+        res.on('error', () => finish(result()));
+        res.on('aborted', () => finish(result()));
+        onDeadline = () => finish(result());
+      });
+      request.end(req.body);
+    });
+  } catch (err) {
+    if (err instanceof UnsafeUrlError) return fail('dns', err.message);
+    return fail('connect', (err as Error).message);
+  } finally {
+    clearTimeout(timer);
+  }
+}

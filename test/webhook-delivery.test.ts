@@ -1,0 +1,414 @@
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
+import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
+import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
+import { Clock, expectSigned, Receiver, verifyRuta, waitFor } from './webhook-receiver.js';
+
+describeEach('webhook delivery', (engine) => {
+  let t: TestApp;
+  let rx: Receiver;
+  let m: Merchant;
+  let running: Dispatcher[] = [];
+
+  beforeAll(async () => {
+    t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1', RUTA_WEBHOOK_RETRY_SCHEDULE: '0.05,0.05,0.1' });
+    rx = await new Receiver().start();
+  });
+  // A fresh merchant per test, so one test's endpoints never receive another's events.
+  beforeEach(async () => {
+    m = await newMerchant(t);
+  });
+  afterEach(async () => {
+    await Promise.all(running.map((d) => d.stop(1000)));
+    running = [];
+    rx.respond = () => ({ status: 200, body: 'ok' });
+  });
+  afterAll(async () => {
+    await rx?.close();
+    await t?.close();
+  });
+
+  function dispatcher(opts: { clock?: Clock; insecure?: boolean } = {}): Dispatcher {
+    const config = { ...t.config, webhookAllowInsecure: opts.insecure ?? true };
+    const d = new Dispatcher({ db: t.ctx.db, engine, config, now: opts.clock?.now, pollMs: 50 });
+    running.push(d);
+    return d.start();
+  }
+
+  async function endpoint(key: string, path: string, events: string[] = ['*']) {
+    const res = await client(t.app, key)('POST', '/v1/webhook_endpoints', { url: rx.url(path), events });
+    expect(res.status).toBe(201);
+    return res.body as { id: string; secret: string };
+  }
+
+  const order = async (key: string) => (await client(t.app, key)('POST', '/v1/orders', validOrder())).body;
+  const delivery = (eventId: string, endpointId: string) =>
+    t.ctx.db
+      .selectFrom('webhook_deliveries')
+      .selectAll()
+      .where('event_id', '=', eventId)
+      .where('endpoint_id', '=', endpointId)
+      .executeTakeFirstOrThrow();
+
+  it('sends every header, signed over the raw body, which a README-recipe receiver accepts', async () => {
+    const e = await endpoint(m.test, '/headers');
+    dispatcher();
+    const o = await order(m.test);
+    const [r] = await waitFor(() => rx.on('/headers').length === 1 && rx.on('/headers'));
+    expect(r.headers['content-type']).toBe('application/json');
+    expect(r.headers['user-agent']).toBe('Ruta-Webhooks/1.0');
+    expect(r.headers['service-event']).toBe('order.created');
+    expect(r.headers['service-order-id']).toBe(o.id);
+    expect(r.headers['service-attempt']).toBe('1');
+    expect(r.headers['service-event-id']).toMatch(/^evt_/);
+    const sig = String(r.headers['service-signature']);
+    expect(sig).toMatch(/^t=\d{10},v1=[0-9a-f]{64}$/);
+    expect(Math.abs(Number(sig.slice(2, 12)) - Date.now() / 1000)).toBeLessThan(600);
+    expectSigned(r, e.secret);
+    expect(verifyRuta(r.body, sig, 'whsec_wrong')).toBe(false);
+    expect(verifyRuta(`${r.body} `, sig, e.secret)).toBe(false);
+    const body = JSON.parse(r.body);
+    expect(body).toMatchObject({
+      id: r.headers['service-event-id'],
+      object: 'event',
+      event: 'order.created',
+      livemode: false,
+      api_version: '2025-07-01',
+      data: { id: o.id, object: 'order', tracking_code: o.tracking_code, status: 'pending', sequence: 1 },
+    });
+    await waitFor(async () => expect((await delivery(body.id, e.id)).status).toBe('succeeded'));
+  });
+
+  it('retries with identical bodies and increasing attempt numbers, then marks the delivery failed', async () => {
+    const e = await endpoint(m.test, '/exhaust');
+    rx.respond = () => ({ status: 500, body: 'boom '.repeat(400) });
+    dispatcher();
+    await order(m.test);
+    const got = await waitFor(() => rx.on('/exhaust').length === 4 && rx.on('/exhaust'));
+    expect(got.map((r) => r.headers['service-attempt'])).toEqual(['1', '2', '3', '4']);
+    expect(new Set(got.map((r) => r.body)).size).toBe(1);
+    expect(new Set(got.map((r) => r.headers['service-event-id'])).size).toBe(1);
+    for (const r of got) expectSigned(r, e.secret);
+    const eventId = String(got[0].headers['service-event-id']);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('failed'));
+    const d = await delivery(eventId, e.id);
+    expect(d.attempts).toBe(4);
+    const call = client(t.app, m.test);
+    const log = await call('GET', `/v1/webhook_endpoints/${e.id}/deliveries`);
+    expect(log.status).toBe(200);
+    expect(log.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([4, 3, 2, 1]);
+    expect(log.body.data[0]).toMatchObject({
+      object: 'webhook_attempt',
+      event: eventId,
+      succeeded: false,
+      response_status: 500,
+      error_class: 'http',
+    });
+    expect(log.body.data[0].response_body.length).toBe(1024);
+    expect(log.body.data[0].duration_ms).toBeGreaterThanOrEqual(0);
+    const failing = await call('GET', '/v1/events?delivery_success=false');
+    expect(failing.body.data.map((x: { id: string }) => x.id)).toContain(eventId);
+    const page = await call(
+      'GET',
+      `/v1/webhook_endpoints/${e.id}/deliveries?limit=2&starting_after=${log.body.data[1].id}`,
+    );
+    expect(page.body.data.map((a: { attempt: number }) => a.attempt)).toEqual([2, 1]);
+    await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' });
+  });
+
+  it('honours Retry-After on 429/503, clamped between the scheduled delay and twice it', async () => {
+    const clock = new Clock();
+    const e = await endpoint(m.test, '/retry-after');
+    const replies = [
+      { status: 503, headers: { 'retry-after': '3600' } },
+      { status: 429, headers: { 'retry-after': '0' } },
+      { status: 500 },
+      { status: 200 },
+    ];
+    rx.respond = () => replies.shift() ?? { status: 200 };
+    dispatcher({ clock });
+    await order(m.test);
+    const eventId = await waitFor(
+      () => rx.on('/retry-after').length === 1 && String(rx.on('/retry-after')[0].headers['service-event-id']),
+    );
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(1));
+    expect((await delivery(eventId, e.id)).next_attempt_at).toBe(clock.t + 100); // 3600 s clamped to 2 × 50 ms
+    clock.advance(100);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(2));
+    expect((await delivery(eventId, e.id)).next_attempt_at).toBe(clock.t + 50); // 0 s raised to the 50 ms schedule
+    clock.advance(50);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(3));
+    const d = await delivery(eventId, e.id);
+    expect(d.next_attempt_at).toBeGreaterThanOrEqual(clock.t + 100);
+    expect(d.next_attempt_at).toBeLessThanOrEqual(clock.t + 110); // jitter: at most +10%
+    clock.advance(200);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('succeeded'));
+    expect(rx.on('/retry-after').map((r) => r.headers['service-attempt'])).toEqual(['1', '2', '3', '4']);
+  });
+
+  it('filters by subscription and isolates accounts and environments', async () => {
+    const other = await newMerchant(t, 'Other');
+    await endpoint(m.test, '/f-created', ['order.created']);
+    await endpoint(m.test, '/f-cancelled', ['order.cancelled']);
+    await endpoint(m.live, '/f-live', ['*']);
+    await endpoint(other.test, '/f-other', ['*']);
+    dispatcher();
+    const o = await order(m.test);
+    await client(t.app, m.test)('POST', `/v1/orders/${o.id}/cancel`, { reason: 'changed mind' });
+    await waitFor(() => rx.on('/f-created').length === 1 && rx.on('/f-cancelled').length === 1);
+    expect(rx.on('/f-created')[0].headers['service-event']).toBe('order.created');
+    const cancelled = rx.on('/f-cancelled')[0];
+    expect(cancelled.headers['service-event']).toBe('order.cancelled');
+    expect(JSON.parse(cancelled.body).data).toMatchObject({
+      status: 'cancelled',
+      cancellation_reason: 'changed mind',
+      previous_status: 'pending',
+      sequence: 2,
+    });
+    const live = await order(m.live);
+    await waitFor(() => rx.on('/f-live').length === 1);
+    expect(rx.on('/f-live')[0].headers['service-order-id']).toBe(live.id);
+    expect(JSON.parse(rx.on('/f-live')[0].body).livemode).toBe(true);
+    // The other account's endpoint and the live endpoint never saw the test order's events.
+    expect(rx.on('/f-other')).toHaveLength(0);
+    expect(rx.on('/f-live').some((r) => r.headers['service-order-id'] === o.id)).toBe(false);
+    const rows = await t.ctx.db.selectFrom('webhook_deliveries').selectAll().where('order_id', '=', o.id).execute();
+    expect(rows).toHaveLength(2);
+    for (const key of [other.test, m.test]) {
+      await client(t.app, key)(
+        'PATCH',
+        `/v1/webhook_endpoints/${(await client(t.app, key)('GET', '/v1/webhook_endpoints')).body.data[0].id}`,
+        { status: 'disabled' },
+      );
+    }
+  });
+
+  it('sends event n+1 of an order only after event n succeeded or was exhausted; other orders do not wait', async () => {
+    const clock = new Clock();
+    const e = await endpoint(m.test, '/ordering');
+    let failA = true;
+    const isA = (body: string) => JSON.parse(body).data.external_order_id === 'ORDER-A';
+    rx.respond = (r) =>
+      failA && isA(r.body) && r.headers['service-event'] === 'order.created' ? { status: 500 } : { status: 200 };
+    dispatcher({ clock });
+    const call = client(t.app, m.test);
+    const a = (await call('POST', '/v1/orders', validOrder({ external_order_id: 'ORDER-A' }))).body;
+    const created = await t.ctx.db
+      .selectFrom('events')
+      .select('id')
+      .where('order_id', '=', a.id)
+      .where('type', '=', 'order.created')
+      .executeTakeFirstOrThrow();
+    await waitFor(async () => expect((await delivery(created.id, e.id)).attempts).toBe(1));
+    expect((await delivery(created.id, e.id)).status).toBe('pending');
+    await call('POST', `/v1/orders/${a.id}/cancel`);
+    const b = await order(m.test);
+    await waitFor(() => rx.on('/ordering').some((r) => r.headers['service-order-id'] === b.id));
+    const cancelEvent = await t.ctx.db
+      .selectFrom('events')
+      .select('id')
+      .where('order_id', '=', a.id)
+      .where('type', '=', 'order.cancelled')
+      .executeTakeFirstOrThrow();
+    const waiting = await delivery(cancelEvent.id, e.id);
+    expect(waiting.status).toBe('pending');
+    expect(waiting.attempts).toBe(0);
+    expect(rx.on('/ordering').some((r) => r.headers['service-event'] === 'order.cancelled')).toBe(false);
+    // Once event 1 succeeds, event 2 follows.
+    failA = false;
+    clock.advance(60_000);
+    await waitFor(async () => expect((await delivery(cancelEvent.id, e.id)).status).toBe('succeeded'));
+    const aEvents = rx.on('/ordering').filter((r) => r.headers['service-order-id'] === a.id);
+    const lastCreated = aEvents.map((r) => r.headers['service-event']).lastIndexOf('order.created');
+    const firstCancelled = aEvents.map((r) => r.headers['service-event']).indexOf('order.cancelled');
+    expect(firstCancelled).toBeGreaterThan(lastCreated);
+    await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' });
+  });
+
+  it('a 410 disables the endpoint at once; events are still recorded and can be redelivered', async () => {
+    const e = await endpoint(m.test, '/gone');
+    rx.respond = () => ({ status: 410 });
+    dispatcher();
+    await order(m.test);
+    await waitFor(() => rx.on('/gone').length === 1);
+    const call = client(t.app, m.test);
+    await waitFor(async () =>
+      expect((await call('GET', `/v1/webhook_endpoints/${e.id}`)).body.status).toBe('disabled'),
+    );
+    const ep = (await call('GET', `/v1/webhook_endpoints/${e.id}`)).body;
+    expect(ep.disabled_reason).toBe('http_410');
+    expect(Date.parse(ep.disabled_at)).not.toBeNaN();
+    const eventId = String(rx.on('/gone')[0].headers['service-event-id']);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('failed'));
+    expect((await delivery(eventId, e.id)).attempts).toBe(1);
+    // A new event is recorded but not queued for the disabled endpoint.
+    const o2 = await order(m.test);
+    const events = await call('GET', `/v1/events?order=${o2.id}`);
+    expect(events.body.data).toHaveLength(1);
+    const ev = events.body.data[0];
+    const rows = await t.ctx.db.selectFrom('webhook_deliveries').selectAll().where('event_id', '=', ev.id).execute();
+    expect(rows.filter((r) => r.endpoint_id === e.id)).toHaveLength(0);
+    // Redelivery to the disabled endpoint is an explicit request, so it is sent.
+    rx.respond = () => ({ status: 200 });
+    const re = await call('POST', `/v1/events/${ev.id}/redeliver`, { endpoint: e.id });
+    expect(re.status).toBe(202);
+    expect(re.body.data).toHaveLength(1);
+    expect(re.body.data[0]).toMatchObject({
+      object: 'webhook_delivery',
+      event: ev.id,
+      endpoint: e.id,
+      status: 'pending',
+    });
+    await waitFor(() => rx.on('/gone').some((r) => r.headers['service-event-id'] === ev.id));
+    const got = rx.on('/gone').find((r) => r.headers['service-event-id'] === ev.id);
+    expect(got?.body).toBe(JSON.stringify(JSON.parse(got?.body ?? '{}')));
+    await waitFor(async () => {
+      const full = await call('GET', `/v1/events/${ev.id}`);
+      expect(full.body.deliveries.map((d: { status: string }) => d.status)).toEqual(['succeeded']);
+      expect(full.body.pending_webhooks).toBe(0);
+    });
+    const badTarget = await call('POST', `/v1/events/${ev.id}/redeliver`, { endpoint: 'we_nope' });
+    expect(badTarget.status).toBe(422);
+    expect(badTarget.body.error.param).toBe('endpoint');
+  });
+
+  it('disables an endpoint that has failed without a success for 72 h', async () => {
+    const clock = new Clock();
+    const e = await endpoint(m.test, '/dead');
+    rx.respond = () => ({ status: 500 });
+    dispatcher({ clock });
+    await order(m.test);
+    const call = client(t.app, m.test);
+    await waitFor(() => rx.on('/dead').length === 1);
+    const eventId = String(rx.on('/dead')[0].headers['service-event-id']);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(1));
+    clock.advance(71 * 3600_000);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(2));
+    expect((await call('GET', `/v1/webhook_endpoints/${e.id}`)).body.status).toBe('enabled');
+    clock.advance(2 * 3600_000);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).attempts).toBe(3));
+    const ep = (await call('GET', `/v1/webhook_endpoints/${e.id}`)).body;
+    expect(ep.status).toBe('disabled');
+    expect(ep.disabled_reason).toBe('failing_72h');
+    expect(Date.parse(ep.disabled_at)).toBe(clock.t);
+    // Its queued retry is cancelled rather than sent.
+    clock.advance(3600_000);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('failed'));
+    expect((await delivery(eventId, e.id)).attempts).toBe(3);
+  });
+
+  it('signs with both secrets for 24 h after a rotation, then with the new one only', async () => {
+    const clock = new Clock();
+    const e = await endpoint(m.test, '/rotate', ['order.created']);
+    dispatcher({ clock });
+    const call = client(t.app, m.test);
+    const rotated = (await call('POST', `/v1/webhook_endpoints/${e.id}/rotate_secret`)).body;
+    const test = await call('POST', `/v1/webhook_endpoints/${e.id}/test`);
+    expect(test.status).toBe(202);
+    expect(test.body).toMatchObject({ object: 'webhook_delivery', endpoint: e.id, status: 'pending' });
+    const [r1] = await waitFor(() => rx.on('/rotate').length === 1 && rx.on('/rotate'));
+    expect(r1.headers['service-event']).toBe('webhook.test');
+    expect(r1.headers['service-order-id']).toBeUndefined();
+    const sig1 = String(r1.headers['service-signature']);
+    expect(sig1).toMatch(/^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    expectSigned(r1, rotated.secret);
+    expectSigned(r1, e.secret);
+    clock.advance(24 * 3600_000 + 1000);
+    await call('POST', `/v1/webhook_endpoints/${e.id}/test`);
+    const r2 = await waitFor(() => rx.on('/rotate').length === 2 && rx.on('/rotate')[1]);
+    expect(String(r2.headers['service-signature'])).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/);
+    expectSigned(r2, rotated.secret);
+    expect(verifyRuta(r2.body, String(r2.headers['service-signature']), e.secret)).toBe(false);
+    expect(Number(String(r2.headers['service-signature']).split(',')[0].slice(2))).toBe(Math.floor(clock.t / 1000));
+    await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' });
+  });
+
+  it('refuses private addresses again at delivery time without the insecure flag', async () => {
+    const call = client(t.app, m.test);
+    const urls = [
+      `https://127.0.0.1:${rx.port}/ssrf`,
+      `https://localhost:${rx.port}/ssrf`,
+      `https://[::1]:${rx.port}/ssrf`,
+      `https://[::ffff:127.0.0.1]:${rx.port}/ssrf`,
+      'https://10.0.0.1/ssrf',
+      'https://169.254.169.254/ssrf',
+    ];
+    const ids: string[] = [];
+    for (const url of urls)
+      ids.push((await call('POST', '/v1/webhook_endpoints', { url, events: ['order.created'] })).body.id);
+    dispatcher({ insecure: false });
+    await order(m.test);
+    for (const id of ids) {
+      const log = await waitFor(async () => {
+        const res = await call('GET', `/v1/webhook_endpoints/${id}/deliveries`);
+        return res.body.data.length > 0 && res.body.data;
+      });
+      expect(log[0]).toMatchObject({ succeeded: false, error_class: 'dns', response_status: null });
+      expect(log[0].error_message).toMatch(/loopback, private, link-local or reserved/);
+      await call('DELETE', `/v1/webhook_endpoints/${id}`);
+    }
+    expect(rx.on('/ssrf')).toHaveLength(0);
+  });
+
+  it('classifies connection failures and timeouts', async () => {
+    const call = client(t.app, m.test);
+    const refused = (
+      await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:1/none', events: ['order.created'] })
+    ).body;
+    const slow = await endpoint(m.test, '/slow', ['order.created']);
+    rx.respond = (r) => (r.path === '/slow' ? { hang: true } : { status: 200 });
+    const d = new Dispatcher({
+      db: t.ctx.db,
+      engine,
+      config: { ...t.config, webhookTimeoutMs: 300 },
+      pollMs: 50,
+    }).start();
+    running.push(d);
+    await order(m.test);
+    const first = async (id: string) =>
+      waitFor(async () => {
+        const res = await call('GET', `/v1/webhook_endpoints/${id}/deliveries`);
+        return res.body.data.length > 0 && res.body.data.at(-1);
+      });
+    expect((await first(refused.id)).error_class).toBe('connect');
+    expect((await first(slow.id)).error_class).toBe('timeout');
+    await call('DELETE', `/v1/webhook_endpoints/${refused.id}`);
+    await call('DELETE', `/v1/webhook_endpoints/${slow.id}`);
+  });
+
+  it('lists events newest first with filters and pagination; other accounts see 404', async () => {
+    const call = client(t.app, m.test);
+    const o = await order(m.test);
+    await call('POST', `/v1/orders/${o.id}/cancel`);
+    const list = await call('GET', `/v1/events?order=${o.id}`);
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((x: { event: string }) => x.event)).toEqual(['order.cancelled', 'order.created']);
+    const page = await call('GET', `/v1/events?order=${o.id}&limit=1`);
+    expect(page.body.has_more).toBe(true);
+    const next = await call('GET', `/v1/events?order=${o.id}&limit=1&starting_after=${page.body.data[0].id}`);
+    expect(next.body.data[0].event).toBe('order.created');
+    expect(next.body.has_more).toBe(false);
+    const byType = await call('GET', `/v1/events?event=order.cancelled&order=${o.id}`);
+    expect(byType.body.data).toHaveLength(1);
+    expect((await call('GET', '/v1/events?event=order.nope')).status).toBe(422);
+    expect((await call('GET', '/v1/events?limit=0')).status).toBe(422);
+    expect((await call('GET', '/v1/events?starting_after=evt_nope')).body.error.param).toBe('starting_after');
+    const one = await call('GET', `/v1/events/${page.body.data[0].id}`);
+    expect(one.status).toBe(200);
+    expect(one.body).toMatchObject({ object: 'event', event: 'order.cancelled', data: { id: o.id } });
+    const other = await newMerchant(t, 'Nosy');
+    for (const key of [other.test, m.live]) {
+      expect((await client(t.app, key)('GET', `/v1/events/${one.body.id}`)).status).toBe(404);
+      expect((await client(t.app, key)('POST', `/v1/events/${one.body.id}/redeliver`, {})).status).toBe(404);
+      const theirs = await client(t.app, key)('GET', '/v1/events?limit=100');
+      expect(theirs.body.data.map((x: { id: string }) => x.id)).not.toContain(one.body.id);
+    }
+  });
+
+  it('exports delivery metrics', async () => {
+    const res = await client(t.app)('GET', '/metrics');
+    expect(res.raw.body).toMatch(/ruta_webhook_attempts_total\{outcome="success"\} \d+/);
+    expect(res.raw.body).toMatch(/ruta_webhook_attempt_failures_total\{class="http"\} \d+/);
+    expect(res.raw.body).toMatch(/ruta_webhook_deliveries_total\{outcome="failed"\} \d+/);
+    expect(res.raw.body).toContain('ruta_webhook_attempt_duration_seconds_bucket');
+  });
+});
