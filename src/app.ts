@@ -6,6 +6,7 @@ import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
 import { ApiError, installErrorHandling } from './shared/errors.js';
 import { randomToken } from './shared/ids.js';
+import { rejectUnstorableInput } from './shared/input.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installValidators } from './shared/validation.js';
@@ -73,6 +74,7 @@ export async function buildApp(
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};
   });
+  app.addHook('preValidation', rejectUnstorableInput);
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
       {
