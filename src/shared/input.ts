@@ -43,6 +43,8 @@ export function findUnstorable(root: unknown): { param: string; problem: string 
 
 /** preValidation hook: the same refusal for the body, the query string and the path parameters. */
 export async function rejectUnstorableInput(req: FastifyRequest): Promise<void> {
+  // Unknown paths are the not-found handler's to answer, whatever their parameters hold.
+  if (req.routeOptions.url === undefined) return;
   for (const [part, value] of [
     ['body', req.body],
     ['query', req.query],
@@ -50,8 +52,8 @@ export async function rejectUnstorableInput(req: FastifyRequest): Promise<void> 
   ] as const) {
     const bad = findUnstorable(value);
     if (bad) {
-      const where = bad.param === '' ? `the ${part}` : bad.param;
-      throw new ApiError('parameter_invalid', `Invalid ${where}: ${bad.problem}.`, bad.param || undefined);
+      if (bad.param === '') throw new ApiError('parameter_invalid', `The ${part} ${bad.problem}.`);
+      throw new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param);
     }
   }
 }
