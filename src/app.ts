@@ -10,9 +10,10 @@ import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
-import { ApiError, installErrorHandling } from './shared/errors.js';
+import { ApiError, installErrorHandling, sendError } from './shared/errors.js';
 import { installIdempotency } from './shared/idempotency.js';
 import { randomToken } from './shared/ids.js';
+import { rejectUnstorableInput } from './shared/input.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit } from './shared/rate-limit.js';
@@ -57,6 +58,14 @@ export async function buildApp(
     // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
     trustProxy: ctx.config.trustProxy as boolean,
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's own refusals (a path parameter over 100 characters, broken %-encoding) would
+    // otherwise answer with Fastify's body; no such URL can name anything, so it is a plain 404.
+    frameworkErrors: (_err, req, reply) => {
+      reply.header('Request-Id', req.id).header('Service-Version', API_VERSION);
+      const path = req.url.split('?')[0];
+      const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
+      return sendError(reply, new ApiError('route_not_found', `Unrecognized request URL (${req.method} ${shown}).`));
+    },
   });
 
   installValidators(app);
@@ -82,6 +91,7 @@ export async function buildApp(
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};
   });
+  app.addHook('preValidation', rejectUnstorableInput);
   app.addHook('onResponse', async (req, reply) => {
     req.log.info(
       {

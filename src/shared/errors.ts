@@ -78,8 +78,13 @@ export type ErrorBody = Static<typeof ErrorBody>;
 interface AjvError {
   keyword: string;
   instancePath: string;
+  schemaPath?: string;
   params: Record<string, unknown>;
   message?: string;
+  /** Set by AJV when a propertyNames rule fails: the offending key. */
+  propertyName?: string;
+  /** Present with AJV's `verbose` option; its `description` makes messages readable. */
+  parentSchema?: { description?: string };
 }
 
 /** `/items/2/description` -> `items[2].description` */
@@ -99,9 +104,11 @@ function join(base: string, key: string): string {
 /** Turns the first AJV failure into the Stripe-style error a client can act on. */
 export function validationError(errors: AjvError[], part: string): ApiError {
   // Prefer the most specific failure: a missing or unknown field beats a generic type error.
+  // An anyOf failure is reported once, as a whole, rather than as its first branch's complaint.
   const e =
     errors.find((x) => x.keyword === 'required') ??
     errors.find((x) => x.keyword === 'additionalProperties') ??
+    errors.find((x) => x.keyword === 'anyOf') ??
     errors[0];
   const base = pointerToParam(e.instancePath);
   if (e.keyword === 'required') {
@@ -114,6 +121,16 @@ export function validationError(errors: AjvError[], part: string): ApiError {
   }
   if (base === '' && e.keyword === 'type' && part === 'body') {
     return new ApiError('parameter_invalid', 'The request body must be a JSON object.');
+  }
+  if (e.propertyName !== undefined) {
+    return new ApiError('parameter_invalid', `Invalid ${base}: key '${e.propertyName}' ${describe(e)}.`, base);
+  }
+  // A value inside a free-form map (metadata): the map is the parameter, the key is named in the message.
+  if (e.schemaPath?.includes('/additionalProperties/anyOf')) {
+    const segments = e.instancePath.split('/');
+    const key = (segments.pop() ?? '').replace(/~1/g, '/').replace(/~0/g, '~');
+    const map = pointerToParam(segments.join('/'));
+    return new ApiError('parameter_invalid', `Invalid ${map}: the value of key '${key}' ${describe(e)}.`, map);
   }
   const param = base === '' ? undefined : base;
   const detail = describe(e);
@@ -148,14 +165,20 @@ function describe(e: AjvError): string {
     case 'maxProperties':
       return `must have at most ${e.params.limit} keys`;
     case 'format':
-      return `must be a valid ${e.params.format}`;
+      return `must be a valid ${e.params.format}${expected(e)}`;
     case 'pattern':
-      return 'has the wrong format';
+      return `has the wrong format${expected(e)}`;
+    case 'anyOf':
+      return e.parentSchema?.description ? `must be ${e.parentSchema.description}` : 'does not match any allowed type';
     case 'propertyNames':
       return 'has a key that is too long';
     default:
       return e.message ?? 'is invalid';
   }
+}
+
+function expected(e: AjvError): string {
+  return e.parentSchema?.description ? ` (expected ${e.parentSchema.description})` : '';
 }
 
 /** Maps Fastify's own errors (parser, body limit, media type) onto API errors. */

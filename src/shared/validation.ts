@@ -7,7 +7,15 @@ const addFormats = ((addFormatsImport as unknown as { default?: unknown }).defau
   addFormatsImport) as typeof addFormatsImport.default;
 
 function makeAjv(opts: Options): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: false, removeAdditional: false, useDefaults: true, ...opts });
+  const ajv = new Ajv({
+    strict: false,
+    allErrors: false,
+    removeAdditional: false,
+    useDefaults: true,
+    // verbose: errors carry their schema, whose description turns into a readable message.
+    verbose: true,
+    ...opts,
+  });
   addFormats(ajv, ['email', 'date-time', 'uri', 'date']);
   return ajv;
 }

@@ -56,6 +56,11 @@ export interface ListFilter {
  * scan runs oldest-first from the cursor and the caller reverses the page.
  */
 export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[]> {
+  return listOrdersQuery(db, f).execute();
+}
+
+/** The list query itself, unexecuted, so tests can ask the planner how it runs. */
+export function listOrdersQuery(db: Executor, f: ListFilter) {
   let q = db.selectFrom('orders').selectAll().where('mode', '=', f.scope.mode);
   const account = f.scope.accountId ?? f.account;
   if (account !== undefined) q = q.where('account_id', '=', account);
@@ -64,28 +69,23 @@ export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[
   if (f.externalOrderId !== undefined) q = q.where('external_order_id', '=', f.externalOrderId);
   if (f.createdGte !== undefined) q = q.where('created_at', '>=', f.createdGte);
   if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
+  // Row-value comparisons, not an OR of two conditions: both engines turn them into an index range.
   if (f.after) {
     const c = f.after;
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '<', c.created_at), eb.and([eb('created_at', '=', c.created_at), eb('id', '<', c.id)])]),
-    );
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(c.created_at, c.id)));
   }
   if (f.before) {
     const c = f.before;
-    q = q.where((eb) =>
-      eb.or([eb('created_at', '>', c.created_at), eb.and([eb('created_at', '=', c.created_at), eb('id', '>', c.id)])]),
-    );
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(c.created_at, c.id)));
     return q
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')
-      .limit(f.limit + 1)
-      .execute();
+      .limit(f.limit + 1);
   }
   return q
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
-    .limit(f.limit + 1)
-    .execute();
+    .limit(f.limit + 1);
 }
 
 /** Moves an order only if it is still in one of `from`; returns undefined when another request got there first. */

@@ -1,5 +1,5 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { ProofOfDelivery } from '../lifecycle/schemas.js';
@@ -12,6 +12,10 @@ import * as service from './service.js';
 export function ordersRoutes(app: FastifyInstance, ctx: service.OrdersContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Orders'];
+  // Checked before the body is even parsed: an operator learns it may not do this, not that its body is off.
+  const merchantOnly = async (req: FastifyRequest) => {
+    requireMerchant(req);
+  };
 
   r.post(
     '/orders',
@@ -22,6 +26,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: service.OrdersContext): 
         body: OrderCreate,
         response: { 201: Order, ...errorResponses(401, 403, 422) },
       },
+      onRequest: merchantOnly,
     },
     async (req, reply) => {
       const { accountId, mode } = requireMerchant(req);
@@ -39,6 +44,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: service.OrdersContext): 
         body: OrderCreate,
         response: { 200: Quote, ...errorResponses(401, 403, 422) },
       },
+      onRequest: merchantOnly,
     },
     async (req) => {
       const { accountId, mode } = requireMerchant(req);

@@ -27,7 +27,10 @@ export const MAX_MONEY = 99_999_999.99;
 const Str = (opts: { maxLength?: number; description?: string } = {}) => Type.String({ maxLength: 500, ...opts });
 const ReqStr = (opts: { maxLength?: number; description?: string } = {}) =>
   Type.String({ minLength: 1, maxLength: 500, ...opts });
-const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164: + followed by 8 to 15 digits' });
+const Phone = Type.String({
+  pattern: '^\\+[0-9]{8,15}$',
+  description: 'E.164 phone number: + followed by 8 to 15 digits, e.g. +51987654321',
+});
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description });
 
 export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
@@ -71,14 +74,17 @@ export const OrderItem = Type.Object(
   { additionalProperties: false },
 );
 
-const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:mm' });
+const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:mm, 00:00 to 23:59' });
 export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false });
 
 export const Metadata = Type.Unsafe<Record<string, string | number | boolean>>({
   type: 'object',
   maxProperties: 50,
   propertyNames: { maxLength: 40 },
-  additionalProperties: { anyOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }] },
+  additionalProperties: {
+    description: 'a string of at most 500 characters, a number or a boolean',
+    anyOf: [{ type: 'string', maxLength: 500 }, { type: 'number' }, { type: 'boolean' }],
+  },
   description: 'Up to 50 keys of at most 40 characters; values are strings (up to 500 characters), numbers or booleans',
 });
 
@@ -89,7 +95,9 @@ export const OrderCreate = Type.Object(
     customer: Customer,
     delivery_address: Address,
     items: Type.Optional(Type.Array(OrderItem, { maxItems: 500 })),
-    requested_date: Type.Optional(Type.String({ format: 'date-time' })),
+    requested_date: Type.Optional(
+      Type.String({ format: 'date-time', description: 'ISO 8601 date-time with offset, e.g. 2025-07-01T09:00:00Z' }),
+    ),
     time_window: Type.Optional(TimeWindow),
     priority: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3, default: 1, description: '1 low, 2 normal, 3 high' }),

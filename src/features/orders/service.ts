@@ -32,15 +32,27 @@ function minorOrThrow(amount: number, param: string): number {
   return minor;
 }
 
+/** Required text must say something: whitespace alone is as good as missing. */
+function notBlank(value: string, param: string): void {
+  if (value.trim() === '') throw new ApiError('parameter_invalid', `Invalid ${param}: must not be blank.`, param);
+}
+
 /** Checks the rules a JSON schema cannot express, and derives weight, packages and price. */
 async function compute(ctx: OrdersContext, accountId: string, body: OrderCreate): Promise<Computed> {
   const items = body.items ?? [];
+  notBlank(body.customer.name, 'customer.name');
+  notBlank(body.delivery_address.address, 'delivery_address.address');
   items.forEach((item, i) => {
+    notBlank(item.description, `items[${i}].description`);
     if (item.declared_value !== undefined) minorOrThrow(item.declared_value, `items[${i}].declared_value`);
   });
   const tw = body.time_window;
   if (tw && tw.start >= tw.end) {
-    throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid time_window.end: must be after time_window.start (${tw.start}).`,
+      'time_window.end',
+    );
   }
   const codMinor = minorOrThrow(body.cash_on_delivery ?? 0, 'cash_on_delivery');
   const account = await findAccount(ctx.db, accountId);

@@ -1,0 +1,517 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  client,
+  describeEach,
+  type Merchant,
+  newMerchant,
+  type Res,
+  startApp,
+  type TestApp,
+  validOrder,
+} from './helpers.js';
+
+/**
+ * Bad-input corpus: wrong types, shapes, encodings and sizes thrown at every endpoint. Whatever
+ * comes in, the answer is never a 5xx and always the one Error body. To cover a new endpoint, add
+ * a row to ENDPOINTS (and, for a body with fields, a FIELDS table like ORDER_FIELDS).
+ */
+
+interface Fixture {
+  order: { id: string; tracking_code: string };
+}
+
+interface Endpoint {
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: (f: Fixture) => string;
+  /** `required`: the body is an object with required fields; `optional`: may be absent (actions like cancel). */
+  body: 'none' | 'required' | 'optional';
+  /** Status of a well-formed call with the fixture. */
+  ok: number;
+  /** A well-formed body, when the endpoint takes one. */
+  valid?: () => Record<string, unknown>;
+  /** Whether `{id}` in the path is looked up (then unknown ids are 404). */
+  hasId?: boolean;
+  /** Whether the query string is validated strictly (unknown parameters are 422). */
+  strictQuery?: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'create order', method: 'POST', path: () => '/v1/orders', body: 'required', ok: 201, valid: validOrder },
+  { name: 'quote', method: 'POST', path: () => '/v1/orders/quote', body: 'required', ok: 200, valid: validOrder },
+  { name: 'list orders', method: 'GET', path: () => '/v1/orders', body: 'none', ok: 200, strictQuery: true },
+  { name: 'read order', method: 'GET', path: (f) => `/v1/orders/${f.order.id}`, body: 'none', ok: 200, hasId: true },
+  {
+    name: 'read order by tracking code',
+    method: 'GET',
+    path: (f) => `/v1/orders/${f.order.tracking_code}`,
+    body: 'none',
+    ok: 200,
+    hasId: true,
+  },
+  {
+    name: 'tracking',
+    method: 'GET',
+    path: (f) => `/v1/orders/${f.order.id}/tracking`,
+    body: 'none',
+    ok: 200,
+    hasId: true,
+  },
+  { name: 'proof', method: 'GET', path: (f) => `/v1/orders/${f.order.id}/proof`, body: 'none', ok: 404, hasId: true },
+  {
+    name: 'cancel',
+    method: 'POST',
+    path: (f) => `/v1/orders/${f.order.id}/cancel`,
+    body: 'optional',
+    ok: 200,
+    hasId: true,
+    valid: () => ({ reason: 'corpus' }),
+  },
+];
+
+interface BodyCase {
+  name: string;
+  /** The raw body, or a function of the endpoint's valid body (to test one flaw in an otherwise good body). */
+  payload: string | ((valid: Record<string, unknown>) => string);
+  contentType?: string;
+  status: number;
+  code?: string;
+}
+
+const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+
+/** Bodies that are wrong whatever the endpoint. */
+const BODY_CASES: BodyCase[] = [
+  { name: 'truncated JSON', payload: '{"a":', status: 400, code: 'invalid_json' },
+  { name: 'single quotes', payload: "{'a':1}", status: 400, code: 'invalid_json' },
+  { name: 'trailing comma', payload: '{"a":1,}', status: 400, code: 'invalid_json' },
+  { name: 'trailing garbage', payload: '{}x', status: 400, code: 'invalid_json' },
+  { name: 'bare word', payload: 'nul', status: 400, code: 'invalid_json' },
+  { name: 'NaN literal', payload: '{"a":NaN}', status: 400, code: 'invalid_json' },
+  { name: 'prototype pollution', payload: '{"__proto__":{"x":1}}', status: 400, code: 'invalid_json' },
+  { name: 'null', payload: 'null', status: 422, code: 'parameter_invalid' },
+  { name: 'array', payload: '[]', status: 422, code: 'parameter_invalid' },
+  { name: 'array of objects', payload: '[{}]', status: 422, code: 'parameter_invalid' },
+  { name: 'string', payload: '"hello"', status: 422, code: 'parameter_invalid' },
+  { name: 'number', payload: '42', status: 422, code: 'parameter_invalid' },
+  { name: 'huge number', payload: '1e400', status: 422, code: 'parameter_invalid' },
+  { name: 'boolean', payload: 'true', status: 422, code: 'parameter_invalid' },
+  {
+    name: 'unknown field',
+    payload: (v) => JSON.stringify({ ...v, zzz: 1 }),
+    status: 422,
+    code: 'parameter_unknown',
+  },
+  { name: 'deeply nested array', payload: deep(100_000), status: 422, code: 'parameter_invalid' },
+  {
+    name: 'deeply nested unknown field',
+    payload: (v) => `${JSON.stringify(v).slice(0, -1)}${Object.keys(v).length ? ',' : ''}"zzz":${deep(100_000)}}`,
+    status: 422,
+    code: 'parameter_unknown',
+  },
+  {
+    name: 'NUL in a string',
+    payload: (v) => JSON.stringify({ ...v, zzz: 'a\u0000b' }),
+    status: 422,
+    code: 'parameter_invalid',
+  },
+  {
+    name: 'infinite number in a field',
+    payload: (v) => `${JSON.stringify(v).slice(0, -1)}${Object.keys(v).length ? ',' : ''}"zzz":1e999}`,
+    status: 422,
+    code: 'parameter_invalid',
+  },
+  { name: 'text/plain', payload: '{}', contentType: 'text/plain', status: 415, code: 'unsupported_media_type' },
+  {
+    name: 'form encoded',
+    payload: 'a=1',
+    contentType: 'application/x-www-form-urlencoded',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  {
+    name: 'multipart',
+    payload: '--x\r\n\r\n--x--',
+    contentType: 'multipart/form-data; boundary=x',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  { name: 'xml', payload: '<a/>', contentType: 'application/xml', status: 415, code: 'unsupported_media_type' },
+  {
+    name: 'json lookalike type',
+    payload: '{}',
+    contentType: 'application/jsonx',
+    status: 415,
+    code: 'unsupported_media_type',
+  },
+  { name: 'no content type', payload: '{}', contentType: '', status: 415, code: 'unsupported_media_type' },
+  {
+    name: 'body over 1 MiB',
+    payload: JSON.stringify({ zzz: 'x'.repeat(1024 * 1024 + 10) }),
+    status: 413,
+    code: 'request_too_large',
+  },
+];
+
+/** Values of every JSON kind; a field rejects those whose kind it does not take. */
+const KINDS: [kind: string, value: unknown][] = [
+  ['null', null],
+  ['integer', 7],
+  ['number', 1.5],
+  ['string', 'x'],
+  ['boolean', true],
+  ['array', []],
+  ['object', {}],
+];
+
+type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+/** [path in the body, JSON kind, further values that are wrong for this field] */
+type Field = [path: string, kind: FieldKind, extraBad: unknown[]];
+
+const s500 = 'x'.repeat(501);
+const ORDER_FIELDS: Field[] = [
+  ['external_order_id', 'string', ['x'.repeat(101)]],
+  ['source', 'string', ['x', 'API', '']],
+  ['customer', 'object', []],
+  ['customer.name', 'string', ['', s500]],
+  ['customer.document_type', 'string', [s500]],
+  ['customer.document_number', 'string', [s500]],
+  ['customer.email', 'string', ['x', 'a@', '@b.com', s500]],
+  ['customer.phone', 'string', ['987654321', '+1234567', '+1234567890123456', '+51 987 654 321', '+51-987654321']],
+  ['customer.whatsapp', 'string', ['x', '+']],
+  ['delivery_address', 'object', []],
+  ['delivery_address.address', 'string', ['', s500]],
+  ['delivery_address.label', 'string', [s500]],
+  ['delivery_address.city', 'string', [s500]],
+  ['delivery_address.lat', 'number', [-90.0001, 90.0001, 1e308]],
+  ['delivery_address.lng', 'number', [-180.5, 180.5]],
+  ['delivery_address.reference', 'string', [s500]],
+  ['delivery_address.access_notes', 'string', [s500]],
+  ['items', 'array', [Array.from({ length: 501 }, () => ({ description: 'x' }))]],
+  ['items[0]', 'object', []],
+  ['items[0].description', 'string', ['', s500]],
+  ['items[0].sku', 'string', [s500]],
+  ['items[0].quantity', 'integer', [0, -1, 10_001, 1.5, 1e20]],
+  ['items[0].weight_kg', 'number', [-0.001, 1e12]],
+  ['items[0].declared_value', 'number', [-1, 1.234, 1e15]],
+  ['requested_date', 'string', ['tomorrow', '2025-13-01T00:00:00Z', '2025-07-01T10:00:00', '2025-07-01']],
+  ['time_window', 'object', [{ start: '09:00' }, { end: '10:00' }]],
+  ['time_window.start', 'string', ['9:00', '24:00', '09:60', '0900']],
+  ['time_window.end', 'string', ['08:00', '09:00', '25:00']],
+  ['priority', 'integer', [0, 4, 2.5, -1]],
+  ['is_urgent', 'boolean', []],
+  ['requires_signature', 'boolean', []],
+  ['requires_photo', 'boolean', []],
+  ['cash_on_delivery', 'number', [-0.01, 1.001, 1e9]],
+  ['customer_notes', 'string', [s500]],
+  ['metadata', 'object', [{ k: null }, { k: {} }, { k: [] }, { k: s500 }, { ['k'.repeat(41)]: 1 }]],
+];
+
+/** Sets `value` at a path like `items[0].quantity`, creating the parents a valid order has. */
+function withValue(base: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
+  const body = structuredClone(base);
+  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+  let node: any = body;
+  for (const k of keys.slice(0, -1)) node = node[k];
+  node[keys[keys.length - 1]] = value;
+  return body;
+}
+
+function fullOrder(): Record<string, unknown> {
+  return validOrder({
+    customer: { name: 'Ana', document_type: 'dni', document_number: '1', email: 'a@b.co', whatsapp: '+51987654321' },
+    time_window: { start: '09:00', end: '12:00' },
+    requested_date: '2025-07-01T09:00:00Z',
+    priority: 2,
+    metadata: { k: 'v' },
+  });
+}
+
+/** Every error answer has the one Error body and a Request-Id matching its request_id. */
+function expectErrorShape(res: Res, context: string): void {
+  expect(res.status, context).toBeGreaterThanOrEqual(400);
+  expect(res.status, `${context}: no 5xx`).toBeLessThan(500);
+  const e = res.body?.error;
+  expect(e, `${context}: error body ${JSON.stringify(res.body).slice(0, 300)}`).toBeTypeOf('object');
+  expect(Object.keys(res.body)).toEqual(['error']);
+  expect(e.type, context).toBeTypeOf('string');
+  expect(e.code, context).toBeTypeOf('string');
+  expect(e.message, context).toBeTypeOf('string');
+  expect(e.message.length, context).toBeGreaterThan(0);
+  expect(e.request_id, context).toMatch(/^req_/);
+  expect(res.headers['request-id'], context).toBe(e.request_id);
+  if ('param' in e) expect(e.param, context).toBeTypeOf('string');
+  for (const k of Object.keys(e)) expect(['type', 'code', 'message', 'param', 'request_id'], context).toContain(k);
+  expect(String(res.headers['content-type']), context).toContain('application/json');
+}
+
+describeEach('bad-input corpus', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+  let f: Fixture;
+
+  beforeAll(async () => {
+    t = await startApp(engine);
+    m = await newMerchant(t);
+    const created = await client(t.app, m.test)('POST', '/v1/orders', validOrder());
+    f = { order: created.body };
+  });
+  afterAll(async () => t?.close());
+
+  const send = (ep: Endpoint, payload?: string, contentType = 'application/json', fx: Fixture = f) =>
+    client(t.app, m.test)(ep.method, ep.path(fx), payload, contentType ? { 'content-type': contentType } : {});
+  /** A new order, for calls that may change the fixture's state. */
+  const fresh = async (): Promise<Fixture> => ({
+    order: (await client(t.app, m.test)('POST', '/v1/orders', validOrder())).body,
+  });
+
+  for (const ep of ENDPOINTS) {
+    it(`${ep.name}: no key, a bad key and a malformed header are 401`, async () => {
+      for (const [label, headers] of [
+        ['no key', {}],
+        ['unknown key', { authorization: 'Bearer sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+        ['garbage', { authorization: 'Bearer \u00e9\u00e9' }],
+        ['basic', { authorization: 'Basic dXNlcjpwYXNz' }],
+        ['empty bearer', { authorization: 'Bearer ' }],
+      ] as const) {
+        const raw = await t.app.inject({ method: ep.method, url: ep.path(f), headers });
+        const res = { status: raw.statusCode, body: raw.json(), headers: raw.headers, raw } as Res;
+        expectErrorShape(res, `${ep.name} ${label}`);
+        expect(res.status, label).toBe(401);
+        expect(res.body.error.type).toBe('authentication_error');
+      }
+    });
+
+    if (ep.body !== 'none') {
+      it(`${ep.name}: malformed bodies`, async () => {
+        for (const c of BODY_CASES) {
+          const payload = typeof c.payload === 'string' ? c.payload : c.payload(ep.valid?.() ?? {});
+          const res = await send(ep, payload, c.contentType ?? 'application/json');
+          const context = `${ep.name} / ${c.name}`;
+          expectErrorShape(res, context);
+          expect(res.status, `${context}: ${JSON.stringify(res.body)}`).toBe(c.status);
+          if (c.code) expect(res.body.error.code, context).toBe(c.code);
+        }
+      });
+
+      it(`${ep.name}: an empty body`, async () => {
+        const res = await send(ep, '', 'application/json', await fresh());
+        if (ep.body === 'required') {
+          expectErrorShape(res, 'empty body');
+          expect(res.status).toBe(422);
+          expect(res.body.error.code).toBe('parameter_missing');
+        } else {
+          // An optional body may be absent, with or without a Content-Type.
+          expect(res.status, JSON.stringify(res.body)).toBe(ep.ok);
+          const bare = await client(t.app, m.test)(ep.method, ep.path(await fresh()));
+          expect(bare.status, JSON.stringify(bare.body)).toBe(ep.ok);
+        }
+      });
+    } else {
+      it(`${ep.name}: a body on a GET is ignored, whatever it is`, async () => {
+        const plain = await send(ep);
+        for (const payload of ['{', 'null', deep(1000)]) {
+          const res = await send(ep, payload);
+          expect(res.status, payload.slice(0, 10)).toBe(plain.status);
+        }
+      });
+    }
+
+    if (ep.hasId) {
+      it(`${ep.name}: odd ids are 404 (or 422 when unstorable), never 5xx`, async () => {
+        const real = ep.path(f);
+        const ids: [string, number][] = [
+          ['ord_00000000000000000000000000', 404],
+          ['ord_', 404],
+          ['x', 404],
+          ['ZZZZZZZZZZZZ', 404],
+          ["' OR 1=1 --", 404],
+          ['%F0%9F%98%80', 404],
+          ['%C3%A9t%C3%A9', 404],
+          ['..%2F..%2Fetc%2Fpasswd', 404],
+          ['a'.repeat(5000), 404],
+          ['ord_%00', 422],
+          ['%00', 422],
+        ];
+        for (const [id, status] of ids) {
+          const url = real.replace(/\/v1\/orders\/[^/]+/, `/v1/orders/${encodeURI(id).replace(/%25/g, '%')}`);
+          const res = await client(t.app, m.test)(ep.method, url);
+          expectErrorShape(res, `${ep.name} ${id.slice(0, 20)}`);
+          expect(res.status, `${id.slice(0, 20)}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(status);
+        }
+      });
+    }
+
+    if (ep.strictQuery) {
+      it(`${ep.name}: bad query strings are 422 with the param`, async () => {
+        const cases: [string, string, string][] = [
+          ['zzz=1', 'zzz', 'parameter_unknown'],
+          ['limit=0', 'limit', 'parameter_invalid'],
+          ['limit=101', 'limit', 'parameter_invalid'],
+          ['limit=-1', 'limit', 'parameter_invalid'],
+          ['limit=1.5', 'limit', 'parameter_invalid'],
+          ['limit=abc', 'limit', 'parameter_invalid'],
+          ['limit=', 'limit', 'parameter_invalid'],
+          ['limit=1e400', 'limit', 'parameter_invalid'],
+          ['limit=1&limit=2', 'limit', 'parameter_invalid'],
+          ['status=nope', 'status', 'parameter_invalid'],
+          ['status=PENDING', 'status', 'parameter_invalid'],
+          ['status=pending&status=failed', 'status', 'parameter_invalid'],
+          ['source=x', 'source', 'parameter_invalid'],
+          ['starting_after=ord_nope', 'starting_after', 'parameter_invalid'],
+          ['starting_after=%00', 'starting_after', 'parameter_invalid'],
+          ['ending_before=nope', 'ending_before', 'parameter_invalid'],
+          [`starting_after=${'a'.repeat(101)}`, 'starting_after', 'parameter_invalid'],
+          ['external_order_id=a%00b', 'external_order_id', 'parameter_invalid'],
+          ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
+          ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
+          ['account=acct_x', 'account', 'parameter_invalid'],
+        ];
+        for (const [qs, param, code] of cases) {
+          const res = await client(t.app, m.test)(ep.method, `${ep.path(f)}?${qs}`);
+          expectErrorShape(res, qs);
+          expect(res.status, `${qs}: ${JSON.stringify(res.body)}`).toBe(422);
+          expect(res.body.error.param, qs).toBe(param);
+          expect(res.body.error.code, qs).toBe(code);
+        }
+        // Harmless oddities still answer 200.
+        for (const qs of ['', 'limit=100', 'external_order_id=%F0%9F%98%80', "external_order_id='%20OR%201=1"]) {
+          expect((await client(t.app, m.test)(ep.method, `${ep.path(f)}?${qs}`)).status, qs).toBe(200);
+        }
+      });
+    }
+
+    it(`${ep.name}: the well-formed call answers ${ep.ok}`, async () => {
+      const res = await send(ep, ep.valid ? JSON.stringify(ep.valid()) : undefined, 'application/json', await fresh());
+      expect(res.status, JSON.stringify(res.body)).toBe(ep.ok);
+      if (ep.ok >= 400) expectErrorShape(res, ep.name);
+    });
+  }
+
+  it('create and quote: every field rejects every wrong kind and bad value with its own param', async () => {
+    const call = client(t.app, m.test);
+    const base = fullOrder();
+    expect((await call('POST', '/v1/orders/quote', base)).status).toBe(200);
+    for (const [path, kind, extra] of ORDER_FIELDS) {
+      const wrongKinds = KINDS.filter(([k]) => !(k === kind || (kind === 'number' && k === 'integer'))).map(
+        ([, v]) => v,
+      );
+      for (const value of [...wrongKinds, ...extra]) {
+        const context = `${path} = ${JSON.stringify(value)?.slice(0, 40)}`;
+        for (const url of ['/v1/orders', '/v1/orders/quote']) {
+          const res = await call('POST', url, withValue(base, path, value));
+          expectErrorShape(res, context);
+          expect(res.status, `${context}: ${JSON.stringify(res.body)}`).toBe(422);
+          expect(res.body.error.type).toBe('invalid_request_error');
+          // The param names the field, or (for a missing child of a replaced object) something inside it.
+          const param: string = res.body.error.param ?? '';
+          expect(param === path || param.startsWith(`${path}.`) || param.startsWith(`${path}[`), context).toBe(true);
+          expect(res.body.error.message, context).toContain(path.split('.')[0].replace(/\[\d+\]$/, ''));
+        }
+      }
+    }
+  });
+
+  it('create: blank required strings and unknown nested fields are refused with their path', async () => {
+    const call = client(t.app, m.test);
+    const cases: [Record<string, unknown>, string, string][] = [
+      [withValue(validOrder(), 'customer.name', '   '), 'customer.name', 'parameter_invalid'],
+      [withValue(validOrder(), 'delivery_address.address', '\t\n'), 'delivery_address.address', 'parameter_invalid'],
+      [
+        validOrder({ items: [{ description: 'a' }, { description: 'b' }, { description: ' ' }] }),
+        'items[2].description',
+        'parameter_invalid',
+      ],
+      [
+        validOrder({ items: [{ description: 'a' }, { description: 'b' }, { sku: 'c' }] }),
+        'items[2].description',
+        'parameter_missing',
+      ],
+      [withValue(validOrder(), 'customer.nickname', 'x'), 'customer.nickname', 'parameter_unknown'],
+      [withValue(validOrder(), 'items[1].color', 'red'), 'items[1].color', 'parameter_unknown'],
+      [validOrder({ customer: undefined }), 'customer', 'parameter_missing'],
+      [validOrder({ delivery_address: { city: 'Lima' } }), 'delivery_address.address', 'parameter_missing'],
+      [validOrder({ customer: { email: 'a@b.co' } }), 'customer.name', 'parameter_missing'],
+      [validOrder({ metadata: { k: { nested: null } } }), 'metadata', 'parameter_invalid'],
+      [validOrder({ time_window: { start: '12:00', end: '09:00' } }), 'time_window.end', 'parameter_invalid'],
+    ];
+    for (const [body, param, code] of cases) {
+      const res = await call('POST', '/v1/orders', body);
+      expectErrorShape(res, param);
+      expect(res.status, param).toBe(422);
+      expect(res.body.error, param).toMatchObject({ param, code });
+      expect(res.body.error.message, param).toContain(param);
+    }
+  });
+
+  it('create: unicode, boundaries and odd-but-valid values are stored exactly', async () => {
+    const call = client(t.app, m.test);
+    const metadata: Record<string, unknown> = Object.fromEntries(
+      Array.from({ length: 49 }, (_, i) => [`${'k'.repeat(38)}${i}`.slice(-40), i % 2 ? -1.5e-7 : i]),
+    );
+    metadata.v = 'v'.repeat(500);
+    metadata.ok = false;
+    const body = validOrder({
+      external_order_id: 'x'.repeat(100),
+      customer: { name: '😀'.repeat(500), email: 'ana.maria+tag@example.co' },
+      delivery_address: { address: 'Jirón de la Unión 1٢3 — 北京 \u202e', lat: -90, lng: 180 },
+      items: Array.from({ length: 500 }, (_, i) => ({ description: `i${i}`, quantity: 10_000, weight_kg: 0 })),
+      metadata,
+      cash_on_delivery: 0,
+      priority: 3,
+      time_window: { start: '00:00', end: '23:59' },
+    });
+    delete metadata[Object.keys(metadata)[0]];
+    const res = await call('POST', '/v1/orders', body);
+    expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(201);
+    expect(res.body.customer.name).toBe(body.customer.name);
+    expect(res.body.delivery_address.address).toBe((body.delivery_address as { address: string }).address);
+    expect(res.body.packages).toBe(5_000_000);
+    expect(res.body.metadata).toEqual(metadata);
+    expect(Object.keys(metadata)).toHaveLength(50);
+    const read = await call('GET', `/v1/orders/${res.body.id}`);
+    expect(read.body).toEqual(res.body);
+    const listed = await call('GET', `/v1/orders?external_order_id=${'x'.repeat(100)}`);
+    expect(listed.body.data.map((o: { id: string }) => o.id)).toEqual([res.body.id]);
+  });
+
+  it('unknown paths and methods are 404 with the Error body, with or without a key', async () => {
+    const paths: [string, string][] = [
+      ['GET', '/'],
+      ['GET', '/v1'],
+      ['GET', '/v2/orders'],
+      ['GET', '/v1/nope'],
+      ['GET', '/v1/orders/ord_x/nope'],
+      ['GET', '/v1/orders/ord_x/cancel/extra'],
+      ['POST', '/v1/orders/ord_x/cancelx'],
+      ['DELETE', '/v1/orders'],
+      ['PUT', '/v1/orders/ord_x'],
+      ['PATCH', '/v1/orders/ord_x'],
+      ['GET', '/v1/orders/quote/x'],
+      ['GET', `/v1/${'a'.repeat(5000)}`],
+      ['GET', '/v1/%00'],
+    ];
+    for (const key of [undefined, m.test]) {
+      for (const [method, url] of paths) {
+        const res = await client(t.app, key)(method as 'GET', url);
+        expectErrorShape(res, `${method} ${url.slice(0, 30)}`);
+        expect(res.status, `${method} ${url.slice(0, 30)}`).toBe(404);
+      }
+    }
+  });
+
+  it('cancel: bad reasons are 422 with param reason; the order is untouched', async () => {
+    const call = client(t.app, m.test);
+    const o = (await call('POST', '/v1/orders', validOrder())).body;
+    for (const reason of [null, 1, true, [], {}, 'x'.repeat(501), 'a\u0000']) {
+      const res = await call('POST', `/v1/orders/${o.id}/cancel`, { reason });
+      expectErrorShape(res, JSON.stringify(reason));
+      expect(res.status).toBe(422);
+      expect(res.body.error.param).toBe('reason');
+    }
+    expect((await call('GET', `/v1/orders/${o.id}`)).body.status).toBe('pending');
+    const ok = await call('POST', `/v1/orders/${o.id}/cancel`, { reason: 'Ünïcödé 😀' });
+    expect(ok.status).toBe(200);
+    expect(ok.body.cancellation_reason).toBe('Ünïcödé 😀');
+  });
+});
