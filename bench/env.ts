@@ -93,6 +93,8 @@ export async function waitHealthy(base: string, child: ChildProcess, timeoutMs =
 export interface Server {
   base: string;
   pid: number;
+  /** Date.now() when the process was spawned. */
+  startedAt: number;
   /** Peak resident set (VmHWM) seen so far, in MB. */
   peakRssMb(): number;
   stop(): Promise<void>;
@@ -115,6 +117,7 @@ export async function startProcess(opts: {
   port: number;
   name: string;
 }): Promise<Server> {
+  const startedAt = Date.now();
   const child = spawn(process.execPath, opts.args, {
     cwd: ROOT,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1' },
@@ -131,6 +134,7 @@ export async function startProcess(opts: {
   return {
     base,
     pid: child.pid!,
+    startedAt,
     peakRssMb: () => {
       sample();
       return peak;

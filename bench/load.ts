@@ -36,23 +36,28 @@ export function detectLoader(forced?: string): { loader: Loader; version: string
   if (forced === 'autocannon') return { loader: 'autocannon', version: AUTOCANNON };
   try {
     const v = execFileSync('wrk', ['-v'], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-    return { loader: 'wrk', version: v.split('\n')[0].trim() };
+    return { loader: 'wrk', version: banner(v) };
   } catch (err) {
     // wrk -v exits 1 after printing its banner.
     const out = String((err as { stdout?: Buffer }).stdout ?? '');
-    if (out.startsWith('wrk')) return { loader: 'wrk', version: out.split('\n')[0].trim() };
+    if (out.startsWith('wrk')) return { loader: 'wrk', version: banner(out) };
     if (forced === 'wrk') throw new Error('wrk is not installed (apt-get install -y wrk)');
     return { loader: 'autocannon', version: AUTOCANNON };
   }
 }
 
 const AUTOCANNON = 'autocannon@8.0.0';
+const banner = (v: string) =>
+  v
+    .split('\n')[0]
+    .replace(/\s+Copyright.*/, '')
+    .trim();
 
 const lua = (s: string) => `[==[${s}]==]`;
 
 function wrkScript(spec: LoadSpec): string {
   const headers = Object.entries(spec.headers)
-    .map(([k, v]) => `[${lua(k)}]=${lua(v)}`)
+    .map(([k, v]) => `[ ${lua(k)} ]=${lua(v)}`)
     .join(',');
   const reqs = spec.requests
     .map((r) => `{${lua(r.method)},${lua(r.path)},${r.body === undefined ? 'nil' : lua(r.body)}}`)
@@ -88,7 +93,7 @@ async function viaWrk(spec: LoadSpec): Promise<LoadResult> {
     const script = join(dir, 'load.lua');
     writeFileSync(script, wrkScript(spec));
     // One wrk thread: on a 2-core box the server needs the other core more than wrk does.
-    const { stdout } = await run('wrk', [
+    const { stdout, stderr } = await run('wrk', [
       '-t1',
       `-c${spec.connections}`,
       `-d${spec.seconds}s`,
@@ -99,7 +104,7 @@ async function viaWrk(spec: LoadSpec): Promise<LoadResult> {
       spec.base,
     ]);
     const line = stdout.split('\n').find((l) => l.startsWith('WRKJSON '));
-    if (!line) throw new Error(`wrk printed no summary:\n${stdout}`);
+    if (!line) throw new Error(`wrk printed no summary:\n${stdout}${stderr}`);
     const r = JSON.parse(line.slice(8));
     return {
       requests: r.requests,

@@ -35,7 +35,8 @@ function location(url: string, line: number): { where: string; pkg: string } {
   return { where: `${rel}:${line + 1}`, pkg: rel.startsWith('dist/') ? 'ruta (dist/)' : rel };
 }
 
-export function summarise(file: string, top = 15): ProfileSummary {
+/** `fromMs`: samples earlier than this many ms after the profile started are left out (start-up). */
+export function summarise(file: string, fromMs = 0, top = 15): ProfileSummary {
   const p = JSON.parse(readFileSync(file, 'utf8')) as {
     nodes: ProfileNode[];
     samples: number[];
@@ -44,7 +45,10 @@ export function summarise(file: string, top = 15): ProfileSummary {
   const byId = new Map(p.nodes.map((n) => [n.id, n]));
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the gap before sample i; the time up to the next sample belongs to sample i.
+  let t = 0;
   for (let i = 0; i < p.samples.length; i++) {
+    t += p.timeDeltas[i];
+    if (t < fromMs * 1000) continue;
     const dt = p.timeDeltas[i + 1] ?? 0;
     selfUs.set(p.samples[i], (selfUs.get(p.samples[i]) ?? 0) + dt);
   }
@@ -61,7 +65,8 @@ export function summarise(file: string, top = 15): ProfileSummary {
     const f = frames.get(key) ?? { frame: name, where: loc.where, us: 0 };
     f.us += us;
     frames.set(key, f);
-    const pkg = loc.pkg === '(v8)' ? name : loc.pkg;
+    // V8 pseudo-frames keep their name; other frames without a script are native calls (writev, …).
+    const pkg = loc.pkg !== '(v8)' ? loc.pkg : name.startsWith('(') ? name : 'native calls';
     pkgs.set(pkg, (pkgs.get(pkg) ?? 0) + us);
   }
   const pct = (us: number) => Math.round((us / busy) * 1000) / 10;
