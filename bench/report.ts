@@ -82,7 +82,9 @@ export function consoleTable(r: Results): string {
 
 function profileMarkdown(p: ProfileSummary | null): string {
   if (!p) return '_No create-path profile in this run._';
-  const frames = p.top_frames.map((f) => `| ${f.self_pct} % | \`${f.frame}\` | ${f.where || '(V8)'} |`);
+  const frames = p.top_frames.map(
+    (f) => `| ${f.self_pct} % | \`${f.frame}\` | ${f.where || (f.frame.startsWith('(') ? '(V8)' : '(native)')} |`,
+  );
   const pkgs = p.by_package.map((x) => `${x.package} ${x.self_pct} %`).join(', ');
   return [
     `Create-path CPU profile (\`node --cpu-prof\` on the server under the create load; ${p.busy_ms} ms of non-idle samples).`,
