@@ -120,7 +120,9 @@ async function main(): Promise<void> {
         (results as Record<string, unknown>)[name] = await run(ctx);
         log(`${name}: ${JSON.stringify(results[name])} (${round((performance.now() - s0) / 1000, 1)} s)`);
       } catch (err) {
-        const msg = err instanceof Skip ? err.message : `failed: ${err instanceof Error ? err.message : String(err)}`;
+        const cause = err instanceof Error && err.cause ? ` (${String(err.cause)})` : '';
+        const msg =
+          err instanceof Skip ? err.message : `failed: ${err instanceof Error ? err.message : String(err)}${cause}`;
         skipped[name] = msg;
         log(`${name} → null: ${msg}`);
       }

@@ -31,11 +31,18 @@ export async function api(
   path: string,
   body?: unknown,
 ): Promise<{ status: number; json: any }> {
-  const res = await fetch(ctx.server.base + path, {
-    method,
-    headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  const call = () =>
+    fetch(ctx.server.base + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  // Seeding SQLite blocks this process for a while; a keep-alive socket the server closed meanwhile
+  // fails on first use, so a network error (not an HTTP status) is retried once.
+  const res = await call().catch(() => call());
   const text = await res.text();
   let json: any;
   try {

@@ -15,6 +15,8 @@ export interface ListResult {
  */
 export async function listScenario(ctx: Ctx): Promise<ListResult> {
   const n = ctx.quick ? 200_000 : 1_000_000;
+  // Requests left queued by the previous scenario's load must finish before the seeder takes the write lock.
+  await new Promise((r) => setTimeout(r, 2000));
   const seeded = await seedOrders(ctx.kind, ctx.dbUrl, ctx.accountId, n);
   ctx.log(`  seeded ${n} orders in ${round(seeded.seconds, 1)} s`);
   const deepPath = (id: string) => `/v1/orders?limit=20&starting_after=${id}`;
