@@ -1,0 +1,133 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DbKind, Machine } from './env.js';
+import type { ProfileSummary } from './profile.js';
+import type { CreateResult } from './scenarios/create.js';
+import type { ListResult } from './scenarios/list.js';
+import type { LocationResult } from './scenarios/location.js';
+import type { WebhookResult } from './scenarios/webhook.js';
+
+export interface Results {
+  date: string;
+  machine: Machine;
+  db: DbKind;
+  results: {
+    create: CreateResult | null;
+    list_depth: ListResult | null;
+    webhook: WebhookResult | null;
+    location: LocationResult | null;
+    rss_mb: number | null;
+  };
+  /** Scenario → why it recorded null. */
+  skipped: Record<string, string>;
+  run: { mode: 'quick' | 'full'; loader: string; wall_s: number };
+  create_profile: ProfileSummary | null;
+}
+
+const yes = (ok: boolean) => (ok ? 'yes' : '**no**');
+
+export function rows(r: Results): string[][] {
+  const { create: c, list_depth: l, webhook: w, location: loc, rss_mb } = r.results;
+  const skip = (name: string) => [name, `skipped: ${r.skipped[name] ?? 'not run'}`, '', '', '', ''];
+  return [
+    c
+      ? [
+          'create',
+          `${c.rps} rps, p50 ${c.p50_ms} ms, p99 ${c.p99_ms} ms`,
+          `${c.reference_rps} rps`,
+          String(c.ratio),
+          '≥ 0.60, p99 < 20 ms',
+          yes(c.ratio >= 0.6 && c.p99_ms < 20),
+        ]
+      : skip('create'),
+    l
+      ? [
+          'list_depth',
+          `deep p50 ${l.deep_p50_ms} ms (${l.orders.toLocaleString('en')} orders)`,
+          `first page p50 ${l.first_p50_ms} ms`,
+          String(l.ratio),
+          '≤ 1.2',
+          yes(l.ratio <= 1.2),
+        ]
+      : skip('list_depth'),
+    w
+      ? [
+          'webhook',
+          `e2e p50 ${w.e2e_p50_ms} ms, p99 ${w.e2e_p99_ms} ms; ${w.deliveries_per_s} deliveries/s`,
+          `${w.reference_per_s} posts/s`,
+          String(w.ratio),
+          'p50 < 50 ms, ≥ 1000/s',
+          yes(w.e2e_p50_ms < 50 && w.deliveries_per_s >= 1000),
+        ]
+      : skip('webhook'),
+    loc
+      ? ['location', `${loc.rps} rps, p99 ${loc.p99_ms} ms`, '', '', '≥ 5000 rps', yes(loc.rps >= 5000)]
+      : skip('location'),
+    rss_mb !== null ? ['rss_mb', `${rss_mb} MB peak`, '', '', '< 200 MB', yes(rss_mb < 200)] : skip('rss_mb'),
+  ];
+}
+
+const HEAD = ['scenario', 'Ruta', 'reference (same run)', 'ratio', 'target', 'meets'];
+
+export function markdownTable(r: Results): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(HEAD), line(HEAD.map(() => '---')), ...rows(r).map(line)].join('\n');
+}
+
+export function consoleTable(r: Results): string {
+  const all = [HEAD, ...rows(r)].map((row) => row.map((c) => c.replace(/\*\*/g, '')));
+  const widths = HEAD.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  return all.map((row) => row.map((c, i) => c.padEnd(widths[i])).join('  ')).join('\n');
+}
+
+function profileMarkdown(p: ProfileSummary | null): string {
+  if (!p) return '_No create-path profile in this run._';
+  const frames = p.top_frames.map(
+    (f) => `| ${f.self_pct} % | \`${f.frame}\` | ${f.where || (f.frame.startsWith('(') ? '(V8)' : '(native)')} |`,
+  );
+  const pkgs = p.by_package.map((x) => `${x.package} ${x.self_pct} %`).join(', ');
+  return [
+    `Create-path CPU profile (\`node --cpu-prof\` on the server under the create load; ${p.busy_ms} ms of non-idle samples).`,
+    '',
+    `Self time by package: ${pkgs}.`,
+    '',
+    '| self | function | where |',
+    '| --- | --- | --- |',
+    ...frames,
+  ].join('\n');
+}
+
+export function section(r: Results): string {
+  const m = r.machine;
+  const names: Record<DbKind, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };
+  const skipped = Object.entries(r.skipped).map(([k, v]) => `- \`${k}\` is null: ${v}`);
+  return [
+    `### ${names[r.db]} (${r.run.mode} run, ${r.date})`,
+    '',
+    `Machine: ${m.nproc} × ${m.cpu}, ${m.memory_gb} GiB RAM, Node ${m.node}; load average at start ${m.load_avg_at_start.join(' ')}. ` +
+      `Load generator: ${r.run.loader}. Wall time ${r.run.wall_s} s.`,
+    '',
+    markdownTable(r),
+    ...(skipped.length ? ['', ...skipped] : []),
+    '',
+    profileMarkdown(r.create_profile),
+  ].join('\n');
+}
+
+/** Writes latest.json and <db>.json, and replaces this database's marked section of BENCHMARKS.md. */
+export function save(root: string, r: Results): void {
+  const dir = join(root, 'bench', 'results');
+  mkdirSync(dir, { recursive: true });
+  const json = `${JSON.stringify(r, null, 2)}\n`;
+  writeFileSync(join(dir, 'latest.json'), json);
+  writeFileSync(join(dir, `${r.db}.json`), json);
+  const md = join(root, 'BENCHMARKS.md');
+  const begin = `<!-- bench:${r.db}:begin -->`;
+  const end = `<!-- bench:${r.db}:end -->`;
+  const body = `${begin}\n${section(r)}\n${end}`;
+  let text = existsSync(md) ? readFileSync(md, 'utf8') : '# Benchmarks\n';
+  const a = text.indexOf(begin);
+  const b = text.indexOf(end);
+  text = a >= 0 && b > a ? text.slice(0, a) + body + text.slice(b + end.length) : `${text.trimEnd()}\n\n${body}\n`;
+  writeFileSync(md, text);
+}

@@ -1,0 +1,168 @@
+/**
+ * `npm run bench [-- --quick] [-- --db postgres]`: builds Ruta, starts `node dist/cli.js serve` on a
+ * fresh database, drives it from a separate load generator (wrk, else autocannon), and writes
+ * bench/results/{latest,<db>}.json and this database's section of BENCHMARKS.md.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { cli, type DbKind, freePort, freshDb, machine, ROOT, type Server, startProcess } from './env.js';
+import { detectLoader } from './load.js';
+import { type ProfileSummary, summarise } from './profile.js';
+import { consoleTable, type Results, save } from './report.js';
+import { type Ctx, round, Skip } from './scenarios/context.js';
+import { createLoad, createScenario } from './scenarios/create.js';
+import { listScenario } from './scenarios/list.js';
+import { locationScenario } from './scenarios/location.js';
+import { webhookScenario } from './scenarios/webhook.js';
+
+const { values: opts } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    db: { type: 'string', default: 'sqlite' },
+    loader: { type: 'string' },
+    'skip-build': { type: 'boolean', default: false },
+    keep: { type: 'boolean', default: false },
+  },
+});
+if (opts.db !== 'sqlite' && opts.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
+const kind = opts.db as DbKind;
+const log = (msg: string) => console.log(`[bench] ${msg}`);
+
+function serverEnv(dbUrl: string, filesDir: string): Record<string, string> {
+  return {
+    DATABASE_URL: dbUrl,
+    RUTA_LOG_LEVEL: 'warn',
+    RUTA_RATE_LIMIT_PER_MIN: '0',
+    RUTA_WEBHOOK_ALLOW_INSECURE: '1',
+    RUTA_FILES_DIR: filesDir,
+  };
+}
+
+/** A second, profiled server on the same database, under the create load only, so the profile is the create path. */
+async function profileCreate(ctx: Ctx, env: Record<string, string>): Promise<ProfileSummary> {
+  const dir = mkdtempSync(join(tmpdir(), 'ruta-prof-'));
+  try {
+    const server = await startProcess({
+      name: 'ruta (profiled)',
+      args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/cli.js', 'serve'],
+      env,
+      port: await freePort(),
+    });
+    // Start-up (module loading, migrations) is in the profile too; only samples from here on count.
+    const loadFromMs = Date.now() - server.startedAt;
+    try {
+      await createLoad(ctx.loader, server.base, ctx.merchantKey, ctx.quick ? 5 : 10);
+    } finally {
+      await server.stop();
+    }
+    const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+    if (!file) throw new Error('the profiled server wrote no .cpuprofile');
+    // Kept for a look in DevTools; .gitignore keeps it out of commits.
+    copyFileSync(join(dir, file), join(ROOT, 'bench', 'results', `create-${kind}.cpuprofile`));
+    return summarise(join(dir, file), loadFromMs);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function main(): Promise<void> {
+  const t0 = performance.now();
+  const m = machine();
+  const { loader, version } = detectLoader(opts.loader);
+  log(`${kind}, ${opts.quick ? 'quick' : 'full'} run; load generator: ${version}`);
+  log(`machine: ${m.nproc} × ${m.cpu}, ${m.memory_gb} GiB, node ${m.node}, load ${m.load_avg_at_start.join(' ')}`);
+  if (!opts['skip-build']) {
+    log('npm run build');
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: ROOT, stdio: 'inherit' });
+  }
+  const db = await freshDb(kind);
+  const filesDir = mkdtempSync(join(tmpdir(), 'ruta-bench-files-'));
+  const skipped: Record<string, string> = {};
+  const results: Results['results'] = { create: null, list_depth: null, webhook: null, location: null, rss_mb: null };
+  let profile: ProfileSummary | null = null;
+  let server: Server | undefined;
+  try {
+    // The CLI migrates the fresh database and creates the account and keys, as an operator would.
+    const acct = cli<{ account: { id: string }; keys: { test: string } }>(db.url, [
+      'accounts',
+      'create',
+      '--name',
+      'Bench',
+    ]);
+    const op = cli<{ secret: string }>(db.url, ['keys', 'create', '--operator', '--mode', 'test']);
+    const env = serverEnv(db.url, filesDir);
+    server = await startProcess({ name: 'ruta', args: ['dist/cli.js', 'serve'], env, port: await freePort() });
+    const ctx: Ctx = {
+      kind,
+      quick: opts.quick!,
+      loader,
+      server,
+      dbUrl: db.url,
+      accountId: acct.account.id,
+      merchantKey: acct.keys.test,
+      operatorKey: op.secret,
+      log,
+    };
+    // Webhook last: once an endpoint is subscribed, every create also feeds the dispatcher.
+    const scenarios = [
+      ['create', createScenario],
+      ['list_depth', listScenario],
+      ['location', locationScenario],
+      ['webhook', webhookScenario],
+    ] as const;
+    for (const [name, run] of scenarios) {
+      log(`${name}…`);
+      const s0 = performance.now();
+      try {
+        (results as Record<string, unknown>)[name] = await run(ctx);
+        log(`${name}: ${JSON.stringify(results[name])} (${round((performance.now() - s0) / 1000, 1)} s)`);
+      } catch (err) {
+        const cause = err instanceof Error && err.cause ? ` (${String(err.cause)})` : '';
+        const msg =
+          err instanceof Skip ? err.message : `failed: ${err instanceof Error ? err.message : String(err)}${cause}`;
+        skipped[name] = msg;
+        log(`${name} → null: ${msg}`);
+      }
+    }
+    results.rss_mb = server.peakRssMb();
+    await server.stop();
+    server = undefined;
+    log('create-path CPU profile…');
+    try {
+      profile = await profileCreate(ctx, env);
+    } catch (err) {
+      skipped.create_profile = err instanceof Error ? err.message : String(err);
+    }
+  } finally {
+    await server?.stop();
+    rmSync(filesDir, { recursive: true, force: true });
+    if (opts.keep) log(`kept database ${db.url}`);
+    else await db.drop();
+  }
+  const out: Results = {
+    date: new Date().toISOString(),
+    machine: m,
+    db: kind,
+    results,
+    skipped,
+    run: { mode: opts.quick ? 'quick' : 'full', loader: version, wall_s: round((performance.now() - t0) / 1000, 1) },
+    create_profile: profile,
+  };
+  save(ROOT, out);
+  console.log(`\n${consoleTable(out)}\n`);
+  for (const [k, v] of Object.entries(skipped)) console.log(`${k}: ${v}`);
+  if (profile) {
+    console.log('\ncreate path, top self time:');
+    for (const f of profile.top_frames.slice(0, 10))
+      console.log(`  ${String(f.self_pct).padStart(5)} %  ${f.frame}  ${f.where}`);
+  }
+  console.log(`\nwrote bench/results/latest.json, bench/results/${kind}.json and BENCHMARKS.md (${out.run.wall_s} s)`);
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
