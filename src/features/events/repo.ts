@@ -79,12 +79,8 @@ export async function listEvents(
   }
   if (f.after) {
     const c = f.after;
-    q = q.where((eb) =>
-      eb.or([
-        eb('e.created_at', '<', c.created_at),
-        eb.and([eb('e.created_at', '=', c.created_at), eb('e.id', '<', c.id)]),
-      ]),
-    );
+    // Row-value comparison: an index range on both engines, so deep pages cost what the first does.
+    q = q.where((eb) => eb(eb.refTuple('e.created_at', 'e.id'), '<', eb.tuple(c.created_at, c.id)));
   }
   return q
     .orderBy('e.created_at', 'desc')

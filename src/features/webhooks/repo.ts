@@ -41,12 +41,7 @@ export async function listEndpoints(db: Executor, owner: Owner, after: Cursor | 
     .where('mode', '=', owner.mode)
     .where('deleted_at', 'is', null);
   if (after) {
-    q = q.where((eb) =>
-      eb.or([
-        eb('created_at', '<', after.created_at),
-        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
-      ]),
-    );
+    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
   }
   return q
     .orderBy('created_at', 'desc')
