@@ -10,6 +10,7 @@ import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION, type Config } from './shared/config.js';
 import type { Database, Db } from './shared/db/index.js';
+import { installDrain } from './shared/drain.js';
 import { ApiError, installErrorHandling, sendError } from './shared/errors.js';
 import { installIdempotency } from './shared/idempotency.js';
 import { randomToken } from './shared/ids.js';
@@ -58,6 +59,8 @@ export async function buildApp(
     // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
     trustProxy: ctx.config.trustProxy as boolean,
     routerOptions: { ignoreTrailingSlash: true },
+    // installDrain answers requests that arrive while closing, with the Error body.
+    return503OnClosing: false,
     // The router's own refusals (a path parameter over 100 characters, broken %-encoding) would
     // otherwise answer with Fastify's body; no such URL can name anything, so it is a plain 404.
     frameworkErrors: (_err, req, reply) => {
@@ -87,6 +90,8 @@ export async function buildApp(
     reply.header('Request-Id', req.id);
     reply.header('Service-Version', API_VERSION);
   });
+  // Before any route: close() waits for requests in flight, so the database outlives them.
+  installDrain(app);
   // Bodies are optional on actions such as cancel; an absent body means "no parameters".
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};

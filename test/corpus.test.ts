@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ENDPOINTS, type Endpoint, type Field, type Fixture, makeFixture } from './corpus-table.js';
 import {
   client,
   describeEach,
@@ -9,65 +10,14 @@ import {
   type TestApp,
   validOrder,
 } from './helpers.js';
+import { tinyPng } from './lifecycle-helpers.js';
 
 /**
  * Bad-input corpus: wrong types, shapes, encodings and sizes thrown at every endpoint. Whatever
- * comes in, the answer is never a 5xx and always the one Error body. To cover a new endpoint, add
- * a row to ENDPOINTS (and, for a body with fields, a FIELDS table like ORDER_FIELDS).
+ * comes in, the answer is never a 5xx and always the one Error body. Every operation of the
+ * OpenAPI document needs a row in ENDPOINTS (test/corpus-table.ts), with a FIELDS list for a body
+ * with fields; the first test fails on an operation without one.
  */
-
-interface Fixture {
-  order: { id: string; tracking_code: string };
-}
-
-interface Endpoint {
-  name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
-  path: (f: Fixture) => string;
-  /** `required`: the body is an object with required fields; `optional`: may be absent (actions like cancel). */
-  body: 'none' | 'required' | 'optional';
-  /** Status of a well-formed call with the fixture. */
-  ok: number;
-  /** A well-formed body, when the endpoint takes one. */
-  valid?: () => Record<string, unknown>;
-  /** Whether `{id}` in the path is looked up (then unknown ids are 404). */
-  hasId?: boolean;
-  /** Whether the query string is validated strictly (unknown parameters are 422). */
-  strictQuery?: boolean;
-}
-
-const ENDPOINTS: Endpoint[] = [
-  { name: 'create order', method: 'POST', path: () => '/v1/orders', body: 'required', ok: 201, valid: validOrder },
-  { name: 'quote', method: 'POST', path: () => '/v1/orders/quote', body: 'required', ok: 200, valid: validOrder },
-  { name: 'list orders', method: 'GET', path: () => '/v1/orders', body: 'none', ok: 200, strictQuery: true },
-  { name: 'read order', method: 'GET', path: (f) => `/v1/orders/${f.order.id}`, body: 'none', ok: 200, hasId: true },
-  {
-    name: 'read order by tracking code',
-    method: 'GET',
-    path: (f) => `/v1/orders/${f.order.tracking_code}`,
-    body: 'none',
-    ok: 200,
-    hasId: true,
-  },
-  {
-    name: 'tracking',
-    method: 'GET',
-    path: (f) => `/v1/orders/${f.order.id}/tracking`,
-    body: 'none',
-    ok: 200,
-    hasId: true,
-  },
-  { name: 'proof', method: 'GET', path: (f) => `/v1/orders/${f.order.id}/proof`, body: 'none', ok: 404, hasId: true },
-  {
-    name: 'cancel',
-    method: 'POST',
-    path: (f) => `/v1/orders/${f.order.id}/cancel`,
-    body: 'optional',
-    ok: 200,
-    hasId: true,
-    valid: () => ({ reason: 'corpus' }),
-  },
-];
 
 interface BodyCase {
   name: string;
@@ -164,10 +114,6 @@ const KINDS: [kind: string, value: unknown][] = [
   ['object', {}],
 ];
 
-type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
-/** [path in the body, JSON kind, further values that are wrong for this field] */
-type Field = [path: string, kind: FieldKind, extraBad: unknown[]];
-
 const s500 = 'x'.repeat(501);
 const ORDER_FIELDS: Field[] = [
   ['external_order_id', 'string', ['x'.repeat(101)]],
@@ -207,12 +153,15 @@ const ORDER_FIELDS: Field[] = [
   ['metadata', 'object', [{ k: null }, { k: {} }, { k: [] }, { k: s500 }, { ['k'.repeat(41)]: 1 }]],
 ];
 
-/** Sets `value` at a path like `items[0].quantity`, creating the parents a valid order has. */
+/** Sets `value` at a path like `items[0].quantity`, creating missing parents (objects, or arrays before an index). */
 function withValue(base: Record<string, unknown>, path: string, value: unknown): Record<string, unknown> {
   const body = structuredClone(base);
   const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
   let node: any = body;
-  for (const k of keys.slice(0, -1)) node = node[k];
+  keys.slice(0, -1).forEach((k, i) => {
+    node[k] ??= /^\d+$/.test(keys[i + 1]) ? [] : {};
+    node = node[k];
+  });
   node[keys[keys.length - 1]] = value;
   return body;
 }
@@ -251,41 +200,75 @@ describeEach('bad-input corpus', (engine) => {
   let f: Fixture;
 
   beforeAll(async () => {
-    t = await startApp(engine);
+    // Insecure webhooks: the fixture's endpoint is a loopback URL (nothing is sent: no dispatcher runs here).
+    t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1', RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0' });
     m = await newMerchant(t);
-    const created = await client(t.app, m.test)('POST', '/v1/orders', validOrder());
-    f = { order: created.body };
+    f = await makeFixture(t, m.test);
   });
   afterAll(async () => t?.close());
 
-  const send = (ep: Endpoint, payload?: string, contentType = 'application/json', fx: Fixture = f) =>
-    client(t.app, m.test)(ep.method, ep.path(fx), payload, contentType ? { 'content-type': contentType } : {});
-  /** A new order, for calls that may change the fixture's state. */
-  const fresh = async (): Promise<Fixture> => ({
-    order: (await client(t.app, m.test)('POST', '/v1/orders', validOrder())).body,
+  const send = (ep: Endpoint, payload?: string | Buffer, contentType = 'application/json', fx: Fixture = f) =>
+    client(t.app, ep.auth === 'key' ? m.test : undefined)(
+      ep.method,
+      ep.path(fx),
+      payload,
+      contentType ? { 'content-type': contentType } : {},
+    );
+  /** New objects, for calls that may change the fixture's state. */
+  const fresh = (): Promise<Fixture> => makeFixture(t, m.test, f);
+  /** The error answer of this endpoint: the Error body, or for an HTML page an HTML page. */
+  const expectError = (ep: Endpoint, res: Res, context: string) => {
+    if (!ep.html) return expectErrorShape(res, context);
+    expect(res.status, context).toBeGreaterThanOrEqual(400);
+    expect(res.status, `${context}: no 5xx`).toBeLessThan(500);
+    const type = String(res.headers['content-type']);
+    if (type.includes('application/json')) expectErrorShape(res, context);
+    else expect(type, context).toContain('text/html');
+  };
+
+  it('every operation of the OpenAPI document has a corpus row', async () => {
+    const doc = (await client(t.app)('GET', '/v1/openapi.json')).body;
+    const operations = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, ops]) =>
+      Object.keys(ops)
+        .filter((method) => ['get', 'post', 'put', 'patch', 'delete'].includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.length).toBeGreaterThan(30);
+    const rows = new Set(ENDPOINTS.map((ep) => ep.route));
+    expect(
+      operations.filter((op) => !rows.has(op)),
+      'operations without a corpus row',
+    ).toEqual([]);
+    expect(
+      [...rows].filter((r) => !operations.includes(r)),
+      'rows naming no operation',
+    ).toEqual([]);
+    for (const ep of ENDPOINTS) expect(ep.route.startsWith(`${ep.method} `), ep.name).toBe(true);
   });
 
   for (const ep of ENDPOINTS) {
-    it(`${ep.name}: no key, a bad key and a malformed header are 401`, async () => {
-      for (const [label, headers] of [
-        ['no key', {}],
-        ['unknown key', { authorization: 'Bearer sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
-        ['garbage', { authorization: 'Bearer \u00e9\u00e9' }],
-        ['basic', { authorization: 'Basic dXNlcjpwYXNz' }],
-        ['empty bearer', { authorization: 'Bearer ' }],
-      ] as const) {
-        const raw = await t.app.inject({ method: ep.method, url: ep.path(f), headers });
-        const res = { status: raw.statusCode, body: raw.json(), headers: raw.headers, raw } as Res;
-        expectErrorShape(res, `${ep.name} ${label}`);
-        expect(res.status, label).toBe(401);
-        expect(res.body.error.type).toBe('authentication_error');
-      }
-    });
+    if (ep.auth === 'key') {
+      it(`${ep.name}: no key, a bad key and a malformed header are 401`, async () => {
+        for (const [label, headers] of [
+          ['no key', {}],
+          ['unknown key', { authorization: 'Bearer sk_test_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA' }],
+          ['garbage', { authorization: 'Bearer \u00e9\u00e9' }],
+          ['basic', { authorization: 'Basic dXNlcjpwYXNz' }],
+          ['empty bearer', { authorization: 'Bearer ' }],
+        ] as const) {
+          const raw = await t.app.inject({ method: ep.method, url: ep.path(f), headers });
+          const res = { status: raw.statusCode, body: raw.json(), headers: raw.headers, raw } as Res;
+          expectErrorShape(res, `${ep.name} ${label}`);
+          expect(res.status, label).toBe(401);
+          expect(res.body.error.type).toBe('authentication_error');
+        }
+      });
+    }
 
-    if (ep.body !== 'none') {
+    if (ep.body === 'required' || ep.body === 'optional') {
       it(`${ep.name}: malformed bodies`, async () => {
         for (const c of BODY_CASES) {
-          const payload = typeof c.payload === 'string' ? c.payload : c.payload(ep.valid?.() ?? {});
+          const payload = typeof c.payload === 'string' ? c.payload : c.payload(ep.valid?.(f) ?? {});
           const res = await send(ep, payload, c.contentType ?? 'application/json');
           const context = `${ep.name} / ${c.name}`;
           expectErrorShape(res, context);
@@ -307,8 +290,19 @@ describeEach('bad-input corpus', (engine) => {
           expect(bare.status, JSON.stringify(bare.body)).toBe(ep.ok);
         }
       });
-    } else {
-      it(`${ep.name}: a body on a GET is ignored, whatever it is`, async () => {
+    } else if (ep.body === 'none') {
+      it(`${ep.name}: a body on a ${ep.method} is ignored, whatever it is`, async () => {
+        if (ep.method === 'DELETE') {
+          // Unlike GET, a DELETE body is parsed: broken JSON is refused, anything else is ignored.
+          const broken = await send(ep, '{', 'application/json', await fresh());
+          expectErrorShape(broken, 'DELETE {');
+          expect(broken.body.error.code).toBe('invalid_json');
+          for (const payload of ['null', deep(1000), '{"zzz":1}']) {
+            const res = await send(ep, payload, 'application/json', await fresh());
+            expect(res.status, payload.slice(0, 10)).toBe(ep.ok);
+          }
+          return;
+        }
         const plain = await send(ep);
         for (const payload of ['{', 'null', deep(1000)]) {
           const res = await send(ep, payload);
@@ -317,12 +311,34 @@ describeEach('bad-input corpus', (engine) => {
       });
     }
 
-    if (ep.hasId) {
+    if (ep.fields) {
+      const fields = ep.fields;
+      it(`${ep.name}: every field rejects every wrong kind and bad value with its own param`, async () => {
+        const base = ep.valid?.(f) ?? {};
+        for (const [path, kind, extra, nullable] of fields) {
+          const wrongKinds = KINDS.filter(
+            ([k]) => !(k === kind || (kind === 'number' && k === 'integer') || (nullable && k === 'null')),
+          ).map(([, v]) => v);
+          for (const value of [...wrongKinds, ...extra]) {
+            const context = `${ep.name}: ${path} = ${JSON.stringify(value)?.slice(0, 40)}`;
+            const res = await send(ep, JSON.stringify(withValue(base, path, value)), 'application/json', await fresh());
+            expectErrorShape(res, context);
+            expect(res.status, `${context}: ${JSON.stringify(res.body)}`).toBe(422);
+            const param: string = res.body.error.param ?? '';
+            expect(param === path || param.startsWith(`${path}.`) || param.startsWith(`${path}[`), context).toBe(true);
+            expect(res.body.error.message, context).toContain(path.split('.')[0].replace(/\[\d+\]$/, ''));
+          }
+        }
+      });
+    }
+
+    if (ep.id) {
+      const idOf = ep.id;
       it(`${ep.name}: odd ids are 404 (or 422 when unstorable), never 5xx`, async () => {
         const real = ep.path(f);
         const ids: [string, number][] = [
-          ['ord_00000000000000000000000000', 404],
-          ['ord_', 404],
+          [`${ep.prefix ?? 'ord'}_00000000000000000000000000`, 404],
+          [`${ep.prefix ?? 'ord'}_`, 404],
           ['x', 404],
           ['ZZZZZZZZZZZZ', 404],
           ["' OR 1=1 --", 404],
@@ -334,39 +350,21 @@ describeEach('bad-input corpus', (engine) => {
           ['%00', 422],
         ];
         for (const [id, status] of ids) {
-          const url = real.replace(/\/v1\/orders\/[^/]+/, `/v1/orders/${encodeURI(id).replace(/%25/g, '%')}`);
-          const res = await client(t.app, m.test)(ep.method, url);
-          expectErrorShape(res, `${ep.name} ${id.slice(0, 20)}`);
+          const url = real.replace(idOf(f), encodeURI(id).replace(/%25/g, '%'));
+          const res = await client(t.app, ep.auth === 'key' ? m.test : undefined)(
+            ep.method,
+            url,
+            ep.body === 'required' ? ep.valid?.(f) : undefined,
+          );
+          expectError(ep, res, `${ep.name} ${id.slice(0, 20)}`);
           expect(res.status, `${id.slice(0, 20)}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(status);
         }
       });
     }
 
-    if (ep.strictQuery) {
+    if (ep.query) {
+      const cases = ep.query;
       it(`${ep.name}: bad query strings are 422 with the param`, async () => {
-        const cases: [string, string, string][] = [
-          ['zzz=1', 'zzz', 'parameter_unknown'],
-          ['limit=0', 'limit', 'parameter_invalid'],
-          ['limit=101', 'limit', 'parameter_invalid'],
-          ['limit=-1', 'limit', 'parameter_invalid'],
-          ['limit=1.5', 'limit', 'parameter_invalid'],
-          ['limit=abc', 'limit', 'parameter_invalid'],
-          ['limit=', 'limit', 'parameter_invalid'],
-          ['limit=1e400', 'limit', 'parameter_invalid'],
-          ['limit=1&limit=2', 'limit', 'parameter_invalid'],
-          ['status=nope', 'status', 'parameter_invalid'],
-          ['status=PENDING', 'status', 'parameter_invalid'],
-          ['status=pending&status=failed', 'status', 'parameter_invalid'],
-          ['source=x', 'source', 'parameter_invalid'],
-          ['starting_after=ord_nope', 'starting_after', 'parameter_invalid'],
-          ['starting_after=%00', 'starting_after', 'parameter_invalid'],
-          ['ending_before=nope', 'ending_before', 'parameter_invalid'],
-          [`starting_after=${'a'.repeat(101)}`, 'starting_after', 'parameter_invalid'],
-          ['external_order_id=a%00b', 'external_order_id', 'parameter_invalid'],
-          ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
-          ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
-          ['account=acct_x', 'account', 'parameter_invalid'],
-        ];
         for (const [qs, param, code] of cases) {
           const res = await client(t.app, m.test)(ep.method, `${ep.path(f)}?${qs}`);
           expectErrorShape(res, qs);
@@ -375,18 +373,136 @@ describeEach('bad-input corpus', (engine) => {
           expect(res.body.error.code, qs).toBe(code);
         }
         // Harmless oddities still answer 200.
-        for (const qs of ['', 'limit=100', 'external_order_id=%F0%9F%98%80', "external_order_id='%20OR%201=1"]) {
-          expect((await client(t.app, m.test)(ep.method, `${ep.path(f)}?${qs}`)).status, qs).toBe(200);
+        for (const qs of ep.okQueries ?? ['']) {
+          const res = await client(t.app, m.test)(ep.method, `${ep.path(f)}?${qs}`);
+          expect(res.status, `${qs}: ${JSON.stringify(res.body)}`).toBe(200);
         }
       });
     }
 
     it(`${ep.name}: the well-formed call answers ${ep.ok}`, async () => {
-      const res = await send(ep, ep.valid ? JSON.stringify(ep.valid()) : undefined, 'application/json', await fresh());
+      const fx = await fresh();
+      const res =
+        ep.body === 'raw'
+          ? await send(ep, tinyPng(), 'image/png', fx)
+          : await send(ep, ep.valid ? JSON.stringify(ep.valid(fx)) : undefined, 'application/json', fx);
       expect(res.status, JSON.stringify(res.body)).toBe(ep.ok);
       if (ep.ok >= 400) expectErrorShape(res, ep.name);
     });
   }
+
+  it('upload: wrong types, sizes, empty bodies and bad purposes', async () => {
+    const png = tinyPng();
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+    const cases: [
+      label: string,
+      qs: string,
+      type: string,
+      payload: string | Buffer,
+      status: number,
+      code: string,
+      param?: string,
+    ][] = [
+      ['json', 'purpose=photo', 'application/json', '{}', 415, 'unsupported_media_type'],
+      ['json bytes of an image', 'purpose=photo', 'application/json', png, 400, 'invalid_json'],
+      ['text', 'purpose=photo', 'text/plain', 'hello', 415, 'unsupported_media_type'],
+      ['gif', 'purpose=photo', 'image/gif', 'GIF89a', 415, 'unsupported_media_type'],
+      ['svg', 'purpose=photo', 'image/svg+xml', '<svg/>', 415, 'unsupported_media_type'],
+      ['octet stream', 'purpose=photo', 'application/octet-stream', png, 415, 'unsupported_media_type'],
+      ['multipart', 'purpose=photo', 'multipart/form-data; boundary=x', '--x--', 415, 'unsupported_media_type'],
+      ['no type', 'purpose=photo', '', png, 415, 'unsupported_media_type'],
+      ['empty png', 'purpose=photo', 'image/png', '', 422, 'parameter_missing'],
+      ['png declared jpeg', 'purpose=photo', 'image/jpeg', png, 422, 'parameter_invalid'],
+      ['jpeg declared png', 'purpose=photo', 'image/png', jpeg, 422, 'parameter_invalid'],
+      ['text declared webp', 'purpose=photo', 'image/webp', 'RIFF', 422, 'parameter_invalid'],
+      ['over 10 MiB', 'purpose=photo', 'image/png', Buffer.alloc(10 * 1024 * 1024 + 1), 413, 'request_too_large'],
+      ['no purpose', '', 'image/png', png, 422, 'parameter_missing', 'purpose'],
+      ['bad purpose', 'purpose=selfie', 'image/png', png, 422, 'parameter_invalid', 'purpose'],
+      ['two purposes', 'purpose=photo&purpose=signature', 'image/png', png, 422, 'parameter_invalid', 'purpose'],
+      ['NUL purpose', 'purpose=%00', 'image/png', png, 422, 'parameter_invalid', 'purpose'],
+      ['unknown parameter', 'purpose=photo&zzz=1', 'image/png', png, 422, 'parameter_unknown', 'zzz'],
+    ];
+    for (const [label, qs, type, payload, status, code, param] of cases) {
+      const res = await client(t.app, m.test)('POST', `/v1/files?${qs}`, payload, type ? { 'content-type': type } : {});
+      expectErrorShape(res, label);
+      expect(res.status, `${label}: ${JSON.stringify(res.body)}`).toBe(status);
+      expect(res.body.error.code, label).toBe(code);
+      if (param) expect(res.body.error.param, label).toBe(param);
+    }
+    // A Content-Type with parameters or odd case is still the image type.
+    for (const type of ['image/png; charset=binary', 'IMAGE/PNG']) {
+      const res = await client(t.app, m.test)('POST', '/v1/files?purpose=signature', png, { 'content-type': type });
+      expect(res.status, `${type}: ${JSON.stringify(res.body)}`).toBe(201);
+    }
+  });
+
+  it('file content: a tampered, partial or missing signed query is 403, an unknown id never 5xx', async () => {
+    const link = new URL(f.file.url);
+    const expires = link.searchParams.get('expires')!;
+    const signature = link.searchParams.get('signature')!;
+    const flip = (s: string) => (s[0] === 'a' ? 'b' : 'a') + s.slice(1);
+    const base = `/v1/files/${f.file.id}/content`;
+    const queries = [
+      '',
+      `expires=${expires}`,
+      `signature=${signature}`,
+      `expires=${Number(expires) + 1}&signature=${signature}`,
+      `expires=${expires}&signature=${flip(signature)}`,
+      `expires=${expires}&signature=${signature.toUpperCase()}`,
+      `expires=${expires}&signature=${signature.slice(0, -1)}`,
+      `expires=${expires}&signature=`,
+      `expires=abc&signature=${signature}`,
+      `expires=-1&signature=${signature}`,
+      `expires=1e400&signature=${signature}`,
+      `expires=${expires}.0&signature=${signature}`,
+      `expires=${expires}&signature=${'a'.repeat(128)}`,
+      `expires=${expires}&signature=${'a'.repeat(129)}`,
+      `expires=${'9'.repeat(21)}&signature=${signature}`,
+      `expires=${expires}&expires=${expires}&signature=${signature}`,
+      `expires=${expires}&signature=${signature}&signature=${signature}`,
+      `expires=${expires}&signature=%00`,
+    ];
+    for (const qs of queries) {
+      const res = await client(t.app)('GET', `${base}?${qs}`);
+      expectErrorShape(res, qs);
+      expect([403, 422], `${qs}: ${JSON.stringify(res.body)}`).toContain(res.status);
+      if (res.status === 403) expect(res.body.error.code, qs).toBe('file_link_invalid');
+    }
+    // The valid signature of one file opens no other id.
+    for (const id of ['file_00000000000000000000000000', 'x', '%00', "'%20OR%201=1", 'a'.repeat(5000)]) {
+      const res = await client(t.app)('GET', `/v1/files/${id}/content?expires=${expires}&signature=${signature}`);
+      expectErrorShape(res, id.slice(0, 20));
+      expect([403, 404, 422], `${id.slice(0, 20)}: ${JSON.stringify(res.body)}`).toContain(res.status);
+    }
+    // An API key is neither needed nor a substitute for the signature.
+    const keyed = await client(t.app, m.test)('GET', base);
+    expect(keyed.status).toBe(403);
+    expect((await client(t.app)('GET', `${base}?expires=${expires}&signature=${signature}`)).status).toBe(200);
+  });
+
+  it('public tracking: odd codes and query strings never 5xx; the page answers HTML', async () => {
+    for (const path of ['/v1/public/tracking', '/track']) {
+      for (const code of [
+        '',
+        ' ',
+        '%20%20',
+        'ABCD-EFGH-JKLM',
+        'abcd efgh jklm',
+        '<script>',
+        '%3Cscript%3E',
+        '0'.repeat(101),
+      ]) {
+        const res = await client(t.app)('GET', `${path}/${code}`);
+        const context = `${path}/${code.slice(0, 20)}`;
+        expect(res.status, context).toBeGreaterThanOrEqual(400);
+        expect(res.status, context).toBeLessThan(500);
+        if (String(res.headers['content-type']).includes('json')) expectErrorShape(res, context);
+        else expect(res.body, context).not.toContain('<script>');
+      }
+      const ok = await client(t.app)('GET', `${path}/${f.order.tracking_code}?zzz=1&lang=%00x`);
+      expect(ok.status, path).toBeLessThan(500);
+    }
+  });
 
   it('create and quote: every field rejects every wrong kind and bad value with its own param', async () => {
     const call = client(t.app, m.test);

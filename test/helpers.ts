@@ -118,18 +118,19 @@ export function client(app: FastifyInstance, key?: string) {
   ): Promise<Res<T>> => {
     const h: Record<string, string> = { ...headers };
     if (key) h.authorization = `Bearer ${key}`;
-    if (body !== undefined && typeof body !== 'string') h['content-type'] ??= 'application/json';
-    const raw = await app.inject({
+    const raw = typeof body === 'string' || Buffer.isBuffer(body);
+    if (body !== undefined && !raw) h['content-type'] ??= 'application/json';
+    const res = await app.inject({
       method,
       url,
       headers: h,
-      payload: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      payload: body === undefined ? undefined : raw ? (body as string | Buffer) : JSON.stringify(body),
     });
-    let parsed: unknown = raw.body;
+    let parsed: unknown = res.body;
     try {
-      parsed = JSON.parse(raw.body);
+      parsed = JSON.parse(res.body);
     } catch {}
-    return { status: raw.statusCode, body: parsed as T, headers: raw.headers, raw };
+    return { status: res.statusCode, body: parsed as T, headers: res.headers, raw: res };
   };
 }
 

@@ -1,0 +1,158 @@
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_PRICING, loadConfig } from '../src/shared/config.js';
+
+/** The error loadConfig throws for `env`, or a failure if it throws none. */
+function errorFor(env: Record<string, string>): ConfigError {
+  try {
+    loadConfig(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error(`loadConfig accepted ${JSON.stringify(env)}`);
+}
+
+describe('loadConfig', () => {
+  it('has the documented defaults with an empty environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '0.0.0.0',
+      databaseUrl: 'sqlite:./data/ruta.db',
+      publicUrl: 'http://localhost:3000',
+      defaultCurrency: 'USD',
+      logLevel: 'info',
+      trustProxy: false,
+      rateLimitPerMin: 6000,
+      publicRateLimitPerMin: 60,
+      webhookAllowInsecure: false,
+      webhookTimeoutMs: 5000,
+      webhookRetrySchedule: [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800],
+      webhookConcurrency: 64,
+      courierSpeedKmh: 25,
+      serviceMinutesPerStop: 5,
+      fileUrlTtlSeconds: 3600,
+      defaultPricing: DEFAULT_PRICING,
+    });
+    expect(c.filesDir).toMatch(/data[/\\]files$/);
+  });
+
+  it('reads well-formed values', () => {
+    const c = loadConfig({
+      PORT: '0',
+      DATABASE_URL: 'postgresql://u:p@db:5432/ruta',
+      RUTA_PUBLIC_URL: 'https://api.example.com/',
+      RUTA_DEFAULT_CURRENCY: 'pen',
+      RUTA_LOG_LEVEL: 'WARN',
+      RUTA_TRUST_PROXY: '10.0.0.0/8,127.0.0.1',
+      RUTA_RATE_LIMIT_PER_MIN: '0',
+      RUTA_WEBHOOK_ALLOW_INSECURE: '1',
+      RUTA_WEBHOOK_RETRY_SCHEDULE: '0, 1,2.5',
+      RUTA_COURIER_SPEED_KMH: '12.5',
+      RUTA_DEFAULT_PRICING: '{"base_fee":700,"included_kg":2.5,"cod_fee_rate":0}',
+    });
+    expect(c).toMatchObject({
+      port: 0,
+      databaseUrl: 'postgresql://u:p@db:5432/ruta',
+      publicUrl: 'https://api.example.com',
+      defaultCurrency: 'PEN',
+      logLevel: 'warn',
+      trustProxy: '10.0.0.0/8,127.0.0.1',
+      rateLimitPerMin: 0,
+      webhookAllowInsecure: true,
+      webhookRetrySchedule: [0, 1, 2.5],
+      courierSpeedKmh: 12.5,
+      defaultPricing: { ...DEFAULT_PRICING, base_fee: 700, included_kg: 2.5, cod_fee_rate: 0 },
+    });
+    expect(loadConfig({ RUTA_DEFAULT_PRICING: '{"cod_fee_rate":1}' }).defaultPricing.cod_fee_rate).toBe(1);
+    expect(loadConfig({ RUTA_DEFAULT_PRICING: ' ' }).defaultPricing).toEqual(DEFAULT_PRICING);
+    for (const off of ['0', 'false', '']) {
+      expect(loadConfig({ RUTA_WEBHOOK_ALLOW_INSECURE: off }).webhookAllowInsecure).toBe(false);
+    }
+  });
+
+  it('refuses a bad RUTA_DEFAULT_PRICING with an error naming the variable and the key', () => {
+    const cases: [raw: string, mentions: string][] = [
+      ['{base_fee:1}', 'JSON object'],
+      ['{"base_fee":1', 'JSON object'],
+      ['[]', 'JSON object'],
+      ['null', 'JSON object'],
+      ['700', 'JSON object'],
+      ['"x"', 'JSON object'],
+      ['{"base_fees":700}', 'unknown key "base_fees"'],
+      ['{"__proto__":{"x":1}}', 'unknown key "__proto__"'],
+      ['{"base_fee":-1}', 'RUTA_DEFAULT_PRICING.base_fee must be a number >= 0'],
+      ['{"per_km":"50"}', 'RUTA_DEFAULT_PRICING.per_km must be a number'],
+      ['{"per_kg":null}', 'RUTA_DEFAULT_PRICING.per_kg must be a number'],
+      ['{"included_kg":-0.5}', 'RUTA_DEFAULT_PRICING.included_kg'],
+      ['{"minimum":1e400}', 'RUTA_DEFAULT_PRICING.minimum'],
+      ['{"base_fee":5.5}', 'RUTA_DEFAULT_PRICING.base_fee is money in minor units'],
+      ['{"urgent_fee":0.1}', 'RUTA_DEFAULT_PRICING.urgent_fee is money'],
+      ['{"minimum":1e20}', 'RUTA_DEFAULT_PRICING.minimum is money'],
+      ['{"cod_fee_rate":1.01}', 'RUTA_DEFAULT_PRICING.cod_fee_rate is a fraction'],
+      ['{"cod_fee_rate":-0.01}', 'RUTA_DEFAULT_PRICING.cod_fee_rate must be a number >= 0'],
+      ['{"cod_fee_rate":true}', 'RUTA_DEFAULT_PRICING.cod_fee_rate'],
+    ];
+    for (const [raw, mentions] of cases) {
+      const err = errorFor({ RUTA_DEFAULT_PRICING: raw });
+      expect(err.message, raw).toMatch(/^RUTA_DEFAULT_PRICING[ .]/);
+      expect(err.message, raw).toContain(mentions);
+      expect(err.variable, raw).toMatch(/^RUTA_DEFAULT_PRICING/);
+    }
+  });
+
+  it('names the variable in every error', () => {
+    const cases: [name: string, value: string][] = [
+      ['PORT', 'abc'],
+      ['PORT', '-1'],
+      ['PORT', '65536'],
+      ['PORT', '80.5'],
+      ['PORT', ' '],
+      ['DATABASE_URL', 'mysql://x'],
+      ['DATABASE_URL', './ruta.db'],
+      ['DATABASE_URL', 'sqlite:'],
+      ['RUTA_PUBLIC_URL', 'api.example.com'],
+      ['RUTA_PUBLIC_URL', 'ftp://example.com'],
+      ['RUTA_PUBLIC_URL', 'https://example.com/?x=1'],
+      ['RUTA_DEFAULT_CURRENCY', 'dollars'],
+      ['RUTA_DEFAULT_CURRENCY', 'U$D'],
+      ['RUTA_LOG_LEVEL', 'verbose'],
+      ['RUTA_RATE_LIMIT_PER_MIN', '-5'],
+      ['RUTA_RATE_LIMIT_PER_MIN', 'lots'],
+      ['RUTA_PUBLIC_RATE_LIMIT_PER_MIN', '1.5'],
+      ['RUTA_WEBHOOK_ALLOW_INSECURE', 'yes please'],
+      ['RUTA_WEBHOOK_TIMEOUT_MS', '0'],
+      ['RUTA_WEBHOOK_TIMEOUT_MS', '5s'],
+      ['RUTA_WEBHOOK_RETRY_SCHEDULE', '30,,60'],
+      ['RUTA_WEBHOOK_RETRY_SCHEDULE', '30,-1'],
+      ['RUTA_WEBHOOK_RETRY_SCHEDULE', '30s,60s'],
+      ['RUTA_WEBHOOK_CONCURRENCY', '0'],
+      ['RUTA_COURIER_SPEED_KMH', '0'],
+      ['RUTA_COURIER_SPEED_KMH', 'fast'],
+      ['RUTA_SERVICE_MINUTES_PER_STOP', '-1'],
+      ['RUTA_FILE_URL_TTL_SECONDS', '0'],
+    ];
+    for (const [name, value] of cases) {
+      const err = errorFor({ [name]: value });
+      expect(err.variable, `${name}=${value}`).toBe(name);
+      expect(err.message.startsWith(`${name} `), err.message).toBe(true);
+    }
+  });
+
+  it('never echoes a database password', () => {
+    const err = errorFor({ DATABASE_URL: 'mysql://root:hunter2@db/ruta' });
+    expect(err.message).not.toContain('hunter2');
+  });
+
+  it('ruta migrate fails at start with the message and no stack trace', () => {
+    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], {
+      env: { ...process.env, DATABASE_URL: 'sqlite::memory:', RUTA_DEFAULT_PRICING: '{"base_fee":-1}' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status).not.toBe(0);
+    expect(res.stderr).toContain('RUTA_DEFAULT_PRICING.base_fee must be a number >= 0');
+    expect(res.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,0 +1,539 @@
+import type { Res, TestApp } from './helpers.js';
+import { client, validOrder } from './helpers.js';
+import { tinyPng, upload } from './lifecycle-helpers.js';
+
+/**
+ * The endpoint table of the bad-input corpus (test/corpus.test.ts). Every operation of the
+ * OpenAPI document must have a row here: the corpus fails on an operation it does not know.
+ */
+
+export interface Fixture {
+  order: { id: string; tracking_code: string };
+  courier: { id: string };
+  route: { id: string };
+  file: { id: string; url: string };
+  endpoint: { id: string };
+  event: { id: string };
+}
+
+export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
+/** [path in the body, JSON kind, further values that are wrong for this field, whether null is allowed] */
+export type Field = [path: string, kind: FieldKind, extraBad: unknown[], nullable?: boolean];
+/** [query string, the param named by the 422, its code] */
+export type QueryCase = [qs: string, param: string, code: string];
+
+export interface Endpoint {
+  /** The OpenAPI operation, `METHOD /path/{param}`. */
+  route: string;
+  name: string;
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  path: (f: Fixture) => string;
+  /** `required`: a JSON object with required fields; `optional`: may be absent; `raw`: image bytes (files). */
+  body: 'none' | 'required' | 'optional' | 'raw';
+  /** Status of a well-formed call with a fresh fixture. */
+  ok: number;
+  /** A well-formed body, when the endpoint takes one. */
+  valid?: (f: Fixture) => Record<string, unknown>;
+  /** The id in the path that is looked up (odd ids in its place are 404). */
+  id?: (f: Fixture) => string;
+  /** The prefix of that id, for a well-formed id that names nothing. */
+  prefix?: string;
+  /** `key`: needs an API key (else 401); `none`: public. */
+  auth: 'key' | 'none';
+  /** Errors are HTML pages rather than the Error body (the /track page). */
+  html?: boolean;
+  /** Bad query strings (422 with the param), when the query is validated strictly. */
+  query?: QueryCase[];
+  /** Harmless query strings that still answer 200. */
+  okQueries?: string[];
+  /** The body's fields and their bad values. */
+  fields?: Field[];
+}
+
+const s500 = 'x'.repeat(501);
+const id101 = 'x'.repeat(101);
+
+/** Query cases every keyset-paginated list shares. */
+const LIST_QUERY: QueryCase[] = [
+  ['zzz=1', 'zzz', 'parameter_unknown'],
+  ['limit=0', 'limit', 'parameter_invalid'],
+  ['limit=101', 'limit', 'parameter_invalid'],
+  ['limit=-1', 'limit', 'parameter_invalid'],
+  ['limit=1.5', 'limit', 'parameter_invalid'],
+  ['limit=abc', 'limit', 'parameter_invalid'],
+  ['limit=', 'limit', 'parameter_invalid'],
+  ['limit=1e400', 'limit', 'parameter_invalid'],
+  ['limit=1&limit=2', 'limit', 'parameter_invalid'],
+  [`starting_after=${id101}`, 'starting_after', 'parameter_invalid'],
+  ['starting_after=%00', 'starting_after', 'parameter_invalid'],
+];
+
+const ORDERS_QUERY: QueryCase[] = [
+  ['status=nope', 'status', 'parameter_invalid'],
+  ['status=PENDING', 'status', 'parameter_invalid'],
+  ['status=pending&status=failed', 'status', 'parameter_invalid'],
+  ['source=x', 'source', 'parameter_invalid'],
+  ['starting_after=ord_nope', 'starting_after', 'parameter_invalid'],
+  ['ending_before=nope', 'ending_before', 'parameter_invalid'],
+  ['external_order_id=a%00b', 'external_order_id', 'parameter_invalid'],
+  ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
+  ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
+  ['account=acct_x', 'account', 'parameter_invalid'],
+];
+
+const TIME_WINDOW_FIELDS: Field[] = [
+  ['time_window', 'object', [{ start: '09:00' }, { end: '10:00' }, { start: '12:00', end: '09:00' }]],
+  ['time_window.start', 'string', ['9:00', '24:00', '09:60', '0900']],
+  ['time_window.end', 'string', ['08:00', '09:00', '25:00']],
+];
+
+const URL_FIELD: Field = ['url', 'string', ['', 'x'.repeat(2049), 'not a url', 'ftp://example.com/x']];
+const EVENTS_FIELDS: Field[] = [
+  ['events', 'array', [[], Array.from({ length: 101 }, () => '*')]],
+  ['events[0]', 'string', ['', 'order.nope', 'ORDER.CREATED', 'x'.repeat(101)]],
+];
+
+/** A move's row: `POST /v1/orders/{id}/<action>`, answered 200 from pending or 409 invalid_transition. */
+function move(
+  action: string,
+  ok: number,
+  body: Endpoint['body'],
+  valid?: Endpoint['valid'],
+  fields?: Field[],
+): Endpoint {
+  return {
+    route: `POST /v1/orders/{id}/${action}`,
+    name: action,
+    method: 'POST',
+    path: (f) => `/v1/orders/${f.order.id}/${action}`,
+    body,
+    ok,
+    valid,
+    id: (f) => f.order.id,
+    prefix: 'ord',
+    auth: 'key',
+    fields,
+  };
+}
+
+const orderRow = (over: Partial<Endpoint> & Pick<Endpoint, 'route' | 'name' | 'path'>): Endpoint => ({
+  method: 'GET',
+  body: 'none',
+  ok: 200,
+  id: (f) => f.order.id,
+  prefix: 'ord',
+  auth: 'key',
+  ...over,
+});
+
+export const ENDPOINTS: Endpoint[] = [
+  // Orders
+  {
+    route: 'POST /v1/orders',
+    name: 'create order',
+    method: 'POST',
+    path: () => '/v1/orders',
+    body: 'required',
+    ok: 201,
+    valid: () => validOrder(),
+    auth: 'key',
+  },
+  {
+    route: 'POST /v1/orders/quote',
+    name: 'quote',
+    method: 'POST',
+    path: () => '/v1/orders/quote',
+    body: 'required',
+    ok: 200,
+    valid: () => validOrder(),
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/orders',
+    name: 'list orders',
+    method: 'GET',
+    path: () => '/v1/orders',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [...LIST_QUERY, ...ORDERS_QUERY],
+    okQueries: ['', 'limit=100', 'external_order_id=%F0%9F%98%80', "external_order_id='%20OR%201=1"],
+  },
+  orderRow({ route: 'GET /v1/orders/{id}', name: 'read order', path: (f) => `/v1/orders/${f.order.id}` }),
+  orderRow({
+    route: 'GET /v1/orders/{id}',
+    name: 'read order by tracking code',
+    path: (f) => `/v1/orders/${f.order.tracking_code}`,
+    id: (f) => f.order.tracking_code,
+  }),
+  orderRow({
+    route: 'GET /v1/orders/{id}/tracking',
+    name: 'tracking',
+    path: (f) => `/v1/orders/${f.order.id}/tracking`,
+  }),
+  orderRow({
+    route: 'GET /v1/orders/{id}/proof',
+    name: 'proof',
+    path: (f) => `/v1/orders/${f.order.id}/proof`,
+    ok: 404,
+  }),
+  orderRow({
+    route: 'POST /v1/orders/{id}/cancel',
+    name: 'cancel',
+    method: 'POST',
+    path: (f) => `/v1/orders/${f.order.id}/cancel`,
+    body: 'optional',
+    valid: () => ({ reason: 'corpus' }),
+    fields: [['reason', 'string', [s500]]],
+  }),
+
+  // Lifecycle moves, each from a pending order
+  move('validate', 200, 'optional'),
+  move('assign', 200, 'required', (f) => ({ courier_id: f.courier.id }), [
+    ['courier_id', 'string', ['', id101]],
+    ['route_id', 'string', ['', id101]],
+  ]),
+  move('ready', 409, 'optional'),
+  move('pickup', 409, 'optional'),
+  move('depart', 409, 'optional'),
+  move('approach', 409, 'optional'),
+  move('arrive', 409, 'optional'),
+  move('deliver', 409, 'required', () => ({ receiver_name: 'Ana' }), [
+    ['receiver_name', 'string', ['', s500]],
+    ['receiver_document', 'string', [s500]],
+    ['relationship', 'string', ['x', 'SELF', '']],
+    ['signature_file', 'string', ['', id101]],
+    ['photo_files', 'array', [Array.from({ length: 21 }, () => 'file_x')]],
+    ['photo_files[0]', 'string', ['', id101]],
+    ['collected_amount', 'number', [-0.01, 1e15]],
+    ['payment_method', 'string', ['x', 'CASH']],
+    ['delivered_packages', 'integer', [0, -1, 1.5]],
+    ['lat', 'number', [90.5, -91]],
+    ['lng', 'number', [180.5, -181]],
+  ]),
+  move('fail', 409, 'required', () => ({ reason: 'customer_absent' }), [
+    ['reason', 'string', ['', 'x', 'CUSTOMER_ABSENT']],
+    ['notes', 'string', [s500]],
+  ]),
+  move(
+    'reschedule',
+    200,
+    'required',
+    () => ({ requested_date: '2030-01-02T15:00:00Z', time_window: { start: '09:00', end: '12:00' } }),
+    [['requested_date', 'string', ['', 'tomorrow', '2030-01-02', '2030-13-02T15:00:00Z']], ...TIME_WINDOW_FIELDS],
+  ),
+  move('return', 409, 'optional', () => ({ notes: 'corpus' }), [['notes', 'string', [s500]]]),
+
+  // Couriers
+  {
+    route: 'POST /v1/couriers',
+    name: 'create courier',
+    method: 'POST',
+    path: () => '/v1/couriers',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ name: 'Luis', phone: '+51999888777', vehicle: 'bicycle' }),
+    auth: 'key',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['phone', 'string', ['', '999888777', '+1234567', '+51 999 888 777']],
+      ['vehicle', 'string', ['', 'rocket', 'CAR']],
+    ],
+  },
+  {
+    route: 'GET /v1/couriers',
+    name: 'list couriers',
+    method: 'GET',
+    path: () => '/v1/couriers',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: LIST_QUERY,
+    okQueries: ['', 'limit=100', 'limit=1'],
+  },
+  {
+    route: 'GET /v1/couriers/{id}',
+    name: 'read courier',
+    method: 'GET',
+    path: (f) => `/v1/couriers/${f.courier.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+  },
+  {
+    route: 'PATCH /v1/couriers/{id}',
+    name: 'update courier',
+    method: 'PATCH',
+    path: (f) => `/v1/couriers/${f.courier.id}`,
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ name: 'Luis P.', phone: null, vehicle: 'car' }),
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['phone', 'string', ['', '12'], true],
+      ['vehicle', 'string', ['', 'rocket'], true],
+    ],
+  },
+  {
+    route: 'POST /v1/couriers/{id}/location',
+    name: 'courier location',
+    method: 'POST',
+    path: (f) => `/v1/couriers/${f.courier.id}/location`,
+    body: 'required',
+    ok: 200,
+    valid: () => ({ lat: -12.1, lng: -77.03 }),
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+    fields: [
+      ['lat', 'number', [90.0001, -90.0001, 1e308]],
+      ['lng', 'number', [180.0001, -180.0001]],
+      ['recorded_at', 'string', ['', 'now', '2025-07-01', '1700000000']],
+    ],
+  },
+  {
+    route: 'GET /v1/couriers/{id}/locations',
+    name: 'courier locations',
+    method: 'GET',
+    path: (f) => `/v1/couriers/${f.courier.id}/locations`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+  },
+
+  // Routes
+  {
+    route: 'POST /v1/routes',
+    name: 'create route',
+    method: 'POST',
+    path: () => '/v1/routes',
+    body: 'required',
+    ok: 201,
+    valid: (f) => ({ courier_id: f.courier.id, order_ids: [f.order.id], date: '2030-01-02' }),
+    auth: 'key',
+    fields: [
+      ['courier_id', 'string', ['', id101]],
+      ['order_ids', 'array', [[], ['ord_a', 'ord_a'], Array.from({ length: 201 }, (_, i) => `ord_${i}`)]],
+      ['order_ids[0]', 'string', ['', id101]],
+      ['date', 'string', ['', 'tomorrow', '2030-13-01', '2030-01-02T00:00:00Z']],
+    ],
+  },
+  {
+    route: 'GET /v1/routes/{id}',
+    name: 'read route',
+    method: 'GET',
+    path: (f) => `/v1/routes/${f.route.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.route.id,
+    prefix: 'rte',
+    auth: 'key',
+  },
+
+  // Files
+  {
+    route: 'POST /v1/files',
+    name: 'upload file',
+    method: 'POST',
+    path: () => '/v1/files?purpose=photo',
+    body: 'raw',
+    ok: 201,
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/files/{id}',
+    name: 'read file',
+    method: 'GET',
+    path: (f) => `/v1/files/${f.file.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.file.id,
+    prefix: 'file',
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/files/{id}/content',
+    name: 'file content',
+    method: 'GET',
+    path: (f) => f.file.url.replace(/^https?:\/\/[^/]+/, ''),
+    body: 'none',
+    ok: 200,
+    auth: 'none',
+  },
+
+  // Webhook endpoints
+  {
+    route: 'POST /v1/webhook_endpoints',
+    name: 'create webhook endpoint',
+    method: 'POST',
+    path: () => '/v1/webhook_endpoints',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ url: 'http://127.0.0.1:9/hook', events: ['*'], description: 'corpus' }),
+    auth: 'key',
+    fields: [URL_FIELD, ...EVENTS_FIELDS, ['description', 'string', [s500]]],
+  },
+  {
+    route: 'GET /v1/webhook_endpoints',
+    name: 'list webhook endpoints',
+    method: 'GET',
+    path: () => '/v1/webhook_endpoints',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [...LIST_QUERY, ['starting_after=we_nope', 'starting_after', 'parameter_invalid']],
+    okQueries: ['', 'limit=100'],
+  },
+  ...(['GET', 'PATCH', 'DELETE'] as const).map(
+    (method): Endpoint => ({
+      route: `${method} /v1/webhook_endpoints/{id}`,
+      name: `${method.toLowerCase()} webhook endpoint`,
+      method,
+      path: (f) => `/v1/webhook_endpoints/${f.endpoint.id}`,
+      body: method === 'PATCH' ? 'optional' : 'none',
+      ok: 200,
+      id: (f) => f.endpoint.id,
+      prefix: 'we',
+      auth: 'key',
+      ...(method === 'PATCH'
+        ? {
+            valid: () => ({ events: ['order.created'], description: null, status: 'disabled' }),
+            fields: [
+              URL_FIELD,
+              ...EVENTS_FIELDS,
+              ['description', 'string', [s500], true],
+              ['status', 'string', ['', 'paused', 'ENABLED']],
+            ] as Field[],
+          }
+        : {}),
+    }),
+  ),
+  ...(['rotate_secret', 'test'] as const).map(
+    (action): Endpoint => ({
+      route: `POST /v1/webhook_endpoints/{id}/${action}`,
+      name: `webhook endpoint ${action}`,
+      method: 'POST',
+      path: (f) => `/v1/webhook_endpoints/${f.endpoint.id}/${action}`,
+      body: 'optional',
+      ok: action === 'test' ? 202 : 200,
+      id: (f) => f.endpoint.id,
+      prefix: 'we',
+      auth: 'key',
+    }),
+  ),
+  {
+    route: 'GET /v1/webhook_endpoints/{id}/deliveries',
+    name: 'webhook endpoint deliveries',
+    method: 'GET',
+    path: (f) => `/v1/webhook_endpoints/${f.endpoint.id}/deliveries`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.endpoint.id,
+    prefix: 'we',
+    auth: 'key',
+    query: [
+      ...LIST_QUERY.filter(([qs]) => !qs.startsWith('starting_after')),
+      ['starting_after=0', 'starting_after', 'parameter_invalid'],
+      ['starting_after=abc', 'starting_after', 'parameter_invalid'],
+      ['starting_after=1.5', 'starting_after', 'parameter_invalid'],
+      ['event=%00', 'event', 'parameter_invalid'],
+      [`event=${id101}`, 'event', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'starting_after=99999999', 'event=evt_nope'],
+  },
+
+  // Events
+  {
+    route: 'GET /v1/events',
+    name: 'list events',
+    method: 'GET',
+    path: () => '/v1/events',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [
+      ...LIST_QUERY,
+      ['delivery_success=maybe', 'delivery_success', 'parameter_invalid'],
+      ['delivery_success=', 'delivery_success', 'parameter_invalid'],
+      [`event=${id101}`, 'event', 'parameter_invalid'],
+      [`order=${id101}`, 'order', 'parameter_invalid'],
+      ['order=%00', 'order', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'delivery_success=false', 'delivery_success=true', 'event=order.created'],
+  },
+  {
+    route: 'GET /v1/events/{id}',
+    name: 'read event',
+    method: 'GET',
+    path: (f) => `/v1/events/${f.event.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.event.id,
+    prefix: 'evt',
+    auth: 'key',
+  },
+  {
+    route: 'POST /v1/events/{id}/redeliver',
+    name: 'redeliver event',
+    method: 'POST',
+    path: (f) => `/v1/events/${f.event.id}/redeliver`,
+    body: 'optional',
+    ok: 202,
+    valid: (f) => ({ endpoint: f.endpoint.id }),
+    id: (f) => f.event.id,
+    prefix: 'evt',
+    auth: 'key',
+    fields: [['endpoint', 'string', [id101]]],
+  },
+
+  // Public tracking
+  {
+    route: 'GET /v1/public/tracking/{tracking_code}',
+    name: 'public tracking JSON',
+    method: 'GET',
+    path: (f) => `/v1/public/tracking/${f.order.tracking_code}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+  },
+  {
+    route: 'GET /track/{tracking_code}',
+    name: 'tracking page',
+    method: 'GET',
+    path: (f) => `/track/${f.order.tracking_code}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+    html: true,
+  },
+];
+
+/** The objects the table's paths name, all owned by the merchant's test key. */
+export async function makeFixture(t: TestApp, key: string, shared?: Fixture): Promise<Fixture> {
+  const call = client(t.app, key);
+  const ok = (res: Pick<Res, 'status' | 'body'>, what: string) => {
+    if (res.status >= 300) throw new Error(`fixture ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+    return res.body;
+  };
+  const endpoint = ok(
+    await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', events: ['*'] }),
+    'endpoint',
+  );
+  const order = ok(await call('POST', '/v1/orders', validOrder()), 'order');
+  const courier = ok(await call('POST', '/v1/couriers', { name: 'Luis' }), 'courier');
+  if (shared) return { ...shared, order, courier, endpoint };
+  const routed = ok(await call('POST', '/v1/orders', validOrder()), 'routed order');
+  const route = ok(await call('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] }), 'route');
+  const file = ok(await upload(t, key, 'photo', tinyPng()), 'file');
+  const events = ok(await call('GET', `/v1/events?order=${order.id}`), 'events');
+  return { order, courier, route, file, endpoint, event: events.data[0] };
+}

@@ -1,0 +1,249 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { createKey, revoke } from '../src/features/accounts/service.js';
+import { ENDPOINTS, type Endpoint, type Fixture, makeFixture } from './corpus-table.js';
+import {
+  client,
+  describeEach,
+  type Merchant,
+  newMerchant,
+  newOperator,
+  type Res,
+  startApp,
+  type TestApp,
+  validOrder,
+} from './helpers.js';
+import { orderIn, tinyPng, upload } from './lifecycle-helpers.js';
+
+/**
+ * The key × object matrix for every authenticated operation outside the orders API (whose matrix
+ * is test/security.test.ts): lifecycle moves, couriers, routes, files, webhook endpoints, events.
+ * Objects are real, made through the API; each operation is driven from the corpus table.
+ */
+
+type Kind = 'mover' | 'merchant' | 'reader';
+
+/** DESIGN §1: who may call what. Movers: operators and sandbox test keys. Merchant: secret keys only. */
+function kindOf(ep: Endpoint): Kind {
+  if (/\/(webhook_endpoints|events)/.test(ep.route)) return 'merchant';
+  if (ep.route === 'GET /v1/files/{id}') return 'reader';
+  return 'mover';
+}
+
+const ORDERS_API = new Set([
+  'POST /v1/orders',
+  'POST /v1/orders/quote',
+  'GET /v1/orders',
+  'GET /v1/orders/{id}',
+  'GET /v1/orders/{id}/tracking',
+  'GET /v1/orders/{id}/proof',
+  'POST /v1/orders/{id}/cancel',
+]);
+const OPS = ENDPOINTS.filter((ep) => ep.auth === 'key' && !ORDERS_API.has(ep.route));
+
+/** The object a list must (or must not) show, for the lists of this matrix. */
+const LISTED: Record<string, (f: Fixture) => string> = {
+  'GET /v1/couriers': (f) => f.courier.id,
+  'GET /v1/webhook_endpoints': (f) => f.endpoint.id,
+  'GET /v1/events': (f) => f.event.id,
+};
+
+describeEach('isolation matrix', (engine) => {
+  let t: TestApp;
+  let a: Merchant;
+  let b: Merchant;
+  let keys: Record<'opTest' | 'opLive' | 'revoked' | 'revokedOp' | 'tampered', string>;
+  let aTestObjects: Fixture;
+  let liveObjects: Fixture;
+
+  /** Live objects of account A: its order, endpoint and event; the live carrier's courier, route and file. */
+  async function liveFixture(): Promise<Fixture> {
+    const merchant = client(t.app, a.live);
+    const op = client(t.app, keys.opLive);
+    const endpoint = (await merchant('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/h', events: ['*'] }))
+      .body;
+    const order = (await merchant('POST', '/v1/orders', validOrder())).body;
+    const routed = (await merchant('POST', '/v1/orders', validOrder())).body;
+    const courier = (await op('POST', '/v1/couriers', { name: 'Live Luis' })).body;
+    const route = (await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] })).body;
+    const file = (await upload(t, keys.opLive, 'photo', tinyPng())).body;
+    const event = (await merchant('GET', `/v1/events?order=${order.id}`)).body.data[0];
+    for (const [what, o] of Object.entries({ endpoint, order, courier, route, file, event })) {
+      expect(o?.id, `live ${what}`).toBeTypeOf('string');
+    }
+    return { endpoint, order, courier, route, file, event };
+  }
+
+  beforeAll(async () => {
+    t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1' });
+    a = await newMerchant(t, 'A');
+    b = await newMerchant(t, 'B');
+    const spare = await createKey(t.ctx.db, { role: 'merchant', mode: 'test', accountId: a.accountId });
+    const spareOp = await createKey(t.ctx.db, { role: 'operator', mode: 'test', accountId: null });
+    keys = {
+      opTest: await newOperator(t, 'test'),
+      opLive: await newOperator(t, 'live'),
+      revoked: spare.secret,
+      revokedOp: spareOp.secret,
+      tampered: `${a.test.slice(0, -1)}${a.test.endsWith('A') ? 'B' : 'A'}`,
+    };
+    // The revoked keys worked before they were revoked.
+    expect((await client(t.app, spare.secret)('GET', '/v1/couriers')).status).toBe(200);
+    expect((await client(t.app, spareOp.secret)('GET', '/v1/couriers')).status).toBe(200);
+    await revoke(t.ctx.db, spare.id);
+    await revoke(t.ctx.db, spareOp.id);
+    aTestObjects = await makeFixture(t, a.test);
+    liveObjects = await liveFixture();
+  });
+  afterAll(async () => t?.close());
+
+  const call = (ep: Endpoint, key: string, f: Fixture): Promise<Res> => {
+    if (ep.body === 'raw') {
+      return client(t.app, key)(ep.method, ep.path(f), tinyPng(), { 'content-type': 'image/png' });
+    }
+    return client(t.app, key)(ep.method, ep.path(f), ep.valid?.(f));
+  };
+  const expectStatus = (res: Res, status: number, context: string) => {
+    expect(res.status, `${context}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(status);
+    const code = { 401: 'api_key_invalid', 403: 'permission_denied', 404: 'resource_missing' }[status];
+    if (code) expect(res.body.error.code, context).toBe(code);
+  };
+
+  it('covers every authenticated operation outside the orders API', () => {
+    expect(OPS.length).toBeGreaterThanOrEqual(30);
+    expect(OPS.map(kindOf).filter((k) => k === 'merchant')).toHaveLength(11);
+  });
+
+  for (const ep of OPS) {
+    const kind = kindOf(ep);
+
+    it(`${ep.name}: revoked and tampered keys are 401`, async () => {
+      for (const key of [keys.revoked, keys.revokedOp, keys.tampered]) {
+        expectStatus(await call(ep, key, aTestObjects), 401, `${ep.name} ${key.slice(0, 8)}`);
+      }
+    });
+
+    it(`${ep.name}: roles (DESIGN §1): ${kind === 'merchant' ? 'operators get 403' : kind === 'mover' ? 'sk_live gets 403' : 'every key of the scope reads'}`, async () => {
+      if (kind === 'merchant') {
+        for (const key of [keys.opTest, keys.opLive]) expectStatus(await call(ep, key, aTestObjects), 403, 'operator');
+      }
+      if (kind === 'mover') {
+        for (const key of [a.live, b.live]) expectStatus(await call(ep, key, liveObjects), 403, 'sk_live');
+      }
+      // The allowed keys, on fresh objects of their own scope: the operation answers as the table says.
+      const allowed: [string, () => Promise<Fixture>][] =
+        kind === 'merchant'
+          ? [[a.test, () => makeFixture(t, a.test, aTestObjects)]]
+          : [
+              [a.test, () => makeFixture(t, a.test, aTestObjects)],
+              [keys.opTest, () => makeFixture(t, a.test, aTestObjects)],
+            ];
+      for (const [key, fresh] of allowed) {
+        const res = await call(ep, key, await fresh());
+        expect(res.status, `${key.slice(0, 8)}: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(ep.ok);
+      }
+    });
+
+    if (ep.id) {
+      it(`${ep.name}: another account's object and the other environment's objects are 404`, async () => {
+        // Another merchant, test and live: never 403 for an object of someone else (merchant ops and reads).
+        expectStatus(await call(ep, b.test, aTestObjects), 404, 'other account, test');
+        if (kind !== 'mover') expectStatus(await call(ep, b.live, liveObjects), 404, 'other account, live');
+        // A live key on a test object; test keys on live objects.
+        if (kind !== 'mover') expectStatus(await call(ep, a.live, aTestObjects), 404, 'sk_live on test');
+        expectStatus(await call(ep, a.test, liveObjects), 404, 'sk_test on live');
+        if (kind !== 'merchant') {
+          expectStatus(await call(ep, keys.opLive, aTestObjects), 404, 'ok_live on test');
+          expectStatus(await call(ep, keys.opTest, liveObjects), 404, 'ok_test on live');
+        }
+        // The live objects are there for their own keys.
+        const owner = kind === 'merchant' ? a.live : keys.opLive;
+        const res = await call(ep, owner, await liveFixture());
+        expect(res.status, `live owner: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(ep.ok);
+      });
+    }
+
+    const listed = LISTED[ep.route];
+    if (listed) {
+      it(`${ep.name}: other accounts and environments never list the object`, async () => {
+        const lists: [string, Fixture][] = [
+          [b.test, aTestObjects],
+          [keys.opLive, aTestObjects],
+          [a.test, liveObjects],
+        ];
+        if (kind === 'merchant') lists.push([a.live, aTestObjects], [b.live, liveObjects]);
+        else lists.push([keys.opTest, liveObjects]);
+        for (const [key, f] of lists) {
+          const res = await client(t.app, key)('GET', `${ep.path(f)}?limit=100`);
+          if (res.status === 403) continue; // operators on merchant lists: already refused above
+          expect(res.status, key.slice(0, 8)).toBe(200);
+          expect(
+            res.body.data.map((x: { id: string }) => x.id),
+            key.slice(0, 8),
+          ).not.toContain(listed(f));
+        }
+        const own = await client(t.app, a.test)('GET', `${ep.path(aTestObjects)}?limit=100`);
+        expect(own.body.data.map((x: { id: string }) => x.id)).toContain(listed(aTestObjects));
+      });
+    }
+  }
+
+  it("bodies cannot name another account's or environment's objects", async () => {
+    const bCourier = (await client(t.app, b.test)('POST', '/v1/couriers', { name: 'B' })).body;
+    const bCall = client(t.app, b.test);
+    const expect422 = (res: Res, param: string) => {
+      expect(res.status, `${param}: ${JSON.stringify(res.body)}`).toBe(422);
+      expect(res.body.error.param).toBe(param);
+    };
+    // Routes: A's courier or A's orders.
+    const bOrder = (await bCall('POST', '/v1/orders', validOrder())).body;
+    expect422(
+      await bCall('POST', '/v1/routes', { courier_id: aTestObjects.courier.id, order_ids: [bOrder.id] }),
+      'courier_id',
+    );
+    expect422(
+      await bCall('POST', '/v1/routes', { courier_id: bCourier.id, order_ids: [bOrder.id, aTestObjects.order.id] }),
+      'order_ids[1]',
+    );
+    expect422(
+      await client(t.app, keys.opLive)('POST', '/v1/routes', {
+        courier_id: liveObjects.courier.id,
+        order_ids: [aTestObjects.order.id],
+      }),
+      'order_ids[0]',
+    );
+    // Assign: A's route; the live carrier's courier.
+    expect422(
+      await bCall('POST', `/v1/orders/${bOrder.id}/assign`, {
+        courier_id: bCourier.id,
+        route_id: aTestObjects.route.id,
+      }),
+      'route_id',
+    );
+    expect422(
+      await client(t.app, keys.opTest)('POST', `/v1/orders/${bOrder.id}/assign`, {
+        courier_id: liveObjects.courier.id,
+      }),
+      'courier_id',
+    );
+    // Deliver: A's file as B's signature or photo, or the live carrier's file on a test order.
+    for (const [key, body, param] of [
+      [b.test, { receiver_name: 'X', signature_file: aTestObjects.file.id }, 'signature_file'],
+      [b.test, { receiver_name: 'X', photo_files: [aTestObjects.file.id] }, 'photo_files[0]'],
+      [keys.opTest, { receiver_name: 'X', signature_file: liveObjects.file.id }, 'signature_file'],
+    ] as const) {
+      const o = await orderIn(t, b.test, b.test, bCourier.id, 'in_transit');
+      expect422(await client(t.app, key)('POST', `/v1/orders/${o.id}/deliver`, body), param);
+      expect((await bCall('GET', `/v1/orders/${o.id}`)).body.status).toBe('in_transit');
+    }
+    // Redeliver to A's endpoint, or to A's live endpoint from the test key.
+    const bEvent = (await bCall('GET', `/v1/events?order=${bOrder.id}`)).body.data[0];
+    for (const [key, event, endpoint] of [
+      [b.test, bEvent.id, aTestObjects.endpoint.id],
+      [a.test, aTestObjects.event.id, liveObjects.endpoint.id],
+    ] as const) {
+      const res = await client(t.app, key)('POST', `/v1/events/${event}/redeliver`, { endpoint });
+      expect([404, 422], JSON.stringify(res.body)).toContain(res.status);
+      expect(res.body.error.type).toBe('invalid_request_error');
+    }
+  });
+});
