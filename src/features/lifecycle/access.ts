@@ -16,8 +16,3 @@ export function requireMover(req: FastifyRequest): Scope {
     'Live secret keys cannot drive deliveries; use an operator key, or a test key to simulate one in the sandbox.',
   );
 }
-
-/** Does an object owned by `ownerAccount` (null: the carrier's) fall inside `scope`? */
-export function ownedBy(scope: Scope, ownerAccount: string | null): boolean {
-  return scope.accountId === null || ownerAccount === scope.accountId;
-}
