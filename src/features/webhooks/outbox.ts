@@ -54,6 +54,8 @@ export interface OrderRef {
   external_order_id: string | null;
   tracking_code: string;
   status: string;
+  /** This event's per-order sequence, already written to the order by the caller's insert or move. */
+  event_seq: number;
 }
 
 export interface RecordedEvent {
@@ -68,7 +70,9 @@ export interface RecordedEvent {
  * its event commit or roll back together. The envelope is serialised once, here, and those exact
  * bytes are what every delivery attempt sends. A delivery row is queued, in the same
  * transaction, for every endpoint of the order's account and environment that is enabled and
- * subscribed at this moment.
+ * subscribed at this moment. The caller has already set `event_seq` on the order in the same
+ * statement as the state change (insert with 1, or the move's guarded UPDATE adds 1), so the
+ * sequence costs no statement of its own.
  */
 export async function recordOrderEvent(
   trx: Tx,
@@ -77,12 +81,7 @@ export async function recordOrderEvent(
   extra: Record<string, unknown> = {},
   now = Date.now(),
 ): Promise<RecordedEvent> {
-  const { event_seq: sequence } = await trx
-    .updateTable('orders')
-    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-    .where('id', '=', order.id)
-    .returning('event_seq')
-    .executeTakeFirstOrThrow();
+  const sequence = order.event_seq;
   const id = newId('evt', now);
   const envelope = {
     id,
