@@ -1,20 +1,53 @@
 import type { Scope } from '../../shared/auth.js';
+import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
 
 export type OrderRow = OrdersTable;
 export type TimelineRow = Omit<OrderTimelineTable, 'id'> & { id: number };
 
-export async function insertOrder(db: Executor, row: OrderRow): Promise<void> {
-  await db.insertInto('orders').values(row).execute();
-}
+/** Every column of OrderRow: the `satisfies` makes a column added to the table without being listed here a type error. */
+const ORDER_COLUMNS = Object.keys({
+  id: 1,
+  account_id: 1,
+  mode: 1,
+  tracking_code: 1,
+  external_order_id: 1,
+  source: 1,
+  status: 1,
+  customer: 1,
+  delivery_address: 1,
+  items: 1,
+  requested_date: 1,
+  time_window: 1,
+  priority: 1,
+  is_urgent: 1,
+  requires_signature: 1,
+  requires_photo: 1,
+  cash_on_delivery: 1,
+  shipping_cost: 1,
+  currency: 1,
+  weight_kg: 1,
+  packages: 1,
+  customer_notes: 1,
+  metadata: 1,
+  courier_id: 1,
+  courier_name: 1,
+  route_id: 1,
+  cancellation_reason: 1,
+  failure_reason: 1,
+  attempts: 1,
+  event_seq: 1,
+  created_at: 1,
+  updated_at: 1,
+} satisfies Record<keyof OrderRow, 1>) as (keyof OrderRow)[];
 
-export async function insertTimeline(
+export const insertOrder: (db: Executor, row: OrderRow) => Promise<void> = compiledInsert('orders', ORDER_COLUMNS);
+
+export const insertTimeline: (
   db: Executor,
   entry: { order_id: string; status: string; occurred_at: number; lat: number | null; lng: number | null },
-): Promise<void> {
-  await db.insertInto('order_timeline').values(entry).execute();
-}
+) => Promise<void> = compiledInsert('order_timeline', ['order_id', 'status', 'occurred_at', 'lat', 'lng']);
 
 export async function timelineOf(db: Executor, orderId: string): Promise<TimelineRow[]> {
   return db
