@@ -1,11 +1,11 @@
 import type { Scope } from '../../shared/auth.js';
 import type { Config, Pricing } from '../../shared/config.js';
-import type { Db } from '../../shared/db/index.js';
+import { type Db, isPostgres } from '../../shared/db/index.js';
 import type { AccountsTable, Mode } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
 import { accountById } from '../accounts/service.js';
-import { recordOrderEvent } from '../webhooks/outbox.js';
+import { announce, prepareOrderEvent, recordOrderEvent } from '../webhooks/outbox.js';
 import { iso, presentOrder } from './present.js';
 import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
 import * as repo from './repo.js';
@@ -143,11 +143,20 @@ export async function createOrder(
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertOrder(trx, row);
-    await repo.insertTimeline(trx, { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null });
-    await recordOrderEvent(trx, 'order.created', row, { created_at: iso(now) }, now);
-  });
+  const timeline = { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null };
+  const extra = { created_at: iso(now) };
+  if (isPostgres(ctx.db)) {
+    // One round trip for every write: the endpoints are read first, then one atomic statement.
+    const event = await prepareOrderEvent(ctx.db, 'order.created', row, extra, now);
+    await repo.insertCreatedOrderPg(ctx.db, row, timeline, event.event, event.deliveries);
+    announce(event);
+  } else {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.insertOrder(trx, row);
+      await repo.insertTimeline(trx, timeline);
+      await recordOrderEvent(trx, 'order.created', row, extra, now);
+    });
+  }
   // The response is built from the objects just serialised, not parsed back from the row's text.
   return presentOrder(row, json);
 }
