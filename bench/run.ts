@@ -107,6 +107,7 @@ async function main(): Promise<void> {
       accountId: acct.account.id,
       merchantKey: acct.keys.test,
       operatorKey: op.secret,
+      env,
       log,
     };
     // Webhook last: once an endpoint is subscribed, every create also feeds the dispatcher.
