@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { pino } from 'pino';
 import type { AppContext } from '../../app.js';
 import type { Config } from '../../shared/config.js';
-import type { Db, Engine } from '../../shared/db/index.js';
+import type { Db, Engine, Tx } from '../../shared/db/index.js';
 import * as metrics from './metrics.js';
 import { deliveriesQueued } from './outbox.js';
 import * as repo from './repo.js';
@@ -42,6 +42,10 @@ export class Dispatcher {
   private readonly concurrency: number;
   /** A slow or dead receiver gets at most this many slots, so others keep flowing. */
   private readonly perEndpointCap: number;
+  private readonly claimBatch: number;
+  /** SQLite: outcomes waiting for the next group commit (see inTransaction). */
+  private pendingRecords: { fn: (trx: Tx) => Promise<unknown>; resolve(v: unknown): void; reject(e: unknown): void }[] =
+    [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private running = false;
@@ -64,6 +68,7 @@ export class Dispatcher {
     this.pollMs = o.pollMs ?? 1000;
     this.concurrency = o.config.webhookConcurrency;
     this.perEndpointCap = Math.max(1, Math.ceil(this.concurrency * 0.8));
+    this.claimBatch = Math.max(1, Math.floor(this.concurrency / 8));
   }
 
   start(): this {
@@ -111,7 +116,9 @@ export class Dispatcher {
       while (this.pendingWake && !this.stopped) {
         this.pendingWake = false;
         const free = this.concurrency - this.inFlight.size;
-        if (free <= 0) break; // a finishing attempt wakes us
+        // A finishing attempt wakes us. Under a backlog, slots are refilled a batch at a time rather
+        // than one claim per finished attempt (each claim scans past the leased rows).
+        if (free <= 0 || (this.inFlight.size > 0 && free < this.claimBatch)) break;
         const claimed = await this.claim(free);
         if (claimed.length === free) this.pendingWake = true;
       }
@@ -259,7 +266,7 @@ export class Dispatcher {
       metrics.deliveriesTotal.inc({ outcome: 'succeeded' });
       return;
     }
-    const outcome = await db.transaction().execute(async (trx): Promise<'succeeded' | 'failed' | 'retry'> => {
+    const outcome = await this.inTransaction(async (trx): Promise<'succeeded' | 'failed' | 'retry'> => {
       await repo.insertAttempt(trx, log);
       if (r.ok) {
         await repo.settleDelivery(trx, d.id, this.owner, {
@@ -296,6 +303,35 @@ export class Dispatcher {
       return next === null ? 'failed' : 'retry';
     });
     if (outcome !== 'retry') metrics.deliveriesTotal.inc({ outcome });
+  }
+
+  /**
+   * On SQLite, outcomes recorded in the same turn of the event loop share one transaction (a group
+   * commit): a commit per attempt was the worker's largest cost after the sends themselves. Should
+   * the shared transaction fail, every outcome in it is rejected and its delivery is sent again once
+   * its lease expires (delivery is at least once). PostgreSQL commits run in parallel on the pool.
+   */
+  private inTransaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    if (this.o.engine === 'postgres') return this.o.db.transaction().execute(fn);
+    return new Promise<T>((resolve, reject) => {
+      this.pendingRecords.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.pendingRecords.length === 1) setImmediate(() => void this.flushRecords());
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    const batch = this.pendingRecords;
+    this.pendingRecords = [];
+    try {
+      const results = await this.o.db.transaction().execute(async (trx) => {
+        const out: unknown[] = [];
+        for (const r of batch) out.push(await r.fn(trx));
+        return out;
+      });
+      batch.forEach((r, i) => r.resolve(results[i]));
+    } catch (err) {
+      for (const r of batch) r.reject(err);
+    }
   }
 
   /** Stops claiming, waits (bounded) for in-flight attempts, and hands back the leases of any still running. */

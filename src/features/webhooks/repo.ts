@@ -1,4 +1,5 @@
 import { type QueryCreator, sql } from 'kysely';
+import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, Mode } from '../../shared/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
@@ -255,9 +256,23 @@ export async function nextDueAt(db: Executor, now: number): Promise<number | nul
   return r?.at == null ? null : Number(r.at);
 }
 
-export async function insertAttempt(db: Executor, row: Omit<WebhookAttemptsTable, 'id'>): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
-}
+export const insertAttempt: (db: Executor, row: Omit<WebhookAttemptsTable, 'id'>) => Promise<void> = compiledInsert(
+  'webhook_attempts',
+  [
+    'delivery_id',
+    'endpoint_id',
+    'event_id',
+    'attempt',
+    'succeeded',
+    'started_at',
+    'finished_at',
+    'duration_ms',
+    'response_status',
+    'error_class',
+    'error_message',
+    'response_body',
+  ],
+);
 
 export async function deliveriesOfEvents(db: Executor, eventIds: string[]): Promise<DeliveryRow[]> {
   if (eventIds.length === 0) return [];
