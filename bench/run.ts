@@ -25,6 +25,9 @@ const { values: opts } = parseArgs({
     loader: { type: 'string' },
     'skip-build': { type: 'boolean', default: false },
     keep: { type: 'boolean', default: false },
+    /** Comma-separated scenarios to run (e.g. `create,webhook`); results are then not saved. */
+    only: { type: 'string' },
+    'no-profile': { type: 'boolean', default: false },
   },
 });
 if (opts.db !== 'sqlite' && opts.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -35,7 +38,8 @@ function serverEnv(dbUrl: string, filesDir: string): Record<string, string> {
   return {
     DATABASE_URL: dbUrl,
     RUTA_LOG_LEVEL: 'warn',
-    RUTA_RATE_LIMIT_PER_MIN: '0',
+    // Off, so the figures are the API's own; BENCH_RATE_LIMIT=6000 measures what the limiter costs.
+    RUTA_RATE_LIMIT_PER_MIN: process.env.BENCH_RATE_LIMIT ?? '0',
     RUTA_WEBHOOK_ALLOW_INSECURE: '1',
     RUTA_FILES_DIR: filesDir,
   };
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
       accountId: acct.account.id,
       merchantKey: acct.keys.test,
       operatorKey: op.secret,
+      env,
       log,
     };
     // Webhook last: once an endpoint is subscribed, every create also feeds the dispatcher.
@@ -113,7 +118,9 @@ async function main(): Promise<void> {
       ['location', locationScenario],
       ['webhook', webhookScenario],
     ] as const;
+    const only = opts.only?.split(',');
     for (const [name, run] of scenarios) {
+      if (only && !only.includes(name)) continue;
       log(`${name}…`);
       const s0 = performance.now();
       try {
@@ -130,11 +137,13 @@ async function main(): Promise<void> {
     results.rss_mb = server.peakRssMb();
     await server.stop();
     server = undefined;
-    log('create-path CPU profile…');
-    try {
-      profile = await profileCreate(ctx, env);
-    } catch (err) {
-      skipped.create_profile = err instanceof Error ? err.message : String(err);
+    if (!opts['no-profile']) {
+      log('create-path CPU profile…');
+      try {
+        profile = await profileCreate(ctx, env);
+      } catch (err) {
+        skipped.create_profile = err instanceof Error ? err.message : String(err);
+      }
     }
   } finally {
     await server?.stop();
@@ -151,7 +160,8 @@ async function main(): Promise<void> {
     run: { mode: opts.quick ? 'quick' : 'full', loader: version, wall_s: round((performance.now() - t0) / 1000, 1) },
     create_profile: profile,
   };
-  save(ROOT, out);
+  // A partial run (--only, --no-profile) is for trying a change: it does not overwrite the results.
+  if (!opts.only && !opts['no-profile']) save(ROOT, out);
   console.log(`\n${consoleTable(out)}\n`);
   for (const [k, v] of Object.entries(skipped)) console.log(`${k}: ${v}`);
   if (profile) {

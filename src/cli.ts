@@ -11,7 +11,8 @@ import type { Mode } from './shared/db/schema.js';
 
 const USAGE = `Usage: ruta <command>
 
-  serve                                   start the API (and the in-process webhook dispatcher)
+  serve [--api-only]                      start the API (and the in-process webhook dispatcher,
+                                          unless --api-only: then run \`ruta worker\` beside it)
   worker                                  run the webhook dispatcher alone
   migrate                                 apply database migrations
   accounts create --name NAME [--currency CUR] [--origin-lat LAT --origin-lng LNG] [--json]
@@ -115,7 +116,10 @@ async function admin(args: string[]): Promise<void> {
 async function main(argv: string[]): Promise<void> {
   switch (argv[0]) {
     case 'serve':
-      await serve();
+      if (argv.length > 2 || (argv[1] !== undefined && argv[1] !== '--api-only')) {
+        throw new UsageError(`unexpected argument: ${argv[argv[1] === '--api-only' ? 2 : 1]}`);
+      }
+      await serve({ background: argv[1] !== '--api-only' });
       return;
     case 'worker':
       await worker();

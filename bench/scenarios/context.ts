@@ -10,6 +10,8 @@ export interface Ctx {
   accountId: string;
   merchantKey: string;
   operatorKey: string;
+  /** The environment the server runs with, for further processes on the same database. */
+  env: Record<string, string>;
   log(msg: string): void;
 }
 

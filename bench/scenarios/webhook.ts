@@ -1,5 +1,7 @@
+import { spawn } from 'node:child_process';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { type Ctx, percentile, require2xx, round, Skip } from './context.js';
+import { freePort, ROOT, startProcess } from '../env.js';
+import { api, type Ctx, percentile, require2xx, round, Skip } from './context.js';
 import { ORDER_BODY } from './create.js';
 
 export interface WebhookResult {
@@ -102,7 +104,9 @@ export async function webhookScenario(ctx: Ctx): Promise<WebhookResult> {
     endpointId = endpoint.id;
     const auth = { authorization: `Bearer ${ctx.merchantKey}` };
     const body = JSON.stringify(ORDER_BODY);
-    const create = async () => JSON.parse(await post(agent, `${ctx.server.base}/v1/orders`, auth, body)).id as string;
+    let base = ctx.server.base;
+    let perS = 0;
+    const create = async () => JSON.parse(await post(agent, `${base}/v1/orders`, auth, body)).id as string;
 
     // Steady: a fixed rate well under capacity, so latency is the pipeline's, not a queue's.
     const rate = ctx.quick ? 100 : 200;
@@ -122,19 +126,57 @@ export async function webhookScenario(ctx: Ctx): Promise<WebhookResult> {
     lat.sort((a, b) => a - b);
     ctx.log(`  steady ${rate}/s: p50 ${percentile(lat, 50)} ms, p99 ${percentile(lat, 99)} ms`);
 
-    // Flood: N orders as fast as 32 connections create them; the clock stops at the last arrival.
-    const n = ctx.quick ? 2000 : 10_000;
-    const floodIds: string[] = [];
-    const f0 = Date.now();
-    await pool(n, 32, async () => {
-      floodIds.push(await create());
+    // Throughput: a backlog of N deliveries drained by a dispatcher alone. While the API's own
+    // dispatcher runs it keeps up with creation, so a flood would measure the create rate; here the
+    // backlog is made by an API-only server (the main server is stopped first), then `ruta worker`
+    // drains it, and the rate is N over the time from its first arrival to its last.
+    await ctx.server.stop();
+    const apiOnly = await startProcess({
+      name: 'ruta (api only)',
+      args: ['dist/cli.js', 'serve', '--api-only'],
+      env: ctx.env,
+      port: await freePort(),
     });
-    const createdIn = (Date.now() - f0) / 1000;
-    const floodMissing = await rx.waitFor(floodIds, 120_000);
-    if (floodMissing > 0) throw new Skip(`${floodMissing} of ${n} flood deliveries missing after 120 s`);
-    const last = Math.max(...floodIds.map((id) => rx.seen.get(id)![1]));
-    const perS = n / ((last - f0) / 1000);
-    ctx.log(`  flood ${n}: created at ${round(n / createdIn, 0)}/s, delivered at ${round(perS, 0)}/s`);
+    try {
+      base = apiOnly.base;
+      const n = ctx.quick ? 2000 : 10_000;
+      const floodIds: string[] = [];
+      const f0 = Date.now();
+      await pool(n, 32, async () => {
+        floodIds.push(await create());
+      });
+      ctx.log(`  backlog of ${n} created at ${round(n / ((Date.now() - f0) / 1000), 0)}/s`);
+      // BENCH_WORKER_PROF=DIR writes the worker's CPU profile there, to see what limits the drain.
+      const prof = process.env.BENCH_WORKER_PROF
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`]
+        : [];
+      const worker = spawn(process.execPath, [...prof, 'dist/cli.js', 'worker'], {
+        cwd: ROOT,
+        env: { ...process.env, ...ctx.env },
+        stdio: ['ignore', 'inherit', 'inherit'],
+      });
+      try {
+        const missing = await rx.waitFor(floodIds, 120_000);
+        if (missing > 0) throw new Skip(`${missing} of ${n} backlog deliveries missing after 120 s`);
+      } finally {
+        worker.kill('SIGTERM');
+        await new Promise((r) => worker.once('exit', r));
+      }
+      const arrivals = floodIds.map((id) => rx.seen.get(id)![1]);
+      const first = Math.min(...arrivals);
+      const last = Math.max(...arrivals);
+      perS = (n - 1) / (Math.max(1, last - first) / 1000);
+      ctx.log(`  worker drained ${n} at ${round(perS, 0)}/s`);
+    } finally {
+      // Later phases (the profiled create run) must not feed a receiver that is gone.
+      if (endpointId)
+        await fetch(`${base}/v1/webhook_endpoints/${endpointId}`, {
+          method: 'DELETE',
+          headers: auth,
+        }).catch(() => {});
+      endpointId = undefined;
+      await apiOnly.stop();
+    }
 
     // Reference: the same receiver under a bare keep-alive POST loop with the dispatcher's concurrency.
     const refSeconds = ctx.quick ? 3 : 5;
@@ -164,11 +206,7 @@ export async function webhookScenario(ctx: Ctx): Promise<WebhookResult> {
   } finally {
     agent.destroy();
     // Later phases (the profiled create run) must not feed a receiver that is gone.
-    if (endpointId)
-      await fetch(`${ctx.server.base}/v1/webhook_endpoints/${endpointId}`, {
-        method: 'DELETE',
-        headers: { authorization: `Bearer ${ctx.merchantKey}` },
-      }).catch(() => {});
+    if (endpointId) await api(ctx, ctx.merchantKey, 'DELETE', `/v1/webhook_endpoints/${endpointId}`).catch(() => {});
     await rx.stop();
   }
 }

@@ -80,3 +80,31 @@ export async function authenticate(db: Db, secret: string): Promise<Principal | 
 export async function revoke(db: Db, id: string): Promise<boolean> {
   return repo.revokeKey(db, id, Date.now());
 }
+
+/** How long an account row (currency, pricing, origin) is reused in-process before it is read again. */
+export const ACCOUNT_CACHE_TTL_MS = 30_000;
+const ACCOUNT_CACHE_MAX = 1000;
+const accountCache = new WeakMap<Executor, Map<string, { row: AccountsTable; until: number }>>();
+
+/**
+ * Accounts are read on every create and quote but never change through the API (only by editing
+ * the database), so the row is kept for ACCOUNT_CACHE_TTL_MS: a pricing edit takes up to that long
+ * to apply. API keys are deliberately not cached here: a revocation applies at once.
+ */
+export async function accountById(db: Executor, id: string, now = Date.now()): Promise<AccountsTable | undefined> {
+  let cache = accountCache.get(db);
+  if (!cache) {
+    cache = new Map();
+    accountCache.set(db, cache);
+  }
+  const hit = cache.get(id);
+  if (hit && hit.until > now) return hit.row;
+  const row = await repo.findAccount(db, id);
+  cache.delete(id);
+  if (row) {
+    // Bounded: the oldest entry goes first (Map keeps insertion order).
+    if (cache.size >= ACCOUNT_CACHE_MAX) cache.delete(cache.keys().next().value as string);
+    cache.set(id, { row, until: now + ACCOUNT_CACHE_TTL_MS });
+  }
+  return row;
+}

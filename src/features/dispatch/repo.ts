@@ -1,5 +1,6 @@
+import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
-import type { Executor } from '../../shared/db/index.js';
+import { type Executor, isPostgres } from '../../shared/db/index.js';
 import type { CouriersTable, RoutesTable } from '../../shared/db/schema.js';
 
 export type CourierRow = CouriersTable;
@@ -54,7 +55,9 @@ export async function renameOnOrders(db: Executor, courierId: string, name: stri
  * The hot path: one conditional UPDATE of the latest position (a ping older than the stored one
  * is ignored, so out-of-order delivery never moves a courier backwards) and one upsert into the
  * bounded ring of recent pings. The scope check rides on the UPDATE itself. Returns undefined
- * when nothing was written (unknown courier, or a stale ping).
+ * when nothing was written (unknown courier, or a stale ping). On PostgreSQL both writes are one
+ * statement (the upsert reads the UPDATE's RETURNING in a CTE), so a ping is one round trip with
+ * no BEGIN/COMMIT; on SQLite the caller's transaction holds the two in-process statements.
  */
 export async function recordPing(
   db: Executor,
@@ -75,13 +78,45 @@ export async function recordPing(
     .where('mode', '=', scope.mode)
     .where((eb) => eb.or([eb('last_recorded_at', 'is', null), eb('last_recorded_at', '<=', p.recordedAt)]));
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  const entry = { lat: p.lat, lng: p.lng, recorded_at: p.recordedAt };
+  if (isPostgres(db)) {
+    return db
+      .with('c', () => q.returningAll())
+      .with('l', (w) =>
+        w
+          .insertInto('courier_locations')
+          .columns(['courier_id', 'slot', 'seq', 'lat', 'lng', 'recorded_at'])
+          .expression((eb) =>
+            eb
+              .selectFrom('c')
+              .select([
+                'c.id',
+                sql<number>`c.ping_count % ${sql.lit(LOCATION_HISTORY)}`.as('slot'),
+                'c.ping_count',
+                'c.last_lat',
+                'c.last_lng',
+                'c.last_recorded_at',
+              ]),
+          )
+          .onConflict((oc) =>
+            oc.columns(['courier_id', 'slot']).doUpdateSet((eb) => ({
+              seq: eb.ref('excluded.seq'),
+              lat: eb.ref('excluded.lat'),
+              lng: eb.ref('excluded.lng'),
+              recorded_at: eb.ref('excluded.recorded_at'),
+            })),
+          ),
+      )
+      .selectFrom('c')
+      .selectAll()
+      .executeTakeFirst() as Promise<CourierRow | undefined>;
+  }
   const row = await q.returningAll().executeTakeFirst();
   if (!row) return undefined;
-  const entry = { seq: row.ping_count, lat: p.lat, lng: p.lng, recorded_at: p.recordedAt };
   await db
     .insertInto('courier_locations')
-    .values({ courier_id: id, slot: row.ping_count % LOCATION_HISTORY, ...entry })
-    .onConflict((oc) => oc.columns(['courier_id', 'slot']).doUpdateSet(entry))
+    .values({ courier_id: id, slot: row.ping_count % LOCATION_HISTORY, seq: row.ping_count, ...entry })
+    .onConflict((oc) => oc.columns(['courier_id', 'slot']).doUpdateSet({ seq: row.ping_count, ...entry }))
     .execute();
   return row;
 }

@@ -1,4 +1,5 @@
 import type { Scope } from '../../shared/auth.js';
+import { isPostgres } from '../../shared/db/index.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import type { LifecycleOrderRow } from '../lifecycle/repo.js';
@@ -97,9 +98,11 @@ export async function recordLocation(ctx: OrdersContext, scope: Scope, id: strin
   if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
     throw new ApiError('parameter_invalid', 'Invalid recorded_at: it is in the future.', 'recorded_at');
   }
-  const row = await ctx.db
-    .transaction()
-    .execute((trx) => repo.recordPing(trx, scope, id, { lat: body.lat, lng: body.lng, recordedAt, now }));
+  const ping = { lat: body.lat, lng: body.lng, recordedAt, now };
+  // PostgreSQL writes a ping in one statement, atomic without a transaction; SQLite needs one for its two.
+  const row = isPostgres(ctx.db)
+    ? await repo.recordPing(ctx.db, scope, id, ping)
+    : await ctx.db.transaction().execute((trx) => repo.recordPing(trx, scope, id, ping));
   // A stale ping is accepted (the device may drop it from its queue) but does not move the courier.
   return presentCourier(row ?? (await courierOrThrow(ctx, scope, id)));
 }

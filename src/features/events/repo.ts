@@ -1,4 +1,5 @@
 import { type ExpressionBuilder, sql } from 'kysely';
+import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { DB, EventsTable, Mode } from '../../shared/db/schema.js';
 
@@ -22,7 +23,7 @@ export async function findEvent(db: Executor, owner: Owner, id: string) {
     .executeTakeFirst();
 }
 
-export async function insertEvent(
+export const insertEvent: (
   db: Executor,
   row: {
     id: string;
@@ -33,9 +34,15 @@ export async function insertEvent(
     payload: string;
     created_at: number;
   },
-): Promise<void> {
-  await db.insertInto('events').values(row).execute();
-}
+) => Promise<void> = compiledInsert('events', [
+  'id',
+  'account_id',
+  'mode',
+  'type',
+  'order_id',
+  'payload',
+  'created_at',
+]);
 
 export async function listEvents(
   db: Executor,

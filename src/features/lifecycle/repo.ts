@@ -15,7 +15,11 @@ export async function advance(
   set: Partial<LifecycleOrderRow>,
   countsAttempt: boolean,
 ): Promise<LifecycleOrderRow | undefined> {
-  let q = db.updateTable('orders').set(set);
+  // The move's event takes the next sequence, in this same statement (RETURNING gives it back).
+  let q = db
+    .updateTable('orders')
+    .set(set)
+    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }));
   if (countsAttempt) q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) }));
   return q
     .where('id', '=', current.id)

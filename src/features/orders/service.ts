@@ -1,11 +1,11 @@
 import type { Scope } from '../../shared/auth.js';
 import type { Config, Pricing } from '../../shared/config.js';
-import type { Db } from '../../shared/db/index.js';
+import { type Db, isPostgres } from '../../shared/db/index.js';
 import type { AccountsTable, Mode } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
-import { findAccount } from '../accounts/repo.js';
-import { recordOrderEvent } from '../webhooks/outbox.js';
+import { accountById } from '../accounts/service.js';
+import { announce, prepareOrderEvent, recordOrderEvent } from '../webhooks/outbox.js';
 import { iso, presentOrder } from './present.js';
 import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
 import * as repo from './repo.js';
@@ -55,7 +55,7 @@ async function compute(ctx: OrdersContext, accountId: string, body: OrderCreate)
     );
   }
   const codMinor = minorOrThrow(body.cash_on_delivery ?? 0, 'cash_on_delivery');
-  const account = await findAccount(ctx.db, accountId);
+  const account = await accountById(ctx.db, accountId);
   if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
   const weightKg = Math.round(items.reduce((s, it) => s + (it.weight_kg ?? 0) * (it.quantity ?? 1), 0) * 1000) / 1000;
   const packages = items.length === 0 ? 1 : items.reduce((s, it) => s + (it.quantity ?? 1), 0);
@@ -101,6 +101,13 @@ export async function createOrder(
 ): Promise<Order> {
   const c = await compute(ctx, accountId, body);
   const now = Date.now();
+  const json = {
+    customer: body.customer,
+    delivery_address: body.delivery_address,
+    items: body.items ?? [],
+    time_window: body.time_window ?? null,
+    metadata: body.metadata ?? {},
+  };
   const row: repo.OrderRow = {
     id: newId('ord', now),
     account_id: accountId,
@@ -109,11 +116,11 @@ export async function createOrder(
     external_order_id: body.external_order_id ?? null,
     source: body.source ?? null,
     status: 'pending',
-    customer: JSON.stringify(body.customer),
-    delivery_address: JSON.stringify(body.delivery_address),
-    items: JSON.stringify(body.items ?? []),
+    customer: JSON.stringify(json.customer),
+    delivery_address: JSON.stringify(json.delivery_address),
+    items: JSON.stringify(json.items),
     requested_date: body.requested_date ?? null,
-    time_window: body.time_window ? JSON.stringify(body.time_window) : null,
+    time_window: json.time_window ? JSON.stringify(json.time_window) : null,
     priority: body.priority ?? 1,
     is_urgent: body.is_urgent ? 1 : 0,
     requires_signature: body.requires_signature === false ? 0 : 1,
@@ -124,23 +131,34 @@ export async function createOrder(
     weight_kg: c.weightKg,
     packages: c.packages,
     customer_notes: body.customer_notes ?? null,
-    metadata: JSON.stringify(body.metadata ?? {}),
+    metadata: JSON.stringify(json.metadata),
     courier_id: null,
     courier_name: null,
     route_id: null,
     cancellation_reason: null,
     failure_reason: null,
     attempts: 0,
-    event_seq: 0,
+    // order.created is event 1 of this order.
+    event_seq: 1,
     created_at: now,
     updated_at: now,
   };
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertOrder(trx, row);
-    await repo.insertTimeline(trx, { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null });
-    await recordOrderEvent(trx, 'order.created', row, { created_at: iso(now) }, now);
-  });
-  return presentOrder({ ...row, event_seq: 1 });
+  const timeline = { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null };
+  const extra = { created_at: iso(now) };
+  if (isPostgres(ctx.db)) {
+    // One round trip for every write: the endpoints are read first, then one atomic statement.
+    const event = await prepareOrderEvent(ctx.db, 'order.created', row, extra, now);
+    await repo.insertCreatedOrderPg(ctx.db, row, timeline, event.event, event.deliveries);
+    announce(event);
+  } else {
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.insertOrder(trx, row);
+      await repo.insertTimeline(trx, timeline);
+      await recordOrderEvent(trx, 'order.created', row, extra, now);
+    });
+  }
+  // The response is built from the objects just serialised, not parsed back from the row's text.
+  return presentOrder(row, json);
 }
 
 /** `id` may be an order id or a tracking code; anything outside the scope is indistinguishable from missing. */
@@ -189,7 +207,7 @@ export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery)
   const has_more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (q.ending_before !== undefined) page.reverse();
-  return { object: 'list' as const, data: page.map(presentOrder), has_more };
+  return { object: 'list' as const, data: page.map((r) => presentOrder(r)), has_more };
 }
 
 export function isTerminal(status: string): boolean {

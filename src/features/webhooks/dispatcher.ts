@@ -3,13 +3,15 @@ import pg from 'pg';
 import type { pino } from 'pino';
 import type { AppContext } from '../../app.js';
 import type { Config } from '../../shared/config.js';
-import type { Db, Engine } from '../../shared/db/index.js';
+import type { Db, Engine, Tx } from '../../shared/db/index.js';
 import * as metrics from './metrics.js';
 import { deliveriesQueued } from './outbox.js';
 import * as repo from './repo.js';
 import { nextAttemptAt } from './retry.js';
 import { destroyAgents, type SendResult, send } from './sender.js';
 import { signatureHeader } from './signature.js';
+
+type Context = { event: repo.DeliveryEvent; endpoint: repo.EndpointRow } | Error;
 
 export const DISABLE_AFTER_MS = 72 * 3600_000;
 const LEASE_MARGIN_MS = 15_000;
@@ -40,6 +42,10 @@ export class Dispatcher {
   private readonly concurrency: number;
   /** A slow or dead receiver gets at most this many slots, so others keep flowing. */
   private readonly perEndpointCap: number;
+  private readonly claimBatch: number;
+  /** SQLite: outcomes waiting for the next group commit (see inTransaction). */
+  private pendingRecords: { fn: (trx: Tx) => Promise<unknown>; resolve(v: unknown): void; reject(e: unknown): void }[] =
+    [];
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perEndpoint = new Map<string, number>();
   private running = false;
@@ -47,13 +53,22 @@ export class Dispatcher {
   private stopped = false;
   private timer: NodeJS.Timeout | undefined;
   private listener: pg.Client | undefined;
-  private readonly onQueued = () => this.wake();
+  /** LISTEN is live: commits (ours too) wake us by NOTIFY, when the new rows are visible. */
+  private listening = false;
+  /**
+   * A local create emits before its commit; on PostgreSQL a claim then finds nothing yet and costs a
+   * round trip, so while LISTEN is live the NOTIFY at commit is the wake-up instead.
+   */
+  private readonly onQueued = () => {
+    if (!this.listening) this.wake();
+  };
 
   constructor(private readonly o: DispatcherOptions) {
     this.now = o.now ?? Date.now;
     this.pollMs = o.pollMs ?? 1000;
     this.concurrency = o.config.webhookConcurrency;
     this.perEndpointCap = Math.max(1, Math.ceil(this.concurrency * 0.8));
+    this.claimBatch = Math.max(1, Math.floor(this.concurrency / 8));
   }
 
   start(): this {
@@ -70,12 +85,16 @@ export class Dispatcher {
     client.on('notification', () => this.wake());
     client.on('error', () => {
       // The fallback poll keeps deliveries moving; the next poll reconnects.
-      if (this.listener === client) this.listener = undefined;
+      if (this.listener === client) {
+        this.listener = undefined;
+        this.listening = false;
+      }
       void client.end().catch(() => {});
     });
     try {
       await client.connect();
       await client.query('LISTEN ruta_webhooks');
+      if (this.listener === client) this.listening = true;
     } catch (err) {
       this.o.log?.warn({ err }, 'webhook dispatcher: LISTEN failed; polling');
       if (this.listener === client) this.listener = undefined;
@@ -97,12 +116,17 @@ export class Dispatcher {
       while (this.pendingWake && !this.stopped) {
         this.pendingWake = false;
         const free = this.concurrency - this.inFlight.size;
-        if (free <= 0) break; // a finishing attempt wakes us
+        // A finishing attempt wakes us. Under a backlog, slots are refilled a batch at a time rather
+        // than one claim per finished attempt (each claim scans past the leased rows).
+        if (free <= 0 || (this.inFlight.size > 0 && free < this.claimBatch)) break;
         const claimed = await this.claim(free);
         if (claimed.length === free) this.pendingWake = true;
       }
-      const next = await repo.nextDueAt(this.o.db, this.now());
-      if (next !== null) delay = Math.max(5, Math.min(this.pollMs, next - this.now()));
+      // While attempts are in flight, each one's end wakes us; the next retry time matters only when idle.
+      if (this.inFlight.size === 0) {
+        const next = await repo.nextDueAt(this.o.db, this.now());
+        if (next !== null) delay = Math.max(5, Math.min(this.pollMs, next - this.now()));
+      }
     } catch (err) {
       if (!this.stopped) this.o.log?.error({ err }, 'webhook dispatcher: claim failed');
     } finally {
@@ -120,23 +144,43 @@ export class Dispatcher {
   private async claim(limit: number): Promise<repo.DeliveryRow[]> {
     const now = this.now();
     const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.perEndpointCap).map(([id]) => id);
-    const claimed = await this.o.db.transaction().execute((trx) =>
-      repo.claimDue(trx, this.o.engine, {
-        owner: this.owner,
-        now,
-        leaseUntil: now + this.o.config.webhookTimeoutMs + LEASE_MARGIN_MS,
-        limit,
-        excludeEndpoints: saturated,
-      }),
+    const claimed = await repo.claimDue(this.o.db, this.o.engine, {
+      owner: this.owner,
+      now,
+      leaseUntil: now + this.o.config.webhookTimeoutMs + LEASE_MARGIN_MS,
+      limit,
+      excludeEndpoints: saturated,
+    });
+    if (claimed.length === 0) return claimed;
+    // Reserve the slots before the context query, so a concurrent wake does not over-claim.
+    const ready = new Map<string, (c: Context) => void>();
+    const contexts = new Map(
+      claimed.map((d) => [d.id, new Promise<Context>((resolve) => ready.set(d.id, resolve))] as const),
     );
-    for (const d of claimed) this.launch(d);
+    for (const d of claimed) this.launch(d, contexts.get(d.id)!);
+    try {
+      const { events, endpoints } = await repo.deliveryContexts(this.o.db, claimed);
+      for (const d of claimed) {
+        const event = events.get(d.event_id);
+        const endpoint = endpoints.get(d.endpoint_id);
+        ready.get(d.id)!(
+          event && endpoint ? { event, endpoint } : new Error(`delivery ${d.id}: event or endpoint missing`),
+        );
+      }
+    } catch (err) {
+      for (const d of claimed) ready.get(d.id)!(err as Error);
+    }
     return claimed;
   }
 
-  private launch(d: repo.DeliveryRow): void {
+  private launch(d: repo.DeliveryRow, context: Promise<Context>): void {
     this.perEndpoint.set(d.endpoint_id, (this.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
     metrics.inFlightGauge.inc();
-    const p = this.process(d)
+    const p = context
+      .then((c) => {
+        if (c instanceof Error) throw c;
+        return this.process(d, c);
+      })
       .catch((err) => this.o.log?.error({ err, delivery: d.id }, 'webhook dispatcher: delivery failed'))
       .finally(() => {
         this.inFlight.delete(d.id);
@@ -149,9 +193,11 @@ export class Dispatcher {
     this.inFlight.set(d.id, p);
   }
 
-  private async process(d: repo.DeliveryRow): Promise<void> {
+  private async process(
+    d: repo.DeliveryRow,
+    { event, endpoint }: { event: repo.DeliveryEvent; endpoint: repo.EndpointRow },
+  ): Promise<void> {
     const { db, config } = this.o;
-    const { event, endpoint } = await repo.deliveryContext(db, d);
     const started = this.now();
     if (endpoint.deleted_at !== null || (endpoint.status === 'disabled' && d.kind === 'event')) {
       const why = endpoint.deleted_at !== null ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason})`;
@@ -194,21 +240,34 @@ export class Dispatcher {
     const now = Math.max(this.now(), started);
     const first = d.first_attempt_at ?? started;
     const base = { attempts: attempt, first_attempt_at: first, last_attempt_at: started, last_status_code: r.status };
-    const outcome = await db.transaction().execute(async (trx): Promise<'succeeded' | 'failed' | 'retry'> => {
-      await repo.insertAttempt(trx, {
-        delivery_id: d.id,
-        endpoint_id: d.endpoint_id,
-        event_id: d.event_id,
-        attempt,
-        succeeded: r.ok ? 1 : 0,
-        started_at: started,
-        finished_at: started + r.durationMs,
-        duration_ms: r.durationMs,
-        response_status: r.status,
-        error_class: r.errorClass,
-        error_message: r.error?.slice(0, 500) ?? null,
-        response_body: r.body,
-      });
+    const log = {
+      delivery_id: d.id,
+      endpoint_id: d.endpoint_id,
+      event_id: d.event_id,
+      attempt,
+      succeeded: r.ok ? 1 : 0,
+      started_at: started,
+      finished_at: started + r.durationMs,
+      duration_ms: r.durationMs,
+      response_status: r.status,
+      error_class: r.errorClass,
+      error_message: r.error?.slice(0, 500) ?? null,
+      response_body: r.body,
+    };
+    if (r.ok && this.o.engine === 'postgres') {
+      // The common case, in one round trip.
+      await repo.recordSucceededPg(
+        db,
+        log,
+        this.owner,
+        { ...base, status: 'succeeded', completed_at: now, last_error: null },
+        now,
+      );
+      metrics.deliveriesTotal.inc({ outcome: 'succeeded' });
+      return;
+    }
+    const outcome = await this.inTransaction(async (trx): Promise<'succeeded' | 'failed' | 'retry'> => {
+      await repo.insertAttempt(trx, log);
       if (r.ok) {
         await repo.settleDelivery(trx, d.id, this.owner, {
           ...base,
@@ -244,6 +303,35 @@ export class Dispatcher {
       return next === null ? 'failed' : 'retry';
     });
     if (outcome !== 'retry') metrics.deliveriesTotal.inc({ outcome });
+  }
+
+  /**
+   * On SQLite, outcomes recorded in the same turn of the event loop share one transaction (a group
+   * commit): a commit per attempt was the worker's largest cost after the sends themselves. Should
+   * the shared transaction fail, every outcome in it is rejected and its delivery is sent again once
+   * its lease expires (delivery is at least once). PostgreSQL commits run in parallel on the pool.
+   */
+  private inTransaction<T>(fn: (trx: Tx) => Promise<T>): Promise<T> {
+    if (this.o.engine === 'postgres') return this.o.db.transaction().execute(fn);
+    return new Promise<T>((resolve, reject) => {
+      this.pendingRecords.push({ fn, resolve: resolve as (v: unknown) => void, reject });
+      if (this.pendingRecords.length === 1) setImmediate(() => void this.flushRecords());
+    });
+  }
+
+  private async flushRecords(): Promise<void> {
+    const batch = this.pendingRecords;
+    this.pendingRecords = [];
+    try {
+      const results = await this.o.db.transaction().execute(async (trx) => {
+        const out: unknown[] = [];
+        for (const r of batch) out.push(await r.fn(trx));
+        return out;
+      });
+      batch.forEach((r, i) => r.resolve(results[i]));
+    } catch (err) {
+      for (const r of batch) r.reject(err);
+    }
   }
 
   /** Stops claiming, waits (bounded) for in-flight attempts, and hands back the leases of any still running. */

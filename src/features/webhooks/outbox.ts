@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { API_VERSION } from '../../shared/config.js';
-import type { Tx } from '../../shared/db/index.js';
+import type { Executor, Tx } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { newId } from '../../shared/ids.js';
 import * as events from '../events/repo.js';
@@ -54,6 +54,8 @@ export interface OrderRef {
   external_order_id: string | null;
   tracking_code: string;
   status: string;
+  /** This event's per-order sequence, already written to the order by the caller's insert or move. */
+  event_seq: number;
 }
 
 export interface RecordedEvent {
@@ -63,26 +65,28 @@ export interface RecordedEvent {
   payload: string;
 }
 
+/** An order event ready to be written: its row, its deliveries, and what the caller gets back. */
+export interface PreparedEvent {
+  event: events.EventRow;
+  deliveries: repo.DeliveryRow[];
+  recorded: RecordedEvent;
+}
+
 /**
- * Writes an order event to the outbox inside the caller's transaction, so the state change and
- * its event commit or roll back together. The envelope is serialised once, here, and those exact
- * bytes are what every delivery attempt sends. A delivery row is queued, in the same
- * transaction, for every endpoint of the order's account and environment that is enabled and
- * subscribed at this moment.
+ * Builds an order event: the envelope is serialised once, here, and those exact bytes are what
+ * every delivery attempt sends. A delivery is prepared for every endpoint of the order's account
+ * and environment that is enabled and subscribed at this moment (one read of the endpoints). The
+ * caller has already set `event_seq` on the order in the same statement as the state change
+ * (insert with 1, or the move's guarded UPDATE adds 1), so the sequence costs no statement.
  */
-export async function recordOrderEvent(
-  trx: Tx,
+export async function prepareOrderEvent(
+  db: Executor,
   type: string,
   order: OrderRef,
   extra: Record<string, unknown> = {},
   now = Date.now(),
-): Promise<RecordedEvent> {
-  const { event_seq: sequence } = await trx
-    .updateTable('orders')
-    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
-    .where('id', '=', order.id)
-    .returning('event_seq')
-    .executeTakeFirstOrThrow();
+): Promise<PreparedEvent> {
+  const sequence = order.event_seq;
   const id = newId('evt', now);
   const envelope = {
     id,
@@ -102,20 +106,41 @@ export async function recordOrderEvent(
     },
   };
   const payload = JSON.stringify(envelope);
-  await events.insertEvent(trx, {
-    id,
-    account_id: order.account_id,
-    mode: order.mode,
-    type,
-    order_id: order.id,
-    payload,
-    created_at: now,
-  });
-  const endpoints = await repo.enabledEndpoints(trx, { accountId: order.account_id, mode: order.mode });
-  const rows = endpoints
+  const endpoints = await repo.enabledEndpoints(db, { accountId: order.account_id, mode: order.mode });
+  const deliveries = endpoints
     .filter((e) => subscribes(JSON.parse(e.events) as string[], type))
     .map((e) => deliveryRow({ id, order_id: order.id, sequence }, e, 'event', now));
-  await repo.insertDeliveries(trx, rows);
-  if (rows.length > 0) deliveriesQueued.emit('queued');
-  return { id, type, sequence, payload };
+  return {
+    event: { id, account_id: order.account_id, mode: order.mode, type, order_id: order.id, payload, created_at: now },
+    deliveries,
+    recorded: { id, type, sequence, payload },
+  };
+}
+
+/** Writes a prepared event and its deliveries inside the caller's transaction. */
+export async function writeOrderEvent(trx: Tx, p: PreparedEvent): Promise<void> {
+  await events.insertEvent(trx, p.event);
+  await repo.insertDeliveries(trx, p.deliveries);
+  announce(p);
+}
+
+/** Wakes this process's dispatcher if the event queued deliveries. */
+export function announce(p: PreparedEvent): void {
+  if (p.deliveries.length > 0) deliveriesQueued.emit('queued');
+}
+
+/**
+ * Writes an order event to the outbox inside the caller's transaction, so the state change and
+ * its event commit or roll back together (see prepareOrderEvent for what is written).
+ */
+export async function recordOrderEvent(
+  trx: Tx,
+  type: string,
+  order: OrderRef,
+  extra: Record<string, unknown> = {},
+  now = Date.now(),
+): Promise<RecordedEvent> {
+  const p = await prepareOrderEvent(trx, type, order, extra, now);
+  await writeOrderEvent(trx, p);
+  return p.recorded;
 }

@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { type QueryCreator, sql } from 'kysely';
+import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Engine, Executor } from '../../shared/db/index.js';
-import type { Mode } from '../../shared/db/schema.js';
+import type { DB, Mode } from '../../shared/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
 
 export type EndpointRow = WebhookEndpointsTable;
@@ -70,12 +71,30 @@ export async function enabledEndpoints(db: Executor, owner: Owner): Promise<Endp
     .execute();
 }
 
+/** How stale `last_success_at` may get: every delivery writing it would make one endpoint row the hot spot. */
+export const LAST_SUCCESS_GRANULARITY_MS = 60_000;
+
+/**
+ * Ends any failure run (which the 72 h rule counts) and notes the success time. The WHERE skips the
+ * write when there is nothing to change, so concurrent successes to one endpoint do not queue on its
+ * row lock; `last_success_at` is then at most LAST_SUCCESS_GRANULARITY_MS old.
+ */
 export async function recordSuccess(db: Executor, id: string, now: number): Promise<void> {
-  await db
+  await successUpdate(db, id, now).execute();
+}
+
+function successUpdate(db: Executor | QueryCreator<DB>, id: string, now: number) {
+  return db
     .updateTable('webhook_endpoints')
     .set({ last_success_at: now, first_failure_at: null })
     .where('id', '=', id)
-    .execute();
+    .where((eb) =>
+      eb.or([
+        eb('first_failure_at', 'is not', null),
+        eb('last_success_at', 'is', null),
+        eb('last_success_at', '<', now - LAST_SUCCESS_GRANULARITY_MS),
+      ]),
+    );
 }
 
 /** Starts the failure run if none is open; disables the endpoint once the run reaches `disableAfterMs`. */
@@ -116,10 +135,11 @@ export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promi
 }
 
 /**
- * Claims up to `limit` due deliveries and leases them to `owner`, in one transaction. A delivery
- * is due when its time has come, nobody holds a live lease on it, and no lower-sequence delivery of
- * the same (endpoint, order) is still pending. On PostgreSQL, SKIP LOCKED lets any number of
- * workers claim side by side without taking the same row; SQLite has a single writer anyway.
+ * Claims up to `limit` due deliveries and leases them to `owner`, in one statement (an UPDATE of the
+ * rows its subquery picks, so no transaction and one round trip). A delivery is due when its time
+ * has come, nobody holds a live lease on it, and no lower-sequence delivery of the same (endpoint,
+ * order) is still pending. On PostgreSQL, SKIP LOCKED lets any number of workers claim side by side
+ * without taking the same row; SQLite has a single writer anyway.
  */
 export async function claimDue(
   db: Executor,
@@ -148,29 +168,50 @@ export async function claimDue(
   if (opts.excludeEndpoints.length > 0) q = q.where('d.endpoint_id', 'not in', opts.excludeEndpoints);
   q = q.orderBy('d.next_attempt_at').limit(opts.limit);
   if (engine === 'postgres') q = q.forUpdate().skipLocked();
-  const ids = (await q.execute()).map((r) => r.id);
-  if (ids.length === 0) return [];
   return db
     .updateTable('webhook_deliveries')
     .set({ lease_owner: opts.owner, lease_expires_at: opts.leaseUntil })
-    .where('id', 'in', ids)
+    .where('id', 'in', q)
     .returningAll()
     .execute();
 }
 
-/** What a claimed delivery needs to be sent: its event's bytes and its endpoint. */
-export async function deliveryContext(db: Executor, delivery: DeliveryRow) {
-  const event = await db
-    .selectFrom('events')
-    .select(['id', 'type', 'order_id', 'payload'])
-    .where('id', '=', delivery.event_id)
-    .executeTakeFirstOrThrow();
-  const endpoint = await db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('id', '=', delivery.endpoint_id)
-    .executeTakeFirstOrThrow();
-  return { event, endpoint };
+export type DeliveryEvent = { id: string; type: string; order_id: string | null; payload: string };
+
+/** What claimed deliveries need to be sent: their events' bytes and their endpoints, two queries per batch. */
+export async function deliveryContexts(
+  db: Executor,
+  deliveries: DeliveryRow[],
+): Promise<{ events: Map<string, DeliveryEvent>; endpoints: Map<string, EndpointRow> }> {
+  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  const endpointIds = [...new Set(deliveries.map((d) => d.endpoint_id))];
+  const [events, endpoints] = await Promise.all([
+    db.selectFrom('events').select(['id', 'type', 'order_id', 'payload']).where('id', 'in', eventIds).execute(),
+    db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', endpointIds).execute(),
+  ]);
+  return { events: new Map(events.map((e) => [e.id, e])), endpoints: new Map(endpoints.map((e) => [e.id, e])) };
+}
+
+/**
+ * A successful attempt on PostgreSQL, in one statement (a data-modifying CTE is atomic on its own):
+ * its log row, the delivery's settlement (only if `owner` still holds the lease) and the endpoint's
+ * success mark (see recordSuccess). One round trip instead of BEGIN, three writes and COMMIT.
+ */
+export async function recordSucceededPg(
+  db: Executor,
+  attempt: Omit<WebhookAttemptsTable, 'id'>,
+  owner: string,
+  set: Partial<DeliveryRow>,
+  now: number,
+): Promise<void> {
+  await db
+    .with('attempt', (w) => w.insertInto('webhook_attempts').values(attempt))
+    .with('endpoint', (w) => successUpdate(w as unknown as QueryCreator<DB>, attempt.endpoint_id, now))
+    .updateTable('webhook_deliveries')
+    .set({ ...set, lease_owner: null, lease_expires_at: null })
+    .where('id', '=', attempt.delivery_id)
+    .where('lease_owner', '=', owner)
+    .execute();
 }
 
 /** Applies an attempt's outcome, only if `owner` still holds the lease (otherwise another worker took over). */
@@ -210,9 +251,23 @@ export async function nextDueAt(db: Executor, now: number): Promise<number | nul
   return r?.at == null ? null : Number(r.at);
 }
 
-export async function insertAttempt(db: Executor, row: Omit<WebhookAttemptsTable, 'id'>): Promise<void> {
-  await db.insertInto('webhook_attempts').values(row).execute();
-}
+export const insertAttempt: (db: Executor, row: Omit<WebhookAttemptsTable, 'id'>) => Promise<void> = compiledInsert(
+  'webhook_attempts',
+  [
+    'delivery_id',
+    'endpoint_id',
+    'event_id',
+    'attempt',
+    'succeeded',
+    'started_at',
+    'finished_at',
+    'duration_ms',
+    'response_status',
+    'error_class',
+    'error_message',
+    'response_body',
+  ],
+);
 
 export async function deliveriesOfEvents(db: Executor, eventIds: string[]): Promise<DeliveryRow[]> {
   if (eventIds.length === 0) return [];

@@ -30,7 +30,8 @@ const agents = new Map<string, http.Agent>();
 function agentFor(url: URL, maxSockets: number): http.Agent {
   let agent = agents.get(url.origin);
   if (!agent) {
-    const opts = { keepAlive: true, maxSockets, maxFreeSockets: 16, timeout: 60_000 };
+    // As many idle sockets as busy ones: a smaller cap closed and reopened connections under load.
+    const opts = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 60_000 };
     agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
     agents.set(url.origin, agent);
   }

@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import {
   Kysely,
   type Kysely as KyselyType,
+  PostgresAdapter,
   PostgresDialect,
   type SqliteDatabase,
   SqliteDialect,
@@ -35,6 +36,11 @@ function wrap(db: Db, engine: Engine): Database {
     },
     close: () => db.destroy(),
   };
+}
+
+/** Which engine an executor (database or transaction) runs on, for the few statements that differ. */
+export function isPostgres(db: Executor): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // int8 (COUNT, bigint columns holding epoch milliseconds) fits a JS number for every value we store.

@@ -1,0 +1,35 @@
+import { CompiledQuery, type DialectAdapter, type Insertable } from 'kysely';
+import type { Executor } from './index.js';
+import type { DB } from './schema.js';
+
+/**
+ * An INSERT of one row with a fixed column list, for the hottest writes (an order, its timeline
+ * entry, its event). Kysely would build, freeze and compile the same query tree on every call
+ * (about a tenth of the create path's CPU together); here the SQL text is compiled once per
+ * database (dialects differ in placeholders) and each call only lines up the values.
+ */
+export function compiledInsert<T extends keyof DB & string>(
+  table: T,
+  columns: readonly (keyof Insertable<DB[T]> & string)[],
+): (db: Executor, row: Insertable<DB[T]>) => Promise<void> {
+  const texts = new WeakMap<DialectAdapter, string>();
+  return async (db, row) => {
+    const adapter = db.getExecutor().adapter;
+    let text = texts.get(adapter);
+    if (text === undefined) {
+      const sample = Object.fromEntries(columns.map((c) => [c, null])) as Insertable<DB[T]>;
+      text = db
+        .insertInto(table)
+        .values(sample as never)
+        .compile().sql;
+      texts.set(adapter, text);
+    }
+    const r = row as Record<string, unknown>;
+    await db.executeQuery(
+      CompiledQuery.raw(
+        text,
+        columns.map((c) => r[c] ?? null),
+      ),
+    );
+  };
+}
