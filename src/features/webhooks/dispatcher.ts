@@ -328,7 +328,7 @@ export class Dispatcher {
         for (const r of batch) out.push(await r.fn(trx));
         return out;
       });
-      batch.forEach((r, i) => r.resolve(results[i]));
+      for (const [i, r] of batch.entries()) r.resolve(results[i]);
     } catch (err) {
       for (const r of batch) r.reject(err);
     }
