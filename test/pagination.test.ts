@@ -235,7 +235,7 @@ describeEach('orders list', (engine) => {
 
   it('the list query is an index range scan: no full scan, no sort, whatever the page depth', async () => {
     const db = t.ctx.db;
-    const cursor = { created_at: Date.parse(made.get(a.test)![10].created_at), id: made.get(a.test)![10].id };
+    const cursor = made.get(a.test)![10].id;
     const test = { mode: 'test' as const, accountId: a.accountId };
     const cases: [string, ListFilter, string][] = [
       ['first page', { scope: test, limit: 20 }, 'orders_list'],
@@ -267,7 +267,8 @@ describeEach('orders list', (engine) => {
       if (engine === 'sqlite') {
         expect(plan, name).toMatch(new RegExp(`SEARCH orders USING INDEX ${index} \\(`));
         expect(plan, name).not.toMatch(/TEMP B-TREE|SCAN orders/);
-        if (filter.after || filter.before) expect(plan, name).toContain('(created_at,id)');
+        // The cursor row comes from a scalar subquery; SQLite shows the range on its first column.
+        if (filter.after || filter.before) expect(plan, name).toMatch(/\(created_at,id\)<|created_at[<>]\?/);
       } else {
         expect(plan, name).toMatch(new RegExp(`Index Scan( Backward)? using ${index} on orders`));
         expect(plan, name).not.toMatch(/Seq Scan|Sort/);

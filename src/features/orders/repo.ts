@@ -1,4 +1,5 @@
 import type { Insertable } from 'kysely';
+import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
@@ -104,9 +105,14 @@ export interface ListFilter {
   externalOrderId?: string;
   createdGte?: number;
   createdLt?: number;
-  /** Keyset cursor: (created_at, id) of the order to start after (older) or end before (newer). */
-  after?: { created_at: number; id: string };
-  before?: { created_at: number; id: string };
+  /**
+   * Keyset cursor: the id of the order to start after (older) or end before (newer), resolved
+   * inside the page query so a deep page costs one statement, like the first. A cursor outside
+   * `cursorScope` matches nothing, and the page comes back empty.
+   */
+  after?: string;
+  before?: string;
+  cursorScope?: Scope;
   limit: number;
 }
 
@@ -129,13 +135,16 @@ export function listOrdersQuery(db: Executor, f: ListFilter) {
   if (f.createdGte !== undefined) q = q.where('created_at', '>=', f.createdGte);
   if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
   // Row-value comparisons, not an OR of two conditions: both engines turn them into an index range.
-  if (f.after) {
-    const c = f.after;
-    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(c.created_at, c.id)));
+  const cursor = (id: string) => {
+    const cs = f.cursorScope ?? f.scope;
+    const account = cs.accountId === null ? sql`` : sql` and c.account_id = ${cs.accountId}`;
+    return sql`(select c.created_at, c.id from orders c where c.id = ${id} and c.mode = ${cs.mode}${account})`;
+  };
+  if (f.after !== undefined) {
+    q = q.where(sql<boolean>`(created_at, id) < ${cursor(f.after)}`);
   }
-  if (f.before) {
-    const c = f.before;
-    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '>', eb.tuple(c.created_at, c.id)));
+  if (f.before !== undefined) {
+    q = q.where(sql<boolean>`(created_at, id) > ${cursor(f.before)}`);
     return q
       .orderBy('created_at', 'asc')
       .orderBy('id', 'asc')

@@ -185,12 +185,6 @@ export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery)
     throw new ApiError('parameter_invalid', 'Pass either starting_after or ending_before, not both.', 'ending_before');
   }
   const cursorScope: Scope = { mode: scope.mode, accountId: scope.accountId ?? q.account ?? null };
-  const cursor = async (param: 'starting_after' | 'ending_before', id: string | undefined) => {
-    if (id === undefined) return undefined;
-    const row = id.startsWith('ord_') ? await repo.findOrder(ctx.db, cursorScope, { id }) : undefined;
-    if (!row) throw new ApiError('parameter_invalid', `Invalid ${param}: no such order '${id}'.`, param);
-    return { created_at: row.created_at, id: row.id };
-  };
   const limit = q.limit ?? 20;
   const rows = await repo.listOrders(ctx.db, {
     scope,
@@ -200,10 +194,18 @@ export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery)
     externalOrderId: q.external_order_id,
     createdGte: parseDate(q.created_gte),
     createdLt: parseDate(q.created_lt),
-    after: await cursor('starting_after', q.starting_after),
-    before: await cursor('ending_before', q.ending_before),
+    after: q.starting_after,
+    before: q.ending_before,
+    cursorScope,
     limit,
   });
+  // An empty page is also what an unknown cursor gives: only then is the cursor looked up on its own.
+  const cursor = q.starting_after ?? q.ending_before;
+  if (rows.length === 0 && cursor !== undefined) {
+    const param = q.starting_after !== undefined ? 'starting_after' : 'ending_before';
+    const found = cursor.startsWith('ord_') && (await repo.findOrder(ctx.db, cursorScope, { id: cursor }));
+    if (!found) throw new ApiError('parameter_invalid', `Invalid ${param}: no such order '${cursor}'.`, param);
+  }
   const has_more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (q.ending_before !== undefined) page.reverse();
