@@ -42,8 +42,14 @@ export function scopeOf(request: FastifyRequest): Scope {
   return { mode: p.mode, accountId: p.role === 'operator' ? null : p.accountId };
 }
 
+/** A merchant account in one environment: who owns webhook endpoints and events. */
+export interface Owner {
+  accountId: string;
+  mode: Mode;
+}
+
 /** Merchant-only actions (creating orders and webhook endpoints); returns the merchant's account. */
-export function requireMerchant(request: FastifyRequest): { accountId: string; mode: Mode } {
+export function requireMerchant(request: FastifyRequest): Owner {
   const p = principalOf(request);
   if (p.role !== 'merchant' || !p.accountId) {
     throw new ApiError(

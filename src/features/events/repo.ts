@@ -1,17 +1,12 @@
 import { type ExpressionBuilder, sql } from 'kysely';
+import type { Owner } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
-import type { Executor } from '../../shared/db/index.js';
+import type { Executor, KeysetCursor } from '../../shared/db/index.js';
 import type { DB, EventsTable, Mode } from '../../shared/db/schema.js';
 
 export type EventRow = EventsTable;
-export interface Owner {
-  accountId: string;
-  mode: Mode;
-}
-export interface Cursor {
-  created_at: number;
-  id: string;
-}
+export type { Owner };
+export type Cursor = KeysetCursor;
 
 export async function findEvent(db: Executor, owner: Owner, id: string) {
   return db

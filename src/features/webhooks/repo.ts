@@ -1,20 +1,15 @@
 import { type QueryCreator, sql } from 'kysely';
+import type { Owner } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
-import type { Engine, Executor } from '../../shared/db/index.js';
+import type { Engine, Executor, KeysetCursor } from '../../shared/db/index.js';
 import type { DB, Mode } from '../../shared/db/schema.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
 
 export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = WebhookDeliveriesTable;
 export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
-export interface Owner {
-  accountId: string;
-  mode: Mode;
-}
-export interface Cursor {
-  created_at: number;
-  id: string;
-}
+export type { Owner };
+export type Cursor = KeysetCursor;
 
 // ---- endpoints ----
 

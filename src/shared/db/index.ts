@@ -19,6 +19,11 @@ export type Db = KyselyType<DB>;
 export type Tx = Transaction<DB>;
 /** Either the database or an open transaction: data-access functions accept both. */
 export type Executor = Db | Tx;
+/** Position in a newest-first list, compared as the row value (created_at, id). */
+export interface KeysetCursor {
+  created_at: number;
+  id: string;
+}
 
 export interface Database {
   db: Db;
