@@ -1,15 +1,24 @@
-// Reads Vitest's JSON report: fails unless the PostgreSQL suite ran and passed, and prints the
-// plain "N passed, N failed" line CI reads.
+// Reads Vitest's JSON report: fails unless the PostgreSQL suite ran and passed and every browser
+// test (a file named *.browser.*) ran, and prints the plain "N passed, N failed" line CI reads.
+// Usage: node .ci/check-report.mjs REPORT.json [NODE_MAJOR] — with NODE_MAJOR, also fails unless it
+// runs on that Node major (CI puts the Node under test first on PATH for the tests and for this).
 import { readFileSync } from 'node:fs';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
-const tests = report.testResults.flatMap((f) => f.assertionResults);
+const tests = report.testResults.flatMap((f) => f.assertionResults.map((t) => ({ ...t, file: f.name })));
 const passed = tests.filter((t) => t.status === 'passed');
 const failed = tests.filter((t) => t.status === 'failed');
 const skipped = tests.length - passed.length - failed.length;
 const pgPassed = passed.filter((t) => t.ancestorTitles.some((a) => a.includes('[postgres]'))).length;
 const sqlitePassed = passed.filter((t) => t.ancestorTitles.some((a) => a.includes('[sqlite]'))).length;
 
+const expectedMajor = process.argv[3];
+const major = process.versions.node.split('.')[0];
+console.log(`node ${process.version}`);
+if (expectedMajor && major !== expectedMajor) {
+  console.error(`Expected Node ${expectedMajor}, running on ${process.version}.`);
+  process.exit(1);
+}
 console.log(`sqlite tests passed: ${sqlitePassed}; postgres tests passed: ${pgPassed}`);
 console.log(`tests: ${passed.length} passed, ${failed.length} failed, ${skipped} skipped`);
 if (failed.length > 0 || !report.success) process.exit(1);
@@ -21,3 +30,13 @@ if (pgPassed < sqlitePassed) {
   console.error(`Only ${pgPassed} PostgreSQL tests passed against ${sqlitePassed} on SQLite: the suites must match.`);
   process.exit(1);
 }
+
+// A browser test that skips (no Chromium) passes for the wrong reason: CI installs Chromium.
+const browser = tests.filter((t) => /\.browser\./.test(t.file));
+const browserSkipped = browser.filter((t) => t.status !== 'passed' && t.status !== 'failed');
+if (browser.length === 0 || browserSkipped.length > 0) {
+  console.error(`Browser tests: ${browser.length} found, ${browserSkipped.length} skipped; they must all run:`);
+  for (const t of browserSkipped) console.error(`  skipped: ${t.fullName}`);
+  process.exit(1);
+}
+console.log(`browser tests run: ${browser.length}`);

@@ -47,11 +47,7 @@ export function detectLoader(forced?: string): { loader: Loader; version: string
 }
 
 const AUTOCANNON = 'autocannon@8.0.0';
-const banner = (v: string) =>
-  v
-    .split('\n')[0]
-    .replace(/\s+Copyright.*/, '')
-    .trim();
+const banner = (v: string) => (v.split('\n', 1)[0] ?? '').replace(/\s+Copyright.*/, '').trim();
 
 const lua = (s: string) => `[==[${s}]==]`;
 
@@ -121,6 +117,7 @@ async function viaWrk(spec: LoadSpec): Promise<LoadResult> {
 /** Fallback when wrk is absent: autocannon's CLI, which sends the first request of the rotation only. */
 async function viaAutocannon(spec: LoadSpec): Promise<LoadResult> {
   const r0 = spec.requests[0];
+  if (r0 === undefined) throw new Error('a load needs at least one request');
   const headers = { ...spec.headers, ...(r0.body === undefined ? {} : { 'Content-Type': 'application/json' }) };
   const args = ['--yes', AUTOCANNON, '-c', String(spec.connections), '-d', String(spec.seconds), '-m', r0.method];
   for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}=${v}`);

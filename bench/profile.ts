@@ -26,8 +26,8 @@ function location(url: string, line: number): { where: string; pkg: string } {
   const nm = path.lastIndexOf('node_modules/');
   if (nm >= 0) {
     const rest = path.slice(nm + 'node_modules/'.length);
-    const parts = rest.split('/');
-    const pkg = parts[0].startsWith('@') ? `${parts[0]}/${parts[1]}` : parts[0];
+    const [scope = '', name = ''] = rest.split('/');
+    const pkg = scope.startsWith('@') ? `${scope}/${name}` : scope;
     return { where: `${rest}:${line + 1}`, pkg };
   }
   if (path.startsWith('node:')) return { where: `${path}:${line + 1}`, pkg: 'node (core)' };
@@ -46,11 +46,11 @@ export function summarise(file: string, fromMs = 0, top = 15): ProfileSummary {
   const selfUs = new Map<number, number>();
   // timeDeltas[i] is the gap before sample i; the time up to the next sample belongs to sample i.
   let t = 0;
-  for (let i = 0; i < p.samples.length; i++) {
-    t += p.timeDeltas[i];
+  for (const [i, sample] of p.samples.entries()) {
+    t += p.timeDeltas[i] ?? 0;
     if (t < fromMs * 1000) continue;
     const dt = p.timeDeltas[i + 1] ?? 0;
-    selfUs.set(p.samples[i], (selfUs.get(p.samples[i]) ?? 0) + dt);
+    selfUs.set(sample, (selfUs.get(sample) ?? 0) + dt);
   }
   const frames = new Map<string, { frame: string; where: string; us: number }>();
   const pkgs = new Map<string, number>();

@@ -5,8 +5,8 @@
  * Run as its own process: `node --import tsx bench/reference.ts` with DATABASE_URL, PORT, HOST, BENCH_ACCOUNT_ID.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { loadSqlite } from '../src/shared/db/sqlite-driver.js';
 import { newId, newTrackingCode } from '../src/shared/ids.js';
 
 const url = process.env.DATABASE_URL!;
@@ -116,6 +116,7 @@ const TIMELINE = 'INSERT INTO order_timeline (order_id, status, occurred_at, lat
 const EVENT = 'INSERT INTO events (id, account_id, mode, type, order_id, payload, created_at) VALUES';
 
 function sqliteWriter(): (r: ReturnType<typeof rows>) => Promise<void> {
+  const SQLite = loadSqlite();
   const db = new SQLite(url.slice('sqlite:'.length));
   // The same pragmas as src/shared/db/index.ts.
   db.pragma('journal_mode = WAL');

@@ -3,8 +3,8 @@
  * in seconds. Rows look like API-created ones (same JSON shapes and sizes) but get no timeline or
  * event rows: listing reads the orders table only.
  */
-import SQLite from 'better-sqlite3';
 import pg from 'pg';
+import { loadSqlite } from '../src/shared/db/sqlite-driver.js';
 import { newId, newTrackingCode } from '../src/shared/ids.js';
 import type { DbKind } from './env.js';
 import { ORDER_BODY } from './scenarios/create.js';
@@ -35,6 +35,7 @@ const json = {
 };
 
 function seedSqlite(url: string, accountId: string, n: number, base: number): string[] {
+  const SQLite = loadSqlite();
   const db = new SQLite(url.slice('sqlite:'.length));
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');

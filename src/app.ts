@@ -1,17 +1,27 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions, LogController } from 'fastify';
+import fastifyCookie from '@fastify/cookie';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { dispatchRoutes } from './features/dispatch/routes.js';
 import { eventsRoutes } from './features/events/routes.js';
 import { fileContentRoutes, filesRoutes } from './features/files/routes.js';
+import { importsRoutes } from './features/imports/routes.js';
 import { lifecycleRoutes } from './features/lifecycle/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
+import { adminRoutes } from './features/people/admin-routes.js';
+import { courierPublicRoutes, courierSignInRoutes } from './features/people/courier-routes.js';
+import { peoplePublicRoutes, peopleRoutes, publicOrigin } from './features/people/routes.js';
+import { authenticators } from './features/people/sessions.js';
+import { planningRoutes } from './features/planning/routes.js';
+import { streamHooks, streamRoutes } from './features/stream/routes.js';
 import { publicTrackingRoutes } from './features/tracking/public-routes.js';
+import { trackingRoutes } from './features/tracking/routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
-import { API_VERSION, type Config } from './shared/config.js';
-import type { Database, Db } from './shared/db/index.js';
+import { API_VERSION } from './shared/config.js';
+import type { AppContext } from './shared/context.js';
+import { ping } from './shared/db/health.js';
 import { installDrain } from './shared/drain.js';
-import { ApiError, installErrorHandling, sendError } from './shared/errors.js';
+import { ApiError, clientErrorResponse, installErrorHandling, sendError } from './shared/errors.js';
 import { installIdempotency } from './shared/idempotency.js';
 import { randomToken } from './shared/ids.js';
 import { rejectUnstorableInput } from './shared/input.js';
@@ -19,12 +29,7 @@ import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit } from './shared/rate-limit.js';
 import { installValidators } from './shared/validation.js';
-
-export interface AppContext {
-  config: Config;
-  database: Database;
-  db: Db;
-}
+import { installWebApps } from './shared/web-app.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,23 +40,10 @@ declare module 'fastify' {
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return {
-    level,
-    // Belt and braces: nothing logs headers or bodies today, but if anyone ever does, secrets stay out.
-    redact: {
-      paths: ['req.headers.authorization', 'headers.authorization', '*.secret', 'secret', '*.key_hash'],
-      censor: '[redacted]',
-    },
-  };
-}
-
-export async function buildApp(
-  ctx: AppContext,
-  opts: { logger?: FastifyServerOptions['logger'] } = {},
-): Promise<FastifyInstance> {
+export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    // Typed as Fastify's base logger so the instance keeps its default type (a pino Logger would change it).
+    loggerInstance: ctx.logger as FastifyBaseLogger,
     // One line per request, written by the onResponse hook below.
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: () => `req_${randomToken(20)}`,
@@ -63,9 +55,16 @@ export async function buildApp(
     return503OnClosing: false,
     // The router's own refusals (a path parameter over 100 characters, broken %-encoding) would
     // otherwise answer with Fastify's body; no such URL can name anything, so it is a plain 404.
+    // Node's HTTP parser refuses some requests before Fastify sees them (a control character or an
+    // oversized header); the answer still has the Error body and a Request-Id.
+    clientErrorHandler: (err, socket) => {
+      const response = socket.destroyed ? null : clientErrorResponse(err, `req_${randomToken(20)}`, API_VERSION);
+      if (response !== null && socket.writable) socket.write(response);
+      socket.destroy(err);
+    },
     frameworkErrors: (_err, req, reply) => {
       reply.header('Request-Id', req.id).header('Service-Version', API_VERSION);
-      const path = req.url.split('?')[0];
+      const path = req.url.split('?', 1)[0] ?? '';
       const shown = path.length > 200 ? `${path.slice(0, 200)}…` : path;
       return sendError(reply, new ApiError('route_not_found', `Unrecognized request URL (${req.method} ${shown}).`));
     },
@@ -75,8 +74,16 @@ export async function buildApp(
   installErrorHandling(app);
 
   app.removeContentTypeParser(['application/json', 'text/plain']);
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (req, body, done) => {
-    const text = body as string;
+  // Decoded here rather than by Fastify (which would turn invalid UTF-8 into U+FFFD, silently
+  // changing what the client sent): a body that is not UTF-8 is refused whole.
+  const utf8 = new TextDecoder('utf-8', { fatal: true });
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
+    let text: string;
+    try {
+      text = utf8.decode(body as Buffer);
+    } catch {
+      return done(new ApiError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
+    }
     req.rawBody = text;
     if (text.trim() === '') return done(null, undefined);
     try {
@@ -90,8 +97,12 @@ export async function buildApp(
     reply.header('Request-Id', req.id);
     reply.header('Service-Version', API_VERSION);
   });
+  // onClose hooks run newest first: this one runs after installDrain's has waited for the requests
+  // in flight, so the location buffer is written last, with every ping that was acknowledged.
+  app.addHook('onClose', async () => ctx.instance.close());
   // Before any route: close() waits for requests in flight, so the database outlives them.
   installDrain(app);
+  streamHooks(app, ctx);
   // Bodies are optional on actions such as cancel; an absent body means "no parameters".
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};
@@ -105,18 +116,20 @@ export async function buildApp(
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         key: req.principal?.keyId,
+        user: req.principal?.userId,
+        courier: req.principal?.courierId,
       },
       'request',
     );
   });
 
-  installMetrics(app);
+  installMetrics(app, ctx.metrics);
   await installOpenApi(app, ctx.config.publicUrl);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
     try {
-      await ctx.database.ping();
+      await ping(ctx.db);
       return { status: 'ok' };
     } catch {
       throw new ApiError('service_unavailable', 'The database is not answering.');
@@ -129,21 +142,45 @@ export async function buildApp(
     publicTrackingRoutes(pub, ctx);
   });
 
+  // The console and the courier app (static files built by Vite; a 503 page when not built).
+  await installWebApps(app, ctx.config);
+
   // Signed file links are their own credential: no API key.
   await app.register(async (pub) => fileContentRoutes(pub, ctx), { prefix: '/v1' });
 
-  // Everything else under /v1 needs an API key.
+  // Parses the Cookie header for the console's and the courier app's sessions (no signing: the
+  // session tokens are random and looked up by hash, so a forged cookie names nothing).
+  await app.register(fastifyCookie);
+
+  // Signing in (users, couriers' phones) and invitations: no credentials yet, limited per address.
+  await app.register(
+    async (pub) => {
+      installRateLimit(pub, ctx, 'ip');
+      peoplePublicRoutes(pub, ctx);
+      courierPublicRoutes(pub, ctx);
+    },
+    { prefix: '/v1' },
+  );
+
+  // Everything else under /v1 needs an API key or a session: one authentication hook for both.
   await app.register(
     async (v1) => {
-      installAuth(v1, ctx.db);
+      installAuth(v1, { authenticators: authenticators(ctx), publicOrigin: publicOrigin(ctx) });
       installRateLimit(v1, ctx, 'key');
       installIdempotency(v1, ctx);
       ordersRoutes(v1, ctx);
+      trackingRoutes(v1, ctx);
       lifecycleRoutes(v1, ctx);
       dispatchRoutes(v1, ctx);
+      planningRoutes(v1, ctx);
       await v1.register(async (files) => filesRoutes(files, ctx));
+      await v1.register(async (imports) => importsRoutes(imports, ctx));
       webhooksRoutes(v1, ctx);
       eventsRoutes(v1, ctx);
+      streamRoutes(v1, ctx);
+      peopleRoutes(v1, ctx);
+      courierSignInRoutes(v1, ctx);
+      adminRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

@@ -1,9 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { pino } from 'pino';
-import { type AppContext, buildApp, loggerOptions } from './app.js';
+import type { pino } from 'pino';
+import { buildApp } from './app.js';
+import { startImportRunner } from './features/imports/runner.js';
+import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
 import { type Config, loadConfig } from './shared/config.js';
-import { openDatabase } from './shared/db/index.js';
+import { type AppContext, createContext } from './shared/context.js';
+import { type Database, openDatabase } from './shared/db/index.js';
 import { migrate } from './shared/db/migrate.js';
 
 /** Background loops (the webhook dispatcher, cleanup) that start with the process and stop before the database closes. */
@@ -14,12 +17,13 @@ export interface Service {
 export type ServiceFactory = (ctx: AppContext, log: pino.Logger) => Service;
 
 /** Background services each process runs; features append theirs. */
-export const backgroundServices: ServiceFactory[] = [startDispatcher];
+export const backgroundServices: ServiceFactory[] = [startDispatcher, startImportRunner];
 
-export async function openContext(config: Config = loadConfig()): Promise<AppContext> {
+/** A migrated database and the context over it; close `database` when done. */
+export async function openContext(config: Config = loadConfig()): Promise<{ ctx: AppContext; database: Database }> {
   const database = openDatabase(config.databaseUrl);
   await migrate(database);
-  return { config, database, db: database.db };
+  return { ctx: createContext(database, config), database };
 }
 
 function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
@@ -44,32 +48,40 @@ function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
 
 export async function serve(opts: { background: boolean } = { background: true }): Promise<FastifyInstance> {
   const config = loadConfig();
-  const log = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
-  const ctx = await openContext(config);
-  const app = await buildApp(ctx, { logger: loggerOptions(config.logLevel) });
+  const { ctx, database } = await openContext(config);
+  const log = ctx.logger;
+  const app = await buildApp(ctx);
   const services = opts.background ? backgroundServices.map((f) => f(ctx, log)) : [];
   await app.listen({ port: config.port, host: config.host });
   // The bound port, which differs from the configured one when PORT=0 asks for any free port.
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  log.info({ port, engine: ctx.database.engine }, 'ruta listening');
+  log.info({ port, engine: ctx.engine }, 'ruta listening');
   onShutdown(log, async () => {
     // Stop taking requests first, then let workers finish or release what they hold.
     await app.close();
     await Promise.all(services.map((s) => s.stop()));
-    await ctx.database.close();
+    await database.close();
   });
+  // After the shutdown handler is in place, and best effort: a SIGTERM (which closes the database)
+  // during this read must still end in a clean exit, and a hint is not worth failing for.
+  const users = await countUsers(ctx.db).catch(() => undefined);
+  if (users === 0) {
+    log.info(
+      'No users yet. Create the first admin: npm run ruta -- users create --email you@example.com --name "Your Name" --role admin',
+    );
+  }
   return app;
 }
 
 export async function worker(): Promise<void> {
   const config = loadConfig();
-  const log = pino(loggerOptions(config.logLevel) as pino.LoggerOptions);
-  const ctx = await openContext(config);
+  const { ctx, database } = await openContext(config);
+  const log = ctx.logger;
   const services = backgroundServices.map((f) => f(ctx, log));
-  log.info({ engine: ctx.database.engine, services: services.length }, 'ruta worker running');
+  log.info({ engine: ctx.engine, services: services.length }, 'ruta worker running');
   onShutdown(log, async () => {
     await Promise.all(services.map((s) => s.stop()));
-    await ctx.database.close();
+    await database.close();
   });
 }

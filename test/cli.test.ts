@@ -1,8 +1,10 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/shared/config.js';
+import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
 import { client, describeEach, freshDatabaseUrl, type TestDb } from './helpers.js';
 
@@ -50,7 +52,7 @@ describeEach('cli', (engine: Engine) => {
   async function api() {
     database ??= openDatabase(tdb.url, { poolSize: 2 });
     const config = loadConfig({ DATABASE_URL: tdb.url, RUTA_LOG_LEVEL: 'silent' });
-    const app = await buildApp({ config, database, db: database.db });
+    const app = await buildApp(createContext(database, config));
     await app.ready();
     return app;
   }
@@ -111,10 +113,11 @@ describeEach('cli', (engine: Engine) => {
       expect(op.stdout).toMatch(
         new RegExp(`^\\{"id":"key_${ID}","secret":"ok_test_${SECRET}","mode":"test","role":"operator"\\}\\n$`),
       );
+      // Without --json the secret is all of stdout, so KEY=$(ruta keys create …) works; the notice is on stderr.
       const human = await ruta(tdb.url, 'keys', 'create', '--account', acct, '--mode', 'test');
       expect(human.code).toBe(0);
-      expect(human.stdout).toMatch(new RegExp(`sk_test_${SECRET}`));
-      expect(human.stdout).toMatch(/shown once/i);
+      expect(human.stdout).toMatch(new RegExp(`^sk_test_${SECRET}\\n$`));
+      expect(human.stderr).toMatch(new RegExp(`^Key key_${ID} \\(merchant, test\\)\\. The secret is shown once`));
 
       const key = JSON.parse(live.stdout);
       const operator = JSON.parse(op.stdout);
@@ -141,6 +144,56 @@ describeEach('cli', (engine: Engine) => {
   );
 
   it(
+    'accounts list and keys list show ids, roles, modes, masked keys and revocations, never a secret',
+    async () => {
+      const a = JSON.parse((await ruta(tdb.url, 'accounts', 'create', '--name', 'Listed A', '--json')).stdout);
+      const b = JSON.parse((await ruta(tdb.url, 'accounts', 'create', '--name', 'Listed B', '--json')).stdout);
+      const op = JSON.parse((await ruta(tdb.url, 'keys', 'create', '--operator', '--mode', 'live', '--json')).stdout);
+      await ruta(tdb.url, 'keys', 'revoke', op.id);
+
+      const accounts = await ruta(tdb.url, 'accounts', 'list', '--json');
+      expect(accounts.code).toBe(0);
+      const listed = JSON.parse(accounts.stdout) as { id: string; name: string; currency: string }[];
+      const ids = listed.map((x) => x.id);
+      expect(ids.indexOf(a.account.id)).toBeGreaterThanOrEqual(0);
+      expect(ids.indexOf(b.account.id)).toBeGreaterThan(ids.indexOf(a.account.id));
+      expect(listed.find((x) => x.id === a.account.id)).toMatchObject({ name: 'Listed A', currency: 'USD' });
+      const table = await ruta(tdb.url, 'accounts', 'list');
+      expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+CURRENCY\s+CREATED$/);
+      expect(table.stdout).toMatch(new RegExp(`${a.account.id}\\s+Listed A\\s+USD\\s+\\d{4}-\\d\\d-\\d\\dT`));
+
+      const all = await ruta(tdb.url, 'keys', 'list', '--json');
+      expect(all.code).toBe(0);
+      const keys = JSON.parse(all.stdout) as Record<string, unknown>[];
+      const operator = keys.find((k) => k.id === op.id);
+      expect(operator).toMatchObject({ account: null, role: 'operator', mode: 'live' });
+      expect(operator?.revoked_at).toMatch(/^\d{4}-\d\d-\d\dT.*Z$/);
+      expect(Object.keys(operator ?? {}).sort()).toEqual(
+        ['account', 'created_at', 'display', 'id', 'mode', 'revoked_at', 'role'].sort(),
+      );
+
+      const mine = await ruta(tdb.url, 'keys', 'list', '--account', a.account.id, '--json');
+      const own = JSON.parse(mine.stdout) as { account: string; mode: string; role: string; revoked_at: null }[];
+      expect(own.map((k) => [k.account, k.role, k.mode, k.revoked_at])).toEqual([
+        [a.account.id, 'merchant', 'test', null],
+        [a.account.id, 'merchant', 'live', null],
+      ]);
+      const human = await ruta(tdb.url, 'keys', 'list', '--account', a.account.id);
+      expect(human.stdout.split('\n')[0]).toMatch(/^ID\s+ACCOUNT\s+ROLE\s+MODE\s+KEY\s+CREATED\s+REVOKED$/);
+      expect(human.stdout).toContain(`${a.keys.test.slice(0, 12)}…${a.keys.test.slice(-4)}`);
+      // No secret, whole or hashed, in any listing.
+      for (const out of [all.stdout, mine.stdout, human.stdout]) {
+        for (const secret of [a.keys.test, a.keys.live, b.keys.test, op.secret]) {
+          expect(out).not.toContain(secret);
+          expect(out).not.toContain(createHash('sha256').update(secret).digest('hex'));
+        }
+        expect(out).not.toMatch(new RegExp(`(sk|ok)_(test|live)_${SECRET}`));
+      }
+    },
+    SLOW,
+  );
+
+  it(
     'bad usage exits 2 with a message and prints nothing on stdout',
     async () => {
       const usage: [string[], RegExp][] = [
@@ -159,11 +212,16 @@ describeEach('cli', (engine: Engine) => {
         [['frobnicate'], /unknown command/],
         [['keys', 'delete', 'x'], /unknown command/],
         [['keys', 'revoke', 'a', 'b'], /unexpected argument/],
+        [['accounts', 'list', 'x'], /unexpected argument/],
+        [['webhooks', 'listen', '--port', '99999'], /--port/],
+        [['webhooks', 'listen', '--secret', 'nope'], /--secret/],
+        [['webhooks', 'forward'], /unknown command/],
       ];
       // Argument checks do not depend on the engine; lookups do, so they run on both.
       const lookups: [string[], RegExp][] = [
         [['keys', 'create', '--account', 'acct_nope', '--mode', 'test'], /no such account/],
         [['keys', 'revoke', 'key_nope'], /no such key/],
+        [['keys', 'list', '--account', 'acct_nope'], /no such account/],
       ];
       const cases = engine === 'sqlite' ? [...usage, ...lookups] : lookups;
       // None of these should open the database; they run four at a time to keep the suite quick.
@@ -181,6 +239,91 @@ describeEach('cli', (engine: Engine) => {
       const help = await ruta(tdb.url, '--help');
       expect(help.code).toBe(0);
       expect(help.stdout).toContain('keys revoke KEY_ID');
+    },
+    SLOW,
+  );
+});
+
+describe('ruta webhooks listen', () => {
+  const SECRET_KEY = `whsec_${Buffer.alloc(32, 7).toString('base64')}`;
+  const body = JSON.stringify({ id: 'evt_1', event: 'order.delivered', data: { id: 'ord_1', status: 'delivered' } });
+  const hex = (key: string | Buffer, data: string) => createHmac('sha256', key).update(data).digest('hex');
+
+  /** Headers as docs/webhooks.md describes them, signed with `secret`, `t` seconds from now. */
+  function signed(secret: string, skew = 0): Record<string, string> {
+    const t = String(Math.floor(Date.now() / 1000) + skew);
+    const key = Buffer.from(secret.slice('whsec_'.length), 'base64');
+    const standard = createHmac('sha256', key).update(`evt_1.${t}.${body}`).digest('base64');
+    return {
+      'content-type': 'application/json',
+      'service-event': 'order.delivered',
+      'service-event-id': 'evt_1',
+      'service-attempt': '2',
+      'service-signature': `t=${t},v1=${hex(secret, body)},v2=${hex(secret, `${t}.${body}`)}`,
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': t,
+      'webhook-signature': `v1,${standard}`,
+    };
+  }
+
+  it(
+    'prints each delivery, accepts valid signatures and refuses wrong or stale ones, and stops on SIGTERM',
+    async () => {
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', 'src/cli.ts', 'webhooks', 'listen', '--port', '0', '--secret', SECRET_KEY],
+        {
+          cwd: ROOT,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => {
+        out += c.toString();
+      });
+      const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+      try {
+        const port = await new Promise<number>((resolve, reject) => {
+          const timer = setInterval(() => {
+            const m = /Listening on http:\/\/127\.0\.0\.1:(\d+)\//.exec(out);
+            // Both start-up lines: they may arrive in separate chunks.
+            if (m && out.includes('RUTA_WEBHOOK_ALLOW_INSECURE=1')) {
+              clearInterval(timer);
+              resolve(Number(m[1]));
+            }
+          }, 50);
+          child.on('exit', () => reject(new Error(`exited early: ${out}`)));
+        });
+        expect(out).toContain('RUTA_WEBHOOK_ALLOW_INSECURE=1');
+        const post = (headers: Record<string, string>) =>
+          fetch(`http://127.0.0.1:${port}/ruta`, { method: 'POST', headers, body }).then((r) => r.status);
+        expect(await post(signed(SECRET_KEY))).toBe(200);
+        const wrong = `whsec_${Buffer.alloc(32, 8).toString('base64')}`;
+        expect(await post(signed(wrong))).toBe(400);
+        // v1 alone (the contract's first scheme) verifies; an old timestamp fails v2 and Standard Webhooks.
+        const { 'service-signature': sig, ...rest } = signed(SECRET_KEY);
+        const v1Only = sig
+          .split(',')
+          .filter((p) => !p.startsWith('v2='))
+          .join(',');
+        const noStandard = Object.fromEntries(Object.entries(rest).filter(([k]) => !k.startsWith('webhook-')));
+        expect(await post({ ...noStandard, 'service-signature': v1Only })).toBe(200);
+        expect(await post(signed(SECRET_KEY, -3600))).toBe(400);
+        expect(await post({ 'content-type': 'application/json' })).toBe(400);
+        await new Promise((r) => setTimeout(r, 100));
+        const lines = out.split('\n').filter((l) => l.startsWith('POST /ruta'));
+        expect(lines).toHaveLength(5);
+        expect(lines[0]).toMatch(
+          /order\.delivered\s+evt_1\s+order ord_1\s+status delivered\s+attempt 2\s+signature verified \(v1, v2, webhook-signature\)$/,
+        );
+        expect(lines[1]).toMatch(/signature INVALID \(v1 wrong, v2 wrong, webhook-signature wrong\)$/);
+        expect(lines[2]).toMatch(/signature verified \(v1\)$/);
+        expect(lines[3]).toMatch(/signature INVALID \(v1 ok, v2 wrong, webhook-signature wrong\)$/);
+        expect(lines[4]).toMatch(/signature INVALID \(none sent\)$/);
+      } finally {
+        child.kill('SIGTERM');
+      }
+      expect(await exited).toBe(0);
     },
     SLOW,
   );

@@ -38,6 +38,16 @@ describe('loadConfig', () => {
     expect(c.filesDir).toMatch(/data[/\\]files$/);
   });
 
+  it('reads the planning settings: default time zone and OSRM server', () => {
+    expect(loadConfig({}).defaultTimezone).toBe('UTC');
+    expect(loadConfig({}).osrmUrl).toBeNull();
+    const c = loadConfig({ RUTA_DEFAULT_TIMEZONE: 'America/Lima', RUTA_OSRM_URL: 'http://osrm.local:5000/' });
+    expect(c.defaultTimezone).toBe('America/Lima');
+    expect(c.osrmUrl).toBe('http://osrm.local:5000');
+    expect(errorFor({ RUTA_DEFAULT_TIMEZONE: 'Mars/Olympus' }).message).toMatch(/^RUTA_DEFAULT_TIMEZONE /);
+    expect(errorFor({ RUTA_OSRM_URL: 'ftp://x' }).message).toMatch(/^RUTA_OSRM_URL /);
+  });
+
   it('reads well-formed values', () => {
     const c = loadConfig({
       PORT: '0',

@@ -1,6 +1,8 @@
+import { PLANS } from '../src/features/planning/runner.js';
 import type { Res, TestApp } from './helpers.js';
-import { client, validOrder } from './helpers.js';
+import { client, newOperator, validOrder } from './helpers.js';
 import { tinyPng, upload } from './lifecycle-helpers.js';
+import { PASSWORD, type PeopleFixture } from './people-helpers.js';
 
 /**
  * The endpoint table of the bad-input corpus (test/corpus.test.ts). Every operation of the
@@ -14,7 +16,24 @@ export interface Fixture {
   file: { id: string; url: string };
   endpoint: { id: string };
   event: { id: string };
+  orderImport: { id: string };
+  /** The carrier's depot, and a route plan of it already committed (made with an operator key). */
+  depot: { id: string };
+  routePlan: { id: string };
+  /** Sessions, users, keys, invitations and codes: made by the corpus for the rows that need them. */
+  people?: PeopleFixture;
 }
+
+/** The people part of a fixture, for rows that name it (the corpus always makes it). */
+const pp = (f: Fixture): PeopleFixture => {
+  if (!f.people) throw new Error('this row needs fixture.people');
+  return f.people;
+};
+let emails = 0;
+const uniqueEmail = () => {
+  emails += 1;
+  return `corpus${emails}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+};
 
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
 /** [path in the body, JSON kind, further values that are wrong for this field, whether null is allowed] */
@@ -28,8 +47,10 @@ export interface Endpoint {
   name: string;
   method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
   path: (f: Fixture) => string;
-  /** `required`: a JSON object with required fields; `optional`: may be absent; `raw`: image bytes (files). */
+  /** `required`: a JSON object with required fields; `optional`: may be absent; `raw`: bytes (`rawBody`, else a PNG). */
   body: 'none' | 'required' | 'optional' | 'raw';
+  /** The well-formed raw body and its Content-Type, when it is not an image. */
+  rawBody?: () => { payload: string | Buffer; type: string };
   /** Status of a well-formed call with a fresh fixture. */
   ok: number;
   /** A well-formed body, when the endpoint takes one. */
@@ -38,8 +59,11 @@ export interface Endpoint {
   id?: (f: Fixture) => string;
   /** The prefix of that id, for a well-formed id that names nothing. */
   prefix?: string;
-  /** `key`: needs an API key (else 401); `none`: public. */
-  auth: 'key' | 'none';
+  /**
+   * `key`: called with the merchant's test key (else 401); `admin`: with an admin's session cookie
+   * and CSRF token; `courier`: with a courier's session; `none`: public.
+   */
+  auth: 'key' | 'admin' | 'courier' | 'none';
   /** Errors are HTML pages rather than the Error body (the /track page). */
   html?: boolean;
   /** Bad query strings (422 with the param), when the query is validated strictly. */
@@ -48,9 +72,13 @@ export interface Endpoint {
   okQueries?: string[];
   /** The body's fields and their bad values. */
   fields?: Field[];
+  /** An endless Server-Sent Events response: a well-formed call is opened over HTTP and closed, never injected. */
+  stream?: boolean;
 }
 
 const s500 = 'x'.repeat(501);
+/** A one-order CSV for the import rows. */
+export const IMPORT_CSV = 'external_order_id,customer_name,address\r\nCSV-1,Ana,Av. Larco 1\r\n';
 const id101 = 'x'.repeat(101);
 
 /** Query cases every keyset-paginated list shares. */
@@ -79,6 +107,9 @@ const ORDERS_QUERY: QueryCase[] = [
   ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
   ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
   ['account=acct_x', 'account', 'parameter_invalid'],
+  ['cod_status=nope', 'cod_status', 'parameter_invalid'],
+  ['cod_status=SHORT', 'cod_status', 'parameter_invalid'],
+  ['cod_status=short&cod_status=over', 'cod_status', 'parameter_invalid'],
 ];
 
 const TIME_WINDOW_FIELDS: Field[] = [
@@ -297,6 +328,37 @@ export const ENDPOINTS: Endpoint[] = [
     ],
   },
   {
+    route: 'POST /v1/couriers/{id}/locations',
+    name: 'courier locations batch',
+    method: 'POST',
+    path: (f) => `/v1/couriers/${f.courier.id}/locations`,
+    body: 'required',
+    ok: 200,
+    valid: () => ({
+      points: [
+        { lat: -12.1, lng: -77.03, recorded_at: '2025-07-01T10:00:00Z' },
+        { lat: -12.2, lng: -77.04, recorded_at: '2025-07-01T10:00:05Z', accuracy_m: 8, speed_mps: 4, heading: 90 },
+      ],
+    }),
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+    fields: [
+      [
+        'points',
+        'array',
+        [[], Array.from({ length: 101 }, () => ({ lat: 0, lng: 0, recorded_at: '2025-07-01T10:00:00Z' }))],
+      ],
+      ['points[0]', 'object', []],
+      ['points[1].lat', 'number', [90.0001, -90.0001, 1e308]],
+      ['points[1].lng', 'number', [180.0001, -180.0001]],
+      ['points[1].recorded_at', 'string', ['', 'now', '2025-07-01', '2999-01-01T00:00:00Z', '2025-07-01T09:00:00Z']],
+      ['points[1].accuracy_m', 'number', [-1]],
+      ['points[1].speed_mps', 'number', [-1]],
+      ['points[1].heading', 'number', [-1, 360.5]],
+    ],
+  },
+  {
     route: 'GET /v1/couriers/{id}/locations',
     name: 'courier locations',
     method: 'GET',
@@ -443,10 +505,12 @@ export const ENDPOINTS: Endpoint[] = [
       ['starting_after=0', 'starting_after', 'parameter_invalid'],
       ['starting_after=abc', 'starting_after', 'parameter_invalid'],
       ['starting_after=1.5', 'starting_after', 'parameter_invalid'],
+      ['starting_after=9223372036854775296', 'starting_after', 'parameter_invalid'],
+      ['starting_after=whatt_nope', 'starting_after', 'parameter_invalid'],
       ['event=%00', 'event', 'parameter_invalid'],
       [`event=${id101}`, 'event', 'parameter_invalid'],
     ],
-    okQueries: ['', 'limit=100', 'starting_after=99999999', 'event=evt_nope'],
+    okQueries: ['', 'limit=100', 'event=evt_nope'],
   },
 
   // Events
@@ -493,6 +557,456 @@ export const ENDPOINTS: Endpoint[] = [
     fields: [['endpoint', 'string', [id101]]],
   },
 
+  // Order imports (merchant keys)
+  {
+    route: 'POST /v1/order_imports',
+    name: 'create order import',
+    method: 'POST',
+    path: () => '/v1/order_imports?mode=valid_rows',
+    body: 'raw',
+    rawBody: () => ({ payload: IMPORT_CSV, type: 'text/csv' }),
+    ok: 202,
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/order_imports',
+    name: 'list order imports',
+    method: 'GET',
+    path: () => '/v1/order_imports',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [...LIST_QUERY, ['starting_after=imp_nope', 'starting_after', 'parameter_invalid']],
+    okQueries: ['', 'limit=100'],
+  },
+  {
+    route: 'GET /v1/order_imports/{id}',
+    name: 'read order import',
+    method: 'GET',
+    path: (f) => `/v1/order_imports/${f.orderImport.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.orderImport.id,
+    prefix: 'imp',
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/order_imports/{id}/failed_rows.csv',
+    name: 'order import failed rows',
+    method: 'GET',
+    path: (f) => `/v1/order_imports/${f.orderImport.id}/failed_rows.csv`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.orderImport.id,
+    prefix: 'imp',
+    auth: 'key',
+  },
+  ...(['csv', 'xlsx'] as const).map(
+    (ext): Endpoint => ({
+      route: `GET /v1/order_imports/template.${ext}`,
+      name: `order import template ${ext}`,
+      method: 'GET',
+      path: () => `/v1/order_imports/template.${ext}`,
+      body: 'none',
+      ok: 200,
+      auth: 'key',
+    }),
+  ),
+  // Sessions, users and invitations (DESIGN §8)
+  {
+    route: 'POST /v1/session',
+    name: 'sign in',
+    method: 'POST',
+    path: () => '/v1/session',
+    body: 'required',
+    ok: 200,
+    valid: (f) => ({ email: pp(f).adminEmail, password: PASSWORD }),
+    auth: 'none',
+    fields: [
+      ['email', 'string', ['', 'x'.repeat(255)]],
+      ['password', 'string', ['', 'x'.repeat(1001)]],
+    ],
+  },
+  {
+    route: 'GET /v1/session',
+    name: 'read session',
+    method: 'GET',
+    path: () => '/v1/session',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'DELETE /v1/session',
+    name: 'sign out',
+    method: 'DELETE',
+    path: () => '/v1/session',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'GET /v1/users',
+    name: 'list users',
+    method: 'GET',
+    path: () => '/v1/users',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/users',
+    name: 'create user',
+    method: 'POST',
+    path: () => '/v1/users',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ email: uniqueEmail(), name: 'Dora', role: 'dispatcher', password: PASSWORD }),
+    auth: 'admin',
+    fields: [
+      ['email', 'string', ['', 'ab', 'x'.repeat(255)]],
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['role', 'string', ['', 'owner', 'ADMIN']],
+      ['password', 'string', ['', 'short', 'x'.repeat(1001)]],
+      ['account', 'string', ['', id101]],
+    ],
+  },
+  {
+    route: 'PATCH /v1/users/{id}',
+    name: 'update user',
+    method: 'PATCH',
+    path: (f) => `/v1/users/${pp(f).user.id}`,
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ name: 'Dora P.' }),
+    id: (f) => pp(f).user.id,
+    prefix: 'usr',
+    auth: 'admin',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['role', 'string', ['', 'owner']],
+      ['status', 'string', ['', 'deleted']],
+      ['account', 'string', ['', id101], true],
+    ],
+  },
+  {
+    route: 'POST /v1/invitations',
+    name: 'invite',
+    method: 'POST',
+    path: () => '/v1/invitations',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ email: uniqueEmail(), role: 'dispatcher' }),
+    auth: 'admin',
+    fields: [
+      ['email', 'string', ['', 'x'.repeat(255)]],
+      ['role', 'string', ['', 'owner']],
+      ['account', 'string', ['', id101]],
+    ],
+  },
+  {
+    route: 'GET /v1/invitations',
+    name: 'list invitations',
+    method: 'GET',
+    path: () => '/v1/invitations',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'GET /v1/invitations/{token}',
+    name: 'read invitation',
+    method: 'GET',
+    path: (f) => `/v1/invitations/${pp(f).invitation}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => pp(f).invitation,
+    prefix: 'inv',
+    auth: 'none',
+  },
+  {
+    route: 'POST /v1/invitations/{token}/accept',
+    name: 'accept invitation',
+    method: 'POST',
+    path: (f) => `/v1/invitations/${pp(f).invitation}/accept`,
+    body: 'required',
+    ok: 201,
+    valid: () => ({ name: 'Nina', password: PASSWORD }),
+    id: (f) => pp(f).invitation,
+    prefix: 'inv',
+    auth: 'none',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['password', 'string', ['', 'short', 'x'.repeat(1001)]],
+    ],
+  },
+
+  // Route planning (DESIGN §10): the carrier's, so called with an admin's session
+  {
+    route: 'POST /v1/depots',
+    name: 'create depot',
+    method: 'POST',
+    path: () => '/v1/depots',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ name: 'North', lat: -12.05, lng: -77.04, address: 'Av. Norte 1', timezone: 'America/Lima' }),
+    auth: 'admin',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['lat', 'number', [90.0001, -90.0001, 1e308]],
+      ['lng', 'number', [180.0001, -180.0001]],
+      ['address', 'string', [s500 + s500], true],
+      ['timezone', 'string', ['', 'Mars/Olympus', 'x'.repeat(65)]],
+    ],
+  },
+  {
+    route: 'GET /v1/depots',
+    name: 'list depots',
+    method: 'GET',
+    path: () => '/v1/depots',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: LIST_QUERY,
+    okQueries: ['', 'limit=100', 'limit=1'],
+  },
+  {
+    route: 'GET /v1/depots/{id}',
+    name: 'read depot',
+    method: 'GET',
+    path: (f) => `/v1/depots/${f.depot.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.depot.id,
+    prefix: 'dep',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/route_plans',
+    name: 'create route plan',
+    method: 'POST',
+    path: () => '/v1/route_plans',
+    body: 'required',
+    ok: 202,
+    valid: (f) => ({
+      date: '2030-01-02',
+      depot: f.depot.id,
+      couriers: [{ courier_id: f.courier.id, capacity_kg: 50, shift_start: '08:00', shift_end: '18:00' }],
+      order_ids: [f.order.id],
+      objective: 'min_distance',
+      time_limit_ms: 100,
+      seed: 3,
+    }),
+    auth: 'admin',
+    fields: [
+      ['date', 'string', ['', 'tomorrow', '2030-13-02', '2030-01-02T00:00:00Z']],
+      ['depot', 'string', ['', 'dep_nope', id101]],
+      ['couriers', 'array', [[]]],
+      ['couriers[0].courier_id', 'string', ['', 'cou_nope']],
+      ['couriers[0].capacity_kg', 'number', [-1], true],
+      ['couriers[0].shift_start', 'string', ['8:00', '24:00'], true],
+      ['couriers[0].shift_end', 'string', ['07:00', '25:00'], true],
+      ['order_ids', 'array', [[]]],
+      ['order_ids[0]', 'string', ['', 'ord_nope']],
+      ['objective', 'string', ['', 'fastest']],
+      ['time_limit_ms', 'integer', [99, 60_001, 1.5]],
+      ['seed', 'integer', [-1, 1.5]],
+    ],
+  },
+  {
+    route: 'GET /v1/route_plans/{id}',
+    name: 'read route plan',
+    method: 'GET',
+    path: (f) => `/v1/route_plans/${f.routePlan.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.routePlan.id,
+    prefix: 'rplan',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/route_plans/{id}/commit',
+    name: 'commit route plan',
+    method: 'POST',
+    path: (f) => `/v1/route_plans/${f.routePlan.id}/commit`,
+    body: 'optional',
+    // The fixture's plan is already committed.
+    ok: 409,
+    id: (f) => f.routePlan.id,
+    prefix: 'rplan',
+    auth: 'admin',
+  },
+
+  // Courier sign-in (DESIGN §9)
+  {
+    route: 'POST /v1/couriers/{id}/sign_in_codes',
+    name: 'courier sign-in code',
+    method: 'POST',
+    path: (f) => `/v1/couriers/${f.courier.id}/sign_in_codes`,
+    body: 'optional',
+    ok: 201,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/couriers/{id}/sign_out_everywhere',
+    name: 'courier sign out everywhere',
+    method: 'POST',
+    path: (f) => `/v1/couriers/${f.courier.id}/sign_out_everywhere`,
+    body: 'optional',
+    ok: 200,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/courier_session',
+    name: 'courier sign in',
+    method: 'POST',
+    path: () => '/v1/courier_session',
+    body: 'required',
+    ok: 200,
+    valid: (f) => ({ code: pp(f).code }),
+    auth: 'none',
+    fields: [['code', 'string', ['', 'x'.repeat(21)]]],
+  },
+  {
+    route: 'GET /v1/courier_session',
+    name: 'read courier session',
+    method: 'GET',
+    path: () => '/v1/courier_session',
+    body: 'none',
+    ok: 200,
+    auth: 'courier',
+  },
+  {
+    route: 'DELETE /v1/courier_session',
+    name: 'courier sign out',
+    method: 'DELETE',
+    path: () => '/v1/courier_session',
+    body: 'none',
+    ok: 200,
+    auth: 'courier',
+  },
+
+  // Accounts and API keys (admins; merchant users for their keys)
+  {
+    route: 'GET /v1/accounts',
+    name: 'list accounts',
+    method: 'GET',
+    path: () => '/v1/accounts',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/accounts',
+    name: 'create account',
+    method: 'POST',
+    path: () => '/v1/accounts',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ name: 'Acme', currency: 'PEN', origin: { lat: -12.1, lng: -77 }, pricing: { base_fee: 600 } }),
+    auth: 'admin',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['currency', 'string', ['', 'usd', 'USDX']],
+      [
+        'origin',
+        'object',
+        [{ lat: 1 }, { lat: 90.5, lng: 0 }, { lat: 0, lng: -181 }, { lat: 0, lng: 0, zzz: 1 }],
+        true,
+      ],
+      ['pricing', 'object', [{ base_fee: 1, zzz: 1 }, { base_fee: -1 }, { base_fee: 1.5 }, { cod_fee_rate: 2 }], true],
+    ],
+  },
+  {
+    route: 'GET /v1/accounts/{id}',
+    name: 'read account',
+    method: 'GET',
+    path: (f) => `/v1/accounts/${pp(f).account.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => pp(f).account.id,
+    prefix: 'acct',
+    auth: 'admin',
+  },
+  {
+    route: 'PATCH /v1/accounts/{id}',
+    name: 'update account',
+    method: 'PATCH',
+    path: (f) => `/v1/accounts/${pp(f).account.id}`,
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ name: 'Acme', origin: { lat: -12.1, lng: -77 }, pricing: { base_fee: 600 } }),
+    id: (f) => pp(f).account.id,
+    prefix: 'acct',
+    auth: 'admin',
+    fields: [
+      ['name', 'string', ['', 'x'.repeat(201)]],
+      ['currency', 'string', ['', 'usd', 'USDX']],
+      // Nullable objects: the validator names the object itself for a flaw inside it.
+      [
+        'origin',
+        'object',
+        [{ lat: 1 }, { lat: 90.5, lng: 0 }, { lat: 0, lng: -181 }, { lat: 0, lng: 0, zzz: 1 }],
+        true,
+      ],
+      ['pricing', 'object', [{ base_fee: 1, zzz: 1 }, { base_fee: -1 }, { base_fee: 1.5 }, { cod_fee_rate: 2 }], true],
+    ],
+  },
+  {
+    route: 'GET /v1/api_keys',
+    name: 'list API keys',
+    method: 'GET',
+    path: () => '/v1/api_keys',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+      ['account=', 'account', 'parameter_invalid'],
+      [`account=${id101}`, 'account', 'parameter_invalid'],
+    ],
+  },
+  {
+    route: 'POST /v1/api_keys',
+    name: 'create API key',
+    method: 'POST',
+    path: () => '/v1/api_keys',
+    body: 'required',
+    ok: 201,
+    valid: () => ({ mode: 'test' }),
+    auth: 'admin',
+    fields: [
+      ['mode', 'string', ['', 'prod', 'TEST']],
+      ['account', 'string', ['', id101]],
+    ],
+  },
+  {
+    route: 'POST /v1/api_keys/{id}/roll',
+    name: 'roll API key',
+    method: 'POST',
+    path: (f) => `/v1/api_keys/${pp(f).apiKey.id}/roll`,
+    body: 'optional',
+    ok: 201,
+    id: (f) => pp(f).apiKey.id,
+    prefix: 'key',
+    auth: 'admin',
+  },
+  {
+    route: 'DELETE /v1/api_keys/{id}',
+    name: 'revoke API key',
+    method: 'DELETE',
+    path: (f) => `/v1/api_keys/${pp(f).apiKey.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => pp(f).apiKey.id,
+    prefix: 'key',
+    auth: 'admin',
+  },
+
   // Public tracking
   {
     route: 'GET /v1/public/tracking/{tracking_code}',
@@ -515,6 +1029,29 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'none',
     html: true,
   },
+
+  // Live stream (test/stream.test.ts holds its scope and resume cases)
+  {
+    route: 'GET /v1/stream',
+    name: 'live stream',
+    method: 'GET',
+    path: () => '/v1/stream',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    stream: true,
+    // `mode` picks a session's environment; the test key here is bound to test, so live is 422.
+    query: [
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+      ['mode=nope', 'mode', 'parameter_invalid'],
+      ['mode=', 'mode', 'parameter_invalid'],
+      ['mode=TEST', 'mode', 'parameter_invalid'],
+      ['mode=test&mode=live', 'mode', 'parameter_invalid'],
+      ['mode=live', 'mode', 'parameter_invalid'],
+    ],
+    // A stream never ends, so the 200s are opened over HTTP in test/stream.test.ts, not injected here.
+    okQueries: [],
+  },
 ];
 
 /** The objects the table's paths name, all owned by the merchant's test key. */
@@ -524,6 +1061,11 @@ export async function makeFixture(t: TestApp, key: string, shared?: Fixture): Pr
     if (res.status >= 300) throw new Error(`fixture ${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
+  // An account may have 16 endpoints per environment: each fresh fixture retires the older ones
+  // (the create calls of the table's rows add theirs too), so the next creation always has room.
+  const existing = ok(await call('GET', '/v1/webhook_endpoints?limit=100'), 'endpoints').data as { id: string }[];
+  const retired = existing.filter((e) => e.id !== shared?.endpoint.id).slice(4);
+  for (const e of retired) ok(await call('DELETE', `/v1/webhook_endpoints/${e.id}`), 'endpoint delete');
   const endpoint = ok(
     await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', events: ['*'] }),
     'endpoint',
@@ -535,5 +1077,26 @@ export async function makeFixture(t: TestApp, key: string, shared?: Fixture): Pr
   const route = ok(await call('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] }), 'route');
   const file = ok(await upload(t, key, 'photo', tinyPng()), 'file');
   const events = ok(await call('GET', `/v1/events?order=${order.id}`), 'events');
-  return { order, courier, route, file, endpoint, event: events.data[0] };
+  const orderImport = ok(
+    await call('POST', '/v1/order_imports', IMPORT_CSV, { 'content-type': 'text/csv' }),
+    'order import',
+  );
+  // Plans are the carrier's: an operator key makes the depot and a plan, then commits it, so every
+  // later commit of it is 409 plan_not_ready whatever the order of the rows.
+  const op = client(t.app, await newOperator(t, 'test'));
+  const depot = ok(await op('POST', '/v1/depots', { name: 'Main', lat: -12.12, lng: -77.03 }), 'depot');
+  const planned = ok(await call('POST', '/v1/orders', validOrder()), 'planned order');
+  const routePlan = ok(
+    await op('POST', '/v1/route_plans', {
+      date: '2030-01-02',
+      depot: depot.id,
+      couriers: [{ courier_id: courier.id }],
+      order_ids: [planned.id],
+      time_limit_ms: 100,
+    }),
+    'route plan',
+  );
+  await t.ctx.instance.get(PLANS).idle();
+  ok(await op('POST', `/v1/route_plans/${routePlan.id}/commit`), 'route plan commit');
+  return { order, courier, route, file, endpoint, event: events.data[0], orderImport, depot, routePlan };
 }

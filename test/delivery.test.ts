@@ -9,7 +9,7 @@ import {
   type TestApp,
   validOrder,
 } from './helpers.js';
-import { eventsOf, tinyPng, upload } from './lifecycle-helpers.js';
+import { eventsOf, orderIn, tinyPng, upload } from './lifecycle-helpers.js';
 
 describeEach('a full delivery, end to end', (engine) => {
   let t: TestApp;
@@ -110,6 +110,46 @@ describeEach('a full delivery, end to end', (engine) => {
 
     const r = (await carrier('GET', `/v1/routes/${route.body.id}`)).body;
     expect(r.stops.map((s: any) => s.status)).toEqual(['picked_up', 'delivered']);
+  });
+
+  it('lists delivered orders by their COD outcome (cod_status), in the caller\u2019s scope only', async () => {
+    const shop = await newMerchant(t, 'COD shop');
+    const other = await newMerchant(t, 'COD other');
+    const opTest = await newOperator(t, 'test');
+    const courier = (await client(t.app, opTest)('POST', '/v1/couriers', { name: 'Cobra' })).body.id;
+    const delivered = async (owner: string, collected: number) => {
+      const o = await orderIn(t, owner, opTest, courier, 'in_transit', { cash_on_delivery: 100 });
+      const res = await client(t.app, opTest)('POST', `/v1/orders/${o.id}/deliver`, {
+        receiver_name: 'Ana',
+        collected_amount: collected,
+        payment_method: 'cash',
+      });
+      expect(res.status).toBe(200);
+      return o.id;
+    };
+    const short = await delivered(shop.test, 80);
+    const over = await delivered(shop.test, 130);
+    const exact = await delivered(shop.test, 100);
+    const otherShort = await delivered(other.test, 10);
+    const ids = async (key: string, qs: string) => {
+      const res = await client(t.app, key)('GET', `/v1/orders?limit=100&${qs}`);
+      expect(res.status, qs).toBe(200);
+      return res.body.data.map((o: { id: string }) => o.id);
+    };
+    expect(await ids(shop.test, 'cod_status=short')).toEqual([short]);
+    expect(await ids(shop.test, 'cod_status=over')).toEqual([over]);
+    expect(await ids(shop.test, 'cod_status=collected')).toEqual([exact]);
+    // The carrier sees every account's, newest first; one account's with `account`.
+    expect(await ids(opTest, 'cod_status=short')).toEqual(expect.arrayContaining([otherShort, short]));
+    expect(await ids(opTest, `cod_status=short&account=${shop.accountId}`)).toEqual([short]);
+    // Other environment: nothing.
+    expect(await ids(op, 'cod_status=short')).not.toContain(short);
+    // Combined with another filter.
+    expect(await ids(shop.test, 'cod_status=short&status=delivered')).toEqual([short]);
+    expect(await ids(shop.test, 'cod_status=short&status=failed')).toEqual([]);
+    const bad = await client(t.app, shop.test)('GET', '/v1/orders?cod_status=missing');
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.param).toBe('cod_status');
   });
 
   it('documents every lifecycle, courier, route and file endpoint in OpenAPI', async () => {

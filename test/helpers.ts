@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { describe } from 'vitest';
-import { type AppContext, buildApp } from '../src/app.js';
+import { buildApp } from '../src/app.js';
 import { createAccount, createKey } from '../src/features/accounts/service.js';
 import { type Config, loadConfig } from '../src/shared/config.js';
+import { type AppContext, createContext } from '../src/shared/context.js';
 import { type Engine, openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
 
@@ -66,7 +67,7 @@ export async function startApp(engine: Engine, env: Record<string, string> = {})
   const config = loadConfig({ RUTA_FILES_DIR: filesDir, RUTA_LOG_LEVEL: 'silent', ...env, DATABASE_URL: tdb.url });
   const database = openDatabase(config.databaseUrl, { poolSize: 10 });
   await migrate(database);
-  const ctx: AppContext = { config, database, db: database.db };
+  const ctx = createContext(database, config);
   const app = await buildApp(ctx);
   await app.ready();
   return {
@@ -156,7 +157,7 @@ export async function attachApp(t: TestApp, env: Record<string, string> = {}): P
     DATABASE_URL: t.config.databaseUrl,
   });
   const database = openDatabase(config.databaseUrl, { poolSize: 10 });
-  const ctx: AppContext = { config, database, db: database.db };
+  const ctx = createContext(database, config);
   const app = await buildApp(ctx);
   await app.ready();
   return {

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticators } from '../src/features/people/sessions.js';
 import { installAuth } from '../src/shared/auth.js';
 import { ApiError, installErrorHandling } from '../src/shared/errors.js';
 import { fingerprint, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, installIdempotency } from '../src/shared/idempotency.js';
@@ -250,7 +251,7 @@ describeEach('idempotency', (engine) => {
       installErrorHandling(bare);
       await bare.register(
         async (v1) => {
-          installAuth(v1, t.ctx.db);
+          installAuth(v1, { authenticators: authenticators(t.ctx), publicOrigin: 'http://localhost:3000' });
           installIdempotency(v1, t.ctx);
           v1.post('/flaky', async () => {
             calls++;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createKey, revoke } from '../src/features/accounts/service.js';
-import { ENDPOINTS, type Endpoint, type Fixture, makeFixture } from './corpus-table.js';
+import { ENDPOINTS, type Endpoint, type Fixture, IMPORT_CSV, makeFixture } from './corpus-table.js';
 import {
   client,
   describeEach,
@@ -16,7 +16,7 @@ import { orderIn, tinyPng, upload } from './lifecycle-helpers.js';
 
 /**
  * The key × object matrix for every authenticated operation outside the orders API (whose matrix
- * is test/security.test.ts): lifecycle moves, couriers, routes, files, webhook endpoints, events.
+ * is test/security.test.ts): lifecycle moves, couriers, routes, files, webhook endpoints, events, order imports.
  * Objects are real, made through the API; each operation is driven from the corpus table.
  */
 
@@ -24,7 +24,7 @@ type Kind = 'mover' | 'merchant' | 'reader';
 
 /** DESIGN §1: who may call what. Movers: operators and sandbox test keys. Merchant: secret keys only. */
 function kindOf(ep: Endpoint): Kind {
-  if (/\/(webhook_endpoints|events)/.test(ep.route)) return 'merchant';
+  if (/\/(webhook_endpoints|events|order_imports)/.test(ep.route)) return 'merchant';
   if (ep.route === 'GET /v1/files/{id}') return 'reader';
   return 'mover';
 }
@@ -38,13 +38,15 @@ const ORDERS_API = new Set([
   'GET /v1/orders/{id}/proof',
   'POST /v1/orders/{id}/cancel',
 ]);
-const OPS = ENDPOINTS.filter((ep) => ep.auth === 'key' && !ORDERS_API.has(ep.route));
+// The stream never ends, so it cannot be called like the rest; its scopes are tested in test/stream.test.ts.
+const OPS = ENDPOINTS.filter((ep) => ep.auth === 'key' && !ORDERS_API.has(ep.route) && !ep.stream);
 
 /** The object a list must (or must not) show, for the lists of this matrix. */
 const LISTED: Record<string, (f: Fixture) => string> = {
   'GET /v1/couriers': (f) => f.courier.id,
   'GET /v1/webhook_endpoints': (f) => f.endpoint.id,
   'GET /v1/events': (f) => f.event.id,
+  'GET /v1/order_imports': (f) => f.orderImport.id,
 };
 
 describeEach('isolation matrix', (engine) => {
@@ -56,8 +58,8 @@ describeEach('isolation matrix', (engine) => {
   let liveObjects: Fixture;
 
   /** Live objects of account A: its order, endpoint and event; the live carrier's courier, route and file. */
-  async function liveFixture(): Promise<Fixture> {
-    const merchant = client(t.app, a.live);
+  async function liveFixture(owner: Merchant = a): Promise<Fixture> {
+    const merchant = client(t.app, owner.live);
     const op = client(t.app, keys.opLive);
     const endpoint = (await merchant('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/h', events: ['*'] }))
       .body;
@@ -67,10 +69,22 @@ describeEach('isolation matrix', (engine) => {
     const route = (await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] })).body;
     const file = (await upload(t, keys.opLive, 'photo', tinyPng())).body;
     const event = (await merchant('GET', `/v1/events?order=${order.id}`)).body.data[0];
-    for (const [what, o] of Object.entries({ endpoint, order, courier, route, file, event })) {
+    const orderImport = (await merchant('POST', '/v1/order_imports', IMPORT_CSV, { 'content-type': 'text/csv' })).body;
+    const depot = (await op('POST', '/v1/depots', { name: 'Live depot', lat: -12.1, lng: -77 })).body;
+    const routePlan = (
+      await op('POST', '/v1/route_plans', {
+        date: '2030-01-02',
+        depot: depot.id,
+        couriers: [{ courier_id: courier.id }],
+        order_ids: [order.id],
+        time_limit_ms: 100,
+      })
+    ).body;
+    const objects = { endpoint, order, courier, route, file, event, orderImport, depot, routePlan };
+    for (const [what, o] of Object.entries(objects)) {
       expect(o?.id, `live ${what}`).toBeTypeOf('string');
     }
-    return { endpoint, order, courier, route, file, event };
+    return objects;
   }
 
   beforeAll(async () => {
@@ -97,6 +111,10 @@ describeEach('isolation matrix', (engine) => {
   afterAll(async () => t?.close());
 
   const call = (ep: Endpoint, key: string, f: Fixture): Promise<Res> => {
+    if (ep.rawBody) {
+      const { payload, type } = ep.rawBody();
+      return client(t.app, key)(ep.method, ep.path(f), payload, { 'content-type': type });
+    }
     if (ep.body === 'raw') {
       return client(t.app, key)(ep.method, ep.path(f), tinyPng(), { 'content-type': 'image/png' });
     }
@@ -110,7 +128,7 @@ describeEach('isolation matrix', (engine) => {
 
   it('covers every authenticated operation outside the orders API', () => {
     expect(OPS.length).toBeGreaterThanOrEqual(30);
-    expect(OPS.map(kindOf).filter((k) => k === 'merchant')).toHaveLength(11);
+    expect(OPS.map(kindOf).filter((k) => k === 'merchant')).toHaveLength(17);
   });
 
   for (const ep of OPS) {
@@ -155,9 +173,11 @@ describeEach('isolation matrix', (engine) => {
           expectStatus(await call(ep, keys.opLive, aTestObjects), 404, 'ok_live on test');
           expectStatus(await call(ep, keys.opTest, liveObjects), 404, 'ok_test on live');
         }
-        // The live objects are there for their own keys.
-        const owner = kind === 'merchant' ? a.live : keys.opLive;
-        const res = await call(ep, owner, await liveFixture());
+        // The live objects are there for their own keys. Fresh ones for each operation (some delete
+        // or rotate them), of a fresh account, so no account reaches the endpoint limit.
+        const fresh = await newMerchant(t, 'Fresh');
+        const owner = kind === 'merchant' ? fresh.live : keys.opLive;
+        const res = await call(ep, owner, await liveFixture(fresh));
         expect(res.status, `live owner: ${JSON.stringify(res.body).slice(0, 300)}`).toBe(ep.ok);
       });
     }
@@ -165,27 +185,48 @@ describeEach('isolation matrix', (engine) => {
     const listed = LISTED[ep.route];
     if (listed) {
       it(`${ep.name}: other accounts and environments never list the object`, async () => {
-        const lists: [string, Fixture][] = [
-          [b.test, aTestObjects],
-          [keys.opLive, aTestObjects],
-          [a.test, liveObjects],
+        // Operators get 403 on merchant lists (their role, pinned here too); every other key gets its own list.
+        const lists: [string, Fixture, 200 | 403][] = [
+          [b.test, aTestObjects, 200],
+          [keys.opLive, aTestObjects, kind === 'merchant' ? 403 : 200],
+          [a.test, liveObjects, 200],
         ];
-        if (kind === 'merchant') lists.push([a.live, aTestObjects], [b.live, liveObjects]);
-        else lists.push([keys.opTest, liveObjects]);
-        for (const [key, f] of lists) {
+        if (kind === 'merchant') lists.push([a.live, aTestObjects, 200], [b.live, liveObjects, 200]);
+        else lists.push([keys.opTest, liveObjects, 200]);
+        for (const [key, f, status] of lists) {
           const res = await client(t.app, key)('GET', `${ep.path(f)}?limit=100`);
-          if (res.status === 403) continue; // operators on merchant lists: already refused above
-          expect(res.status, key.slice(0, 8)).toBe(200);
-          expect(
-            res.body.data.map((x: { id: string }) => x.id),
-            key.slice(0, 8),
-          ).not.toContain(listed(f));
+          expectStatus(res, status, key.slice(0, 8));
+          if (status === 200) {
+            expect(
+              res.body.data.map((x: { id: string }) => x.id),
+              key.slice(0, 8),
+            ).not.toContain(listed(f));
+          }
         }
         const own = await client(t.app, a.test)('GET', `${ep.path(aTestObjects)}?limit=100`);
         expect(own.body.data.map((x: { id: string }) => x.id)).toContain(listed(aTestObjects));
       });
     }
   }
+
+  it("depots and route plans: the other environment's carrier gets 404, merchants 403", async () => {
+    const paths = [
+      ['GET', `/v1/depots/${liveObjects.depot.id}`],
+      ['GET', `/v1/route_plans/${liveObjects.routePlan.id}`],
+      ['POST', `/v1/route_plans/${liveObjects.routePlan.id}/commit`],
+    ] as const;
+    for (const [method, path] of paths) {
+      expect((await client(t.app, keys.opTest)(method, path)).status, `${method} ${path} test operator`).toBe(404);
+      for (const key of [a.live, a.test, b.live]) {
+        expect((await client(t.app, key)(method, path)).status, `${method} ${path} merchant`).toBe(403);
+      }
+    }
+    expect((await client(t.app, keys.opLive)('GET', `/v1/depots/${liveObjects.depot.id}`)).status).toBe(200);
+    const seen = (await client(t.app, keys.opTest)('GET', '/v1/depots?limit=100')).body.data.map(
+      (d: { id: string }) => d.id,
+    );
+    expect(seen).not.toContain(liveObjects.depot.id);
+  });
 
   it("bodies cannot name another account's or environment's objects", async () => {
     const bCourier = (await client(t.app, b.test)('POST', '/v1/couriers', { name: 'B' })).body;
@@ -241,9 +282,8 @@ describeEach('isolation matrix', (engine) => {
       [b.test, bEvent.id, aTestObjects.endpoint.id],
       [a.test, aTestObjects.event.id, liveObjects.endpoint.id],
     ] as const) {
-      const res = await client(t.app, key)('POST', `/v1/events/${event}/redeliver`, { endpoint });
-      expect([404, 422], JSON.stringify(res.body)).toContain(res.status);
-      expect(res.body.error.type).toBe('invalid_request_error');
+      // The event is the caller's own; the endpoint is not theirs: the body names nothing it may use.
+      expect422(await client(t.app, key)('POST', `/v1/events/${event}/redeliver`, { endpoint }), 'endpoint');
     }
   });
 });

@@ -64,8 +64,8 @@ describeEach('lifecycle', (engine) => {
     });
   }
 
-  it('README lifecycle table matches the transition table', () => {
-    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+  it('the lifecycle table of docs/api.md matches the transition table', () => {
+    const readme = readFileSync(new URL('../docs/api.md', import.meta.url), 'utf8');
     for (const action of ACTIONS) {
       const tr = TRANSITIONS[action];
       const line = readme.split('\n').find((l) => l.startsWith(`| \`${action}\``));

@@ -3,8 +3,10 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { buildApp, loggerOptions } from '../src/app.js';
+import { buildApp } from '../src/app.js';
+import { createContext, loggerOptions } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
 import {
   client,
@@ -48,7 +50,7 @@ describeEach('operations', (engine) => {
     expect(res.body).toEqual({ status: 'ok' });
 
     const database = openDatabase(t.config.databaseUrl, { poolSize: 1 });
-    const app = await buildApp({ config: t.config, database, db: database.db });
+    const app = await buildApp(createContext(database, t.config));
     try {
       await client(app)('GET', '/readyz');
       // Kysely connects lazily, so the database is closed only once it has been used.
@@ -73,7 +75,7 @@ describeEach('operations', (engine) => {
 
   it('logs one JSON line per request with its id, and never the Authorization header or secrets', async () => {
     const stream = new MemoryStream();
-    const app = await buildApp(t.ctx, { logger: { ...(loggerOptions('debug') as object), stream } });
+    const app = await buildApp({ ...t.ctx, logger: pino(loggerOptions('debug'), stream) });
     try {
       const secret = `whsec_${'S'.repeat(43)}`;
       const ok = await client(app, m.test)('POST', '/v1/orders/quote', {

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderTrackingPage } from '../src/features/tracking/page.js';
 import { presentPublic } from '../src/features/tracking/public.js';
+import { cspErrorsOf } from './browser-helpers.js';
 import { client, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 
 // CI machines are fresh: without a system Chromium this suite skips, and says why.
@@ -63,10 +64,7 @@ describe('public tracking page in headless Chromium', () => {
   async function phonePage(): Promise<{ page: Page; cspErrors: string[] }> {
     const context = await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
     const page = await context.newPage();
-    const cspErrors: string[] = [];
-    page.on('console', (msg) => {
-      if (/Content.Security.Policy|Refused to/i.test(msg.text())) cspErrors.push(msg.text());
-    });
+    const cspErrors = cspErrorsOf(page);
     return { page, cspErrors };
   }
 
@@ -115,8 +113,8 @@ describe('public tracking page in headless Chromium', () => {
       {
         tracking_code: 'XQEVB388P5P1',
         mode: 'test',
-        customer: JSON.stringify({ name: 'Ana Torres' }),
-        delivery_address: JSON.stringify({ address: 'Av. Larco 123', district: 'Miraflores', city: 'Lima' }),
+        customer: { name: 'Ana Torres' },
+        delivery_address: { address: 'Av. Larco 123', district: 'Miraflores', city: 'Lima' },
         account_name: 'Acme Shoes',
       },
       {

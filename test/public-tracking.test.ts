@@ -294,7 +294,10 @@ describeEach('public tracking', (engine) => {
     const json = doc.paths['/v1/public/tracking/{tracking_code}'].get;
     expect(json.tags).toEqual(['Public tracking']);
     expect(json.security).toEqual([]);
-    expect(json.responses['200'].content['application/json'].schema.properties.courier).toBeDefined();
+    expect(json.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/PublicTracking',
+    });
+    expect(doc.components.schemas.PublicTracking.properties.courier).toBeDefined();
     const page = doc.paths['/track/{tracking_code}'].get;
     expect(page.security).toEqual([]);
   });
@@ -303,9 +306,9 @@ describeEach('public tracking', (engine) => {
 describe('public tracking presentation', () => {
   const row = {
     tracking_code: 'ABCDEFGHJKMN',
-    mode: 'live',
-    customer: JSON.stringify({ name: '  Ana María Torres ', email: 'a@b.co' }),
-    delivery_address: JSON.stringify({ address: 'Street 1', district: 'Miraflores' }),
+    mode: 'live' as const,
+    customer: { name: '  Ana María Torres ', email: 'a@b.co' },
+    delivery_address: { address: 'Street 1', district: 'Miraflores' },
     account_name: 'Acme',
   };
   const view = (status: OrderStatus): TrackingView => ({

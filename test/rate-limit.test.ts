@@ -1,8 +1,14 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AppContext } from '../src/app.js';
+import type { AppContext } from '../src/shared/context.js';
 import { installErrorHandling } from '../src/shared/errors.js';
-import { DbRateLimitStore, installRateLimit, MemoryRateLimitStore, WINDOW_MS } from '../src/shared/rate-limit.js';
+import {
+  BatchedRateLimitStore,
+  DbRateLimitStore,
+  installRateLimit,
+  MemoryRateLimitStore,
+  WINDOW_MS,
+} from '../src/shared/rate-limit.js';
 import { attachApp, client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
 
 /** Fixed windows reset every minute; start a sequence well inside one so a reset cannot split it. */
@@ -60,12 +66,20 @@ describeEach('rate limits', (engine) => {
     });
 
     it('does not count requests without a valid key', async () => {
+      // A key of its own, so no other test has spent any of its budget.
+      const fresh = await newMerchant(t, 'Fresh');
       await freshWindow();
-      for (let i = 0; i < 5; i++) {
-        const res = await client(t.app, 'sk_test_unknown')('GET', '/v1/orders');
-        expect(res.status).toBe(401);
-        expect(res.headers['ratelimit-limit']).toBeUndefined();
+      for (const bad of [undefined, 'sk_test_unknown', `${fresh.test}x`, `Basic ${fresh.test}`]) {
+        for (let i = 0; i < 2; i++) {
+          const res = await client(t.app, bad)('GET', '/v1/orders');
+          expect(res.status).toBe(401);
+          expect(res.headers['ratelimit-limit']).toBeUndefined();
+        }
       }
+      // Eight refused requests later, the key's first real request is still its first of the window.
+      const first = await client(t.app, fresh.test)('GET', '/v1/orders');
+      expect(first.status).toBe(200);
+      expect(first.headers['ratelimit-remaining']).toBe('2');
     });
 
     it('leaves operational endpoints unlimited', async () => {
@@ -102,23 +116,27 @@ describeEach('rate limits', (engine) => {
     }
   });
 
-  it.runIf(engine === 'postgres')('shares counters between instances on one PostgreSQL database', async () => {
-    const a = await startApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '3' });
-    const b = await attachApp(a, { RUTA_RATE_LIMIT_PER_MIN: '3' });
-    try {
-      const m = await newMerchant(a);
-      await freshWindow();
-      expect((await client(a.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('2');
-      expect((await client(b.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('1');
-      expect((await client(a.app, m.test)('GET', '/v1/orders')).status).toBe(200);
-      const over = await client(b.app, m.test)('GET', '/v1/orders');
-      expect(over.status).toBe(429);
-      expect(over.headers['retry-after']).toBeDefined();
-    } finally {
-      await b.close();
-      await a.close();
-    }
-  });
+  it.runIf(engine === 'postgres')(
+    'shares counters at once between instances with RUTA_RATE_LIMIT_SYNC_MS=0',
+    async () => {
+      const exact = { RUTA_RATE_LIMIT_PER_MIN: '3', RUTA_RATE_LIMIT_SYNC_MS: '0' };
+      const a = await startApp(engine, exact);
+      const b = await attachApp(a, exact);
+      try {
+        const m = await newMerchant(a);
+        await freshWindow();
+        expect((await client(a.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('2');
+        expect((await client(b.app, m.test)('GET', '/v1/orders')).headers['ratelimit-remaining']).toBe('1');
+        expect((await client(a.app, m.test)('GET', '/v1/orders')).status).toBe(200);
+        const over = await client(b.app, m.test)('GET', '/v1/orders');
+        expect(over.status).toBe(429);
+        expect(over.headers['retry-after']).toBeDefined();
+      } finally {
+        await b.close();
+        await a.close();
+      }
+    },
+  );
 
   describe('stores', () => {
     let t: TestApp;
@@ -133,6 +151,46 @@ describeEach('rate limits', (engine) => {
       expect([...counts].sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
       expect(await store.hit('b2', 60_000)).toBe(1);
       expect(await store.hit('b1', 120_000)).toBe(1);
+    });
+
+    it('the batched store counts exactly in memory and shares totals between instances at each sync', async () => {
+      const fail = (err: unknown) => {
+        throw err;
+      };
+      const a = new BatchedRateLimitStore(t.ctx.db, 60_000, fail);
+      const b = new BatchedRateLimitStore(t.ctx.db, 60_000, fail);
+      try {
+        const w = 3 * WINDOW_MS;
+        expect([await a.hit('k', w), await a.hit('k', w), await a.hit('k', w)]).toEqual([1, 2, 3]);
+        // Not synced yet: b knows only its own hits.
+        expect(await b.hit('k', w)).toBe(1);
+        await a.sync();
+        await b.sync();
+        // b wrote after a, so it read back all four; a learns them at its next sync.
+        expect(await b.hit('k', w)).toBe(5);
+        expect(await a.hit('k', w)).toBe(4);
+        await a.sync();
+        expect(await a.hit('k', w)).toBe(6);
+        // Other buckets are their own, and a new window starts again from 1.
+        expect(await a.hit('other', w)).toBe(1);
+        expect(await a.hit('k', w + WINDOW_MS)).toBe(1);
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    });
+
+    it('the batched store writes what it counted when it closes', async () => {
+      const w = 5 * WINDOW_MS;
+      const a = new BatchedRateLimitStore(t.ctx.db, 60_000, () => {});
+      await a.hit('closing', w);
+      await a.hit('closing', w);
+      await a.close();
+      const b = new BatchedRateLimitStore(t.ctx.db, 60_000, () => {});
+      await b.hit('closing', w);
+      await b.sync();
+      expect(await b.hit('closing', w)).toBe(4);
+      await b.close();
     });
 
     it('the memory store counts per bucket and forgets ended windows', async () => {
@@ -177,6 +235,23 @@ describeEach('rate limits', (engine) => {
         const neighbour = await hit('203.0.113.2');
         expect(neighbour.statusCode).toBe(200);
         expect(neighbour.headers['ratelimit-limit']).toBe('2');
+      } finally {
+        await app.close();
+      }
+    });
+
+    it('keys IPv6 clients on their /64: one host cannot dodge the limit by rotating its interface id', async () => {
+      const app = await publicApp(t.ctx);
+      try {
+        await freshWindow();
+        const hit = (ip: string) => app.inject({ method: 'GET', url: '/track/ABC', remoteAddress: ip });
+        expect((await hit('2001:db8:1:2::1')).statusCode).toBe(200);
+        expect((await hit('2001:db8:1:2:aaaa:bbbb:cccc:dddd')).headers['ratelimit-remaining']).toBe('0');
+        expect((await hit('2001:db8:1:2::ffff')).statusCode).toBe(429);
+        // The next /64 is another client; an IPv4-mapped address counts as its IPv4 address.
+        expect((await hit('2001:db8:1:3::1')).statusCode).toBe(200);
+        expect((await hit('198.51.100.7')).statusCode).toBe(200);
+        expect((await hit('::ffff:198.51.100.7')).headers['ratelimit-remaining']).toBe('0');
       } finally {
         await app.close();
       }

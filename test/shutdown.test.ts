@@ -3,6 +3,7 @@ import net, { type AddressInfo } from 'node:net';
 import { expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/shared/config.js';
+import { createContext } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
 import { describeEach, freshDatabaseUrl } from './helpers.js';
@@ -18,7 +19,7 @@ describeEach('graceful shutdown', (engine) => {
     const config = loadConfig({ DATABASE_URL: tdb.url, RUTA_LOG_LEVEL: 'silent' });
     const database = openDatabase(config.databaseUrl);
     await migrate(database);
-    const app = await buildApp({ config, database, db: database.db });
+    const app = await buildApp(createContext(database, config));
     const steps: string[] = [];
     let started!: () => void;
     const handlerStarted = new Promise<void>((r) => {

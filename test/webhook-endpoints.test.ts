@@ -33,8 +33,8 @@ describeEach('webhook endpoints API', (engine) => {
       status: 'enabled',
       livemode: false,
     });
-    expect(e.secret).toMatch(/^whsec_[A-Za-z0-9_-]{43}$/);
-    expect(Buffer.from(e.secret.slice(6), 'base64url').length).toBeGreaterThanOrEqual(32);
+    expect(e.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(Buffer.from(e.secret.slice(6), 'base64').length).toBeGreaterThanOrEqual(32);
     expect(Date.parse(e.created_at)).not.toBeNaN();
 
     const read = await call('GET', `/v1/webhook_endpoints/${e.id}`);
@@ -133,6 +133,15 @@ describeEach('webhook endpoints API', (engine) => {
       expect(res.status, url).toBe(422);
       expect(res.body.error.param, url).toBe('url');
     }
+    // A local receiver's 422 names the development switch; a malformed URL's does not.
+    for (const url of ['http://127.0.0.1:4000/hooks', 'https://127.0.0.1/hooks']) {
+      const res = await call('POST', '/v1/webhook_endpoints', { url, events: ['*'] });
+      expect(res.body.error.message, url).toContain('RUTA_WEBHOOK_ALLOW_INSECURE=1');
+    }
+    for (const url of ['not a url', 'ftp://127.0.0.1/hooks']) {
+      const res = await call('POST', '/v1/webhook_endpoints', { url, events: ['*'] });
+      expect(res.body.error.message, url).not.toContain('RUTA_WEBHOOK_ALLOW_INSECURE');
+    }
     const e = (await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).body;
     const patch = await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { url: 'https://10.1.2.3/' });
     expect(patch.status).toBe(422);
@@ -198,6 +207,32 @@ describeEach('webhook endpoints API', (engine) => {
     expect((await call('DELETE', `/v1/webhook_endpoints/${e.id}`)).status).toBe(404);
     const list = await call('GET', '/v1/webhook_endpoints?limit=100');
     expect(list.body.data.map((x: { id: string }) => x.id)).not.toContain(e.id);
+  });
+
+  it('allows at most 16 endpoints per account and environment (422 endpoint_limit_reached beyond)', async () => {
+    const mine = await newMerchant(t, 'Many');
+    const call = client(t.app, mine.test);
+    const ids: string[] = [];
+    for (let i = 0; i < 16; i++) {
+      const res = await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] });
+      expect(res.status).toBe(201);
+      ids.push(res.body.id);
+    }
+    const over = await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] });
+    expect(over.status).toBe(422);
+    expect(over.body.error).toMatchObject({ type: 'invalid_request_error', code: 'endpoint_limit_reached' });
+    expect(over.body.error.message).toContain('16');
+    expect((await call('GET', '/v1/webhook_endpoints?limit=100')).body.data).toHaveLength(16);
+    // The other environment and other accounts count apart.
+    expect(
+      (await client(t.app, mine.live)('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status,
+    ).toBe(201);
+    // A deleted endpoint frees its place; a disabled one does not.
+    await call('PATCH', `/v1/webhook_endpoints/${ids[0]}`, { status: 'disabled' });
+    expect((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status).toBe(422);
+    expect((await call('DELETE', `/v1/webhook_endpoints/${ids[1]}`)).status).toBe(200);
+    expect((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status).toBe(201);
+    expect((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status).toBe(422);
   });
 
   it('keeps accounts and environments apart (404) and refuses operator keys (403)', async () => {

@@ -16,7 +16,7 @@ describeEach('webhooks across the lifecycle', (engine) => {
   beforeAll(async () => {
     t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1', RUTA_WEBHOOK_RETRY_SCHEDULE: '0.05,0.05' });
     rx = await new Receiver().start();
-    dispatcher = new Dispatcher({ db: t.ctx.db, engine, config: t.config, pollMs: 50 }).start();
+    dispatcher = new Dispatcher(t.ctx, { pollMs: 50 }).start();
   });
   afterAll(async () => {
     await dispatcher?.stop(1000);

@@ -13,6 +13,25 @@ export function verifyRuta(rawBody: string | Buffer, signatureHeader: string, se
   });
 }
 
+/**
+ * The v2 recipe, exactly as docs/api.md ("Verifying a webhook", Node) writes it: HMAC over
+ * `t + "." + body`, any v2 value may match (two during a rotation), and `t` within 5 minutes.
+ */
+export function verifyRutaV2(
+  rawBody: string | Buffer,
+  signatureHeader: string,
+  secret: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): boolean {
+  const parts = signatureHeader.split(',').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+  const t = parts.find(([k]) => k === 't')?.[1] ?? '';
+  if (!/^\d+$/.test(t) || Math.abs(nowSeconds - Number(t)) > 300) return false;
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(rawBody).digest();
+  return parts.some(
+    ([k, v]) => k === 'v2' && /^[0-9a-f]{64}$/.test(v) && timingSafeEqual(Buffer.from(v, 'hex'), expected),
+  );
+}
+
 export interface Received {
   path: string;
   headers: IncomingHttpHeaders;

@@ -103,7 +103,7 @@ describeEach('webhook TLS failures', (engine) => {
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       endpoints[name] = res.body.id;
     }
-    dispatcher = new Dispatcher({ db: t.ctx.db, engine, config: t.config, pollMs: 50 }).start();
+    dispatcher = new Dispatcher(t.ctx, { pollMs: 50 }).start();
     const order = (await call('POST', '/v1/orders', validOrder())).body;
 
     for (const [name, id] of Object.entries(endpoints)) {

@@ -1,10 +1,12 @@
+import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
+import { buildHeaders, decideOutcome } from '../src/features/webhooks/attempt.js';
 import { nextAttemptAt } from '../src/features/webhooks/retry.js';
 import { parseRetryAfter } from '../src/features/webhooks/sender.js';
-import { hmacHex, signatureHeader } from '../src/features/webhooks/signature.js';
+import { hmacHex, newSecret, signatureHeader, standardKey } from '../src/features/webhooks/signature.js';
 import { isPublicAddress, pinnedLookup, vetTarget } from '../src/features/webhooks/ssrf.js';
 import { loadConfig } from '../src/shared/config.js';
-import { verifyRuta } from './webhook-receiver.js';
+import { verifyRuta, verifyRutaV2 } from './webhook-receiver.js';
 
 describe('SSRF address rules', () => {
   it('refuses every non-public range, including IPv4 inside IPv6', () => {
@@ -74,6 +76,8 @@ describe('SSRF address rules', () => {
   });
 
   it('pins the connection to the vetted address', () => {
+    // The only expects are in the callbacks: if a callback never ran, the test must fail.
+    expect.assertions(2);
     const lookup = pinnedLookup('93.184.215.14', 4) as unknown as (
       h: string,
       o: object,
@@ -128,12 +132,143 @@ describe('retry schedule', () => {
 });
 
 describe('signature', () => {
-  it('is t=<seconds>,v1=<hex HMAC-SHA256 of the raw body keyed with the whole secret>', () => {
+  it('is t=<seconds>,v1=<hex HMAC(secret, body)>…,v2=<hex HMAC(secret, t.body)>…, new secret before old', () => {
     const body = '{"id":"evt_1","event":"order.created"}';
     const header = signatureHeader(body, ['whsec_new', 'whsec_old'], 1_700_000_000_999);
-    expect(header).toBe(`t=1700000000,v1=${hmacHex('whsec_new', body)},v1=${hmacHex('whsec_old', body)}`);
+    const t = '1700000000';
+    expect(header).toBe(
+      `t=${t},v1=${hmacHex('whsec_new', body)},v1=${hmacHex('whsec_old', body)},` +
+        `v2=${hmacHex('whsec_new', `${t}.${body}`)},v2=${hmacHex('whsec_old', `${t}.${body}`)}`,
+    );
     expect(verifyRuta(body, header, 'whsec_old')).toBe(true);
     expect(verifyRuta(body, header, 'whsec_other')).toBe(false);
     expect(verifyRuta(body, 't=1,v1=zz', 'whsec_new')).toBe(false);
+    expect(verifyRutaV2(body, header, 'whsec_old', 1_700_000_000)).toBe(true);
+    expect(verifyRutaV2(body, header, 'whsec_new', 1_700_000_300)).toBe(true);
+    // Older than 5 minutes: a replay.
+    expect(verifyRutaV2(body, header, 'whsec_new', 1_700_000_301)).toBe(false);
+    // v2 binds t: the same signature under another t fails.
+    expect(verifyRutaV2(body, header.replace(`t=${t}`, 't=1700000100'), 'whsec_new', 1_700_000_100)).toBe(false);
+  });
+
+  it('makes whsec_ + standard base64 of 32 bytes; old secrets get a Standard Webhooks key only if base64', () => {
+    const s = newSecret();
+    expect(s).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    expect(standardKey(s)).toEqual(Buffer.from(s.slice(6), 'base64'));
+    expect(standardKey(s)?.length).toBe(32);
+    const hex = `whsec_${'ab12'.repeat(16)}`;
+    expect(standardKey(hex)?.length).toBe(48);
+    expect(standardKey('whsec_ab-_cd12')).toBeNull();
+    expect(standardKey('whsec_')).toBeNull();
+    expect(standardKey('no_prefix')).toBeNull();
+  });
+});
+
+describe('buildHeaders', () => {
+  const event = { id: 'evt_1', type: 'order.created', order_id: 'ord_1' };
+  const body = '{"id":"evt_1"}';
+  const now = 1_700_000_000_500;
+
+  it('sends the spec headers, Service-Event-Id and Standard Webhooks headers a library verifies', () => {
+    const secret = newSecret();
+    const h = buildHeaders({
+      event,
+      body,
+      endpoint: { secret, previous_secret: null, previous_secret_expires_at: null },
+      attempt: 3,
+      now,
+    });
+    expect(h).toMatchObject({
+      'Content-Type': 'application/json',
+      'User-Agent': 'Ruta-Webhooks/1.0',
+      'Service-Event': 'order.created',
+      'Service-Order-Id': 'ord_1',
+      'Service-Attempt': '3',
+      'Service-Event-Id': 'evt_1',
+      'webhook-id': 'evt_1',
+      'webhook-timestamp': '1700000000',
+    });
+    expect(h['Service-Signature']).toBe(signatureHeader(body, [secret], now));
+    expect(h['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]{43}=$/);
+    const wh = new Webhook(secret);
+    expect(wh.sign('evt_1', new Date(now), body)).toBe(h['webhook-signature']);
+  });
+
+  it('signs with both secrets during the overlap (new first), the new one only after it', () => {
+    const [cur, prev] = [newSecret(), newSecret()];
+    const endpoint = { secret: cur, previous_secret: prev, previous_secret_expires_at: now + 1 };
+    const h = buildHeaders({ event, body, endpoint, attempt: 1, now });
+    const sigs = h['webhook-signature']?.split(' ') ?? [];
+    expect(sigs).toEqual([
+      new Webhook(cur).sign('evt_1', new Date(now), body),
+      new Webhook(prev).sign('evt_1', new Date(now), body),
+    ]);
+    expect(h['Service-Signature']).toBe(signatureHeader(body, [cur, prev], now));
+    const after = buildHeaders({
+      event,
+      body,
+      endpoint: { ...endpoint, previous_secret_expires_at: now },
+      attempt: 1,
+      now,
+    });
+    expect(after['webhook-signature']?.split(' ')).toHaveLength(1);
+    expect(after['Service-Signature']).toBe(signatureHeader(body, [cur], now));
+  });
+
+  it('omits the Standard Webhooks headers for an old secret that is not base64, and no order id for a test event', () => {
+    const old = 'whsec_abc-def_ghijklmnopqrstuvwxyz0123456789ABCDEFG';
+    const h = buildHeaders({
+      event: { ...event, order_id: null },
+      body,
+      endpoint: { secret: old, previous_secret: null, previous_secret_expires_at: null },
+      attempt: 1,
+      now,
+    });
+    expect(Object.keys(h).filter((k) => k.startsWith('webhook-'))).toEqual([]);
+    expect(h['Service-Order-Id']).toBeUndefined();
+    expect(verifyRutaV2(body, h['Service-Signature'] ?? '', old, 1_700_000_000)).toBe(true);
+  });
+});
+
+describe('decideOutcome', () => {
+  const policy = { schedule: [30, 120], attemptBudgetMs: 5000, random: () => 0 };
+  const first = 1_000_000;
+  const answer = (status: number | null, retryAfterMs: number | null = null) => ({
+    ok: status !== null && status >= 200 && status < 300,
+    status,
+    retryAfterMs,
+  });
+
+  it('a 2xx succeeds, a 410 disables, whatever the attempt', () => {
+    expect(decideOutcome({ number: 1, firstAttemptAt: first, now: first }, answer(204), policy)).toEqual({
+      kind: 'succeeded',
+    });
+    expect(decideOutcome({ number: 3, firstAttemptAt: first, now: first }, answer(200), policy).kind).toBe('succeeded');
+    expect(decideOutcome({ number: 1, firstAttemptAt: first, now: first }, answer(410), policy)).toEqual({
+      kind: 'disable',
+      reason: 'http_410',
+    });
+  });
+
+  it('retries on the schedule, honours Retry-After on 429/503 only, and fails once the schedule is done', () => {
+    expect(decideOutcome({ number: 1, firstAttemptAt: first, now: first + 10 }, answer(500), policy)).toEqual({
+      kind: 'retry',
+      retryAt: first + 10 + 30_000,
+    });
+    expect(decideOutcome({ number: 2, firstAttemptAt: first, now: first }, answer(null), policy)).toEqual({
+      kind: 'retry',
+      retryAt: first + 120_000,
+    });
+    expect(decideOutcome({ number: 1, firstAttemptAt: first, now: first }, answer(429, 50_000), policy)).toEqual({
+      kind: 'retry',
+      retryAt: first + 50_000,
+    });
+    expect(decideOutcome({ number: 1, firstAttemptAt: first, now: first }, answer(500, 50_000), policy)).toEqual({
+      kind: 'retry',
+      retryAt: first + 30_000,
+    });
+    expect(decideOutcome({ number: 3, firstAttemptAt: first, now: first }, answer(500), policy)).toEqual({
+      kind: 'failed',
+    });
   });
 });

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import { deliveryRow } from '../src/features/webhooks/outbox.js';
 import * as repo from '../src/features/webhooks/repo.js';
+import { createContext } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
 import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 import { Clock, expectSigned, Receiver, waitFor } from './webhook-receiver.js';
@@ -37,9 +38,7 @@ describeEach('webhook workers', (engine) => {
       openDatabase(t.config.databaseUrl, { poolSize: 3 }),
     ];
     const workers = dbs.map((d) =>
-      new Dispatcher({
-        db: d.db,
-        engine,
+      new Dispatcher(createContext(d, t.config), {
         config: { ...t.config, webhookConcurrency: 8 },
         pollMs: 600_000,
         listenUrl: t.config.databaseUrl,
@@ -107,7 +106,8 @@ describeEach('webhook workers', (engine) => {
       .selectAll()
       .where('endpoint_id', '=', e.id)
       .executeTakeFirstOrThrow();
-    expect(leased).toMatchObject({ status: 'pending', attempts: 0, order_id: o.id });
+    // The claim counted the attempt it was for, so the takeover below continues the count.
+    expect(leased).toMatchObject({ status: 'pending', attempts: 1, order_id: o.id });
     expect(leased.lease_owner).toMatch(/^wkr_/);
     expect(Number(leased.lease_expires_at)).toBeGreaterThan(Date.now());
     // While the lease is live nobody else may claim it.
@@ -122,7 +122,7 @@ describeEach('webhook workers', (engine) => {
     rx.respond = () => ({ status: 200 });
     const clock = new Clock();
     clock.t = Number(leased.lease_expires_at) + 1;
-    const d = new Dispatcher({ db: t.ctx.db, engine, config: t.config, now: clock.now, pollMs: 50 }).start();
+    const d = new Dispatcher(t.ctx, { now: clock.now, pollMs: 50 }).start();
     try {
       await waitFor(async () => {
         const row = await t.ctx.db
@@ -140,5 +140,12 @@ describeEach('webhook workers', (engine) => {
     expect(got[1].body).toBe(got[0].body);
     expect(got[1].headers['service-event-id']).toBe(got[0].headers['service-event-id']);
     expectSigned(got[1], e.secret);
+    expect(got.map((r) => r.headers['service-attempt'])).toEqual(['1', '2']);
+    const settled = await t.ctx.db
+      .selectFrom('webhook_deliveries')
+      .select('attempts')
+      .where('id', '=', leased.id)
+      .executeTakeFirstOrThrow();
+    expect(settled.attempts).toBe(2);
   });
 });

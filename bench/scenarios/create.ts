@@ -66,14 +66,16 @@ export async function createScenario(ctx: Ctx): Promise<CreateResult> {
     const refs: LoadResult[] = [];
     const ruta: LoadResult[] = [];
     for (let i = 0; i < rounds; i++) {
-      refs.push(checked('reference', await createLoad(ctx.loader, ref.base, 'none', seconds)));
-      ruta.push(checked('create', await createLoad(ctx.loader, ctx.server.base, ctx.merchantKey, seconds)));
-      ctx.log(`  round ${i + 1}: reference ${round(refs[i].rps, 0)} rps, ruta ${round(ruta[i].rps, 0)} rps`);
+      const a = checked('reference', await createLoad(ctx.loader, ref.base, 'none', seconds));
+      const b = checked('create', await createLoad(ctx.loader, ctx.server.base, ctx.merchantKey, seconds));
+      refs.push(a);
+      ruta.push(b);
+      ctx.log(`  round ${i + 1}: reference ${round(a.rps, 0)} rps, ruta ${round(b.rps, 0)} rps`);
     }
     // Requests over time across rounds; latency as the median round, so one burst of outside load does not decide it.
     const rate = (rs: LoadResult[]) =>
       rs.reduce((s, r) => s + r.requests, 0) / rs.reduce((s, r) => s + r.requests / r.rps, 0);
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
     const rps = rate(ruta);
     const reference = rate(refs);
     return {

@@ -20,7 +20,9 @@ export async function listScenario(ctx: Ctx): Promise<ListResult> {
   const seeded = await seedOrders(ctx.kind, ctx.dbUrl, ctx.accountId, n);
   ctx.log(`  seeded ${n} orders in ${round(seeded.seconds, 1)} s`);
   const deepPath = (id: string) => `/v1/orders?limit=20&starting_after=${id}`;
-  const probe = await api(ctx, ctx.merchantKey, 'GET', deepPath(seeded.deepIds[0]));
+  const [firstDeep] = seeded.deepIds;
+  if (firstDeep === undefined) throw new Skip('the seeder returned no deep cursors');
+  const probe = await api(ctx, ctx.merchantKey, 'GET', deepPath(firstDeep));
   if (probe.status !== 200 || probe.json.data?.length !== 20) {
     throw new Skip(`deep page probe answered ${probe.status} with ${probe.json.data?.length ?? 0} orders`);
   }
@@ -47,7 +49,7 @@ export async function listScenario(ctx: Ctx): Promise<ListResult> {
 /** Seeded plus API-created orders: the table size the pages were read from. */
 async function countOrders(ctx: Ctx): Promise<number> {
   if (ctx.kind === 'sqlite') {
-    const { default: SQLite } = await import('better-sqlite3');
+    const SQLite = (await import('../../src/shared/db/sqlite-driver.js')).loadSqlite();
     const db = new SQLite(ctx.dbUrl.slice('sqlite:'.length), { readonly: true });
     const { n } = db.prepare('SELECT count(*) AS n FROM orders').get() as { n: number };
     db.close();

@@ -24,6 +24,8 @@ export interface Config {
   trustProxy: boolean | number | string;
   rateLimitPerMin: number;
   publicRateLimitPerMin: number;
+  /** PostgreSQL: how often an instance writes its counted hits and reads the shared totals; 0 = every request. */
+  rateLimitSyncMs: number;
   webhookAllowInsecure: boolean;
   webhookTimeoutMs: number;
   /** Seconds between attempt n and n+1; its length + 1 is the number of attempts. */
@@ -33,6 +35,20 @@ export interface Config {
   serviceMinutesPerStop: number;
   fileUrlTtlSeconds: number;
   defaultPricing: Pricing;
+  /** Milliseconds between heartbeat comments on an open `/v1/stream` (proxies close silent connections). */
+  streamHeartbeatMs: number;
+  /** Open streams one key (or session) may hold at once; one more gets 429. */
+  streamMaxPerKey: number;
+  /** How long acknowledged location pings may wait in memory before they are written (a crash loses at most this). */
+  locationFlushMs: number;
+  /** IANA time zone of depots created without one (route plans read shifts and windows in it). */
+  defaultTimezone: string;
+  /** An OSRM server whose `table` service gives plans their travel times; unset: haversine × 1.3. */
+  osrmUrl: string | null;
+  /** Leaflet tile URL template for the console's maps; its origin is allowed by the console's CSP. */
+  mapTilesUrl: string;
+  /** Where the built console and courier app live (dist/web); absent when running from source. */
+  webDir: string;
 }
 
 export const API_VERSION = '2025-07-01';
@@ -136,6 +152,21 @@ function publicUrl(raw: string | undefined, port: number): string {
 /** Fields of Pricing that are money, so integer minor units (cents). */
 const MONEY_FIELDS = ['base_fee', 'per_km', 'per_kg', 'urgent_fee', 'minimum'] as const;
 
+export const DEFAULT_MAP_TILES_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
+
+function mapTilesUrl(raw: string | undefined): string {
+  const value = (raw || DEFAULT_MAP_TILES_URL).trim();
+  let parsed: URL | undefined;
+  try {
+    // The template's braces are not URL syntax in the host; the origin is what the CSP needs.
+    parsed = new URL(value.replace(/\{[a-z]\}/g, '0'));
+  } catch {}
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !value.includes('{z}')) {
+    throw new ConfigError('RUTA_MAP_TILES_URL', `must be an http(s) URL template with {z}, {x} and {y}, got "${raw}"`);
+  }
+  return value;
+}
+
 function pricing(raw: string | undefined): Pricing {
   if (raw === undefined || raw.trim() === '') return DEFAULT_PRICING;
   const name = 'RUTA_DEFAULT_PRICING';
@@ -166,6 +197,38 @@ function pricing(raw: string | undefined): Pricing {
   return { ...DEFAULT_PRICING, ...(parsed as Partial<Pricing>) };
 }
 
+export function isTimezone(name: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: name });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function timezone(raw: string | undefined): string {
+  const tz = raw?.trim() || 'UTC';
+  if (!isTimezone(tz))
+    throw new ConfigError('RUTA_DEFAULT_TIMEZONE', `must be an IANA time zone such as America/Lima, got "${raw}"`);
+  return tz;
+}
+
+function osrmUrl(raw: string | undefined): string | null {
+  if (raw === undefined || raw.trim() === '') return null;
+  const value = raw.trim().replace(/\/+$/, '');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {}
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
+    throw new ConfigError(
+      'RUTA_OSRM_URL',
+      `must be an absolute http(s) URL, got "${parsed ? parsed.protocol : 'not a URL'}"`,
+    );
+  }
+  return value;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const currency = (env.RUTA_DEFAULT_CURRENCY || 'USD').toUpperCase();
@@ -183,6 +246,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: trustProxy(env.RUTA_TRUST_PROXY),
     rateLimitPerMin: int(env, 'RUTA_RATE_LIMIT_PER_MIN', 6000),
     publicRateLimitPerMin: int(env, 'RUTA_PUBLIC_RATE_LIMIT_PER_MIN', 60),
+    rateLimitSyncMs: int(env, 'RUTA_RATE_LIMIT_SYNC_MS', 1000, 0, 60_000),
     webhookAllowInsecure: flag(env, 'RUTA_WEBHOOK_ALLOW_INSECURE'),
     webhookTimeoutMs: int(env, 'RUTA_WEBHOOK_TIMEOUT_MS', 5000, 1),
     webhookRetrySchedule: schedule(env.RUTA_WEBHOOK_RETRY_SCHEDULE),
@@ -191,5 +255,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     serviceMinutesPerStop: int(env, 'RUTA_SERVICE_MINUTES_PER_STOP', 5),
     fileUrlTtlSeconds: int(env, 'RUTA_FILE_URL_TTL_SECONDS', 3600, 1),
     defaultPricing: pricing(env.RUTA_DEFAULT_PRICING),
+    streamHeartbeatMs: int(env, 'RUTA_STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
+    streamMaxPerKey: int(env, 'RUTA_STREAM_MAX_PER_KEY', 10, 1, 10_000),
+    locationFlushMs: int(env, 'RUTA_LOCATION_FLUSH_MS', 250, 1, 600_000),
+    defaultTimezone: timezone(env.RUTA_DEFAULT_TIMEZONE),
+    osrmUrl: osrmUrl(env.RUTA_OSRM_URL),
+    mapTilesUrl: mapTilesUrl(env.RUTA_MAP_TILES_URL),
+    webDir: resolve(env.RUTA_WEB_DIR || resolve(import.meta.dirname, '../../dist/web')),
   };
 }

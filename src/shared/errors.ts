@@ -1,24 +1,36 @@
+import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type Static, Type } from 'typebox';
 
 /** Every error code the API can answer with, and the HTTP status it maps to. */
 export const ERROR_STATUS = {
   invalid_json: 400,
+  malformed_request: 400,
   api_key_missing: 401,
   api_key_invalid: 401,
+  session_invalid: 401,
+  invalid_credentials: 401,
   permission_denied: 403,
   file_link_invalid: 403,
+  csrf_failed: 403,
   resource_missing: 404,
   route_not_found: 404,
   order_not_cancellable: 409,
   invalid_transition: 409,
+  request_timeout: 408,
   idempotency_key_in_use: 409,
+  idempotent_secret_withheld: 409,
+  email_taken: 409,
+  plan_stale: 409,
+  plan_not_ready: 409,
   request_too_large: 413,
   unsupported_media_type: 415,
+  request_header_too_large: 431,
   parameter_missing: 422,
   parameter_invalid: 422,
   parameter_unknown: 422,
   idempotency_key_reused: 422,
+  endpoint_limit_reached: 422,
   rate_limited: 429,
   internal_error: 500,
   service_unavailable: 503,
@@ -71,7 +83,7 @@ export const ErrorBody = Type.Object(
       request_id: Type.String(),
     }),
   },
-  { title: 'Error' },
+  { $id: 'Error' },
 );
 export type ErrorBody = Static<typeof ErrorBody>;
 
@@ -110,6 +122,7 @@ export function validationError(errors: AjvError[], part: string): ApiError {
     errors.find((x) => x.keyword === 'additionalProperties') ??
     errors.find((x) => x.keyword === 'anyOf') ??
     errors[0];
+  if (e === undefined) return new ApiError('parameter_invalid', `Invalid ${part}.`);
   const base = pointerToParam(e.instancePath);
   if (e.keyword === 'required') {
     const param = join(base, String(e.params.missingProperty));
@@ -191,7 +204,12 @@ function fromFastify(err: FastifyError): ApiError | undefined {
       return new ApiError('request_too_large', 'The request body is too large.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
-      return new ApiError('unsupported_media_type', 'Unsupported Content-Type: send application/json.');
+      // Most endpoints take JSON; the upload endpoints (files, order imports) take the file's own
+      // type, and this error cannot tell which route refused, so it names both.
+      return new ApiError(
+        'unsupported_media_type',
+        "Unsupported Content-Type: send application/json, or for an upload (files, order imports) the file's own type.",
+      );
     case 'FST_ERR_CTP_INVALID_TYPE':
       return new ApiError('unsupported_media_type', 'The Content-Type header is invalid.');
     default:
@@ -239,4 +257,33 @@ export function installErrorHandling(app: FastifyInstance): void {
       new ApiError('route_not_found', `Unrecognized request URL (${request.method} ${request.url.split('?')[0]}).`),
     ),
   );
+}
+
+/**
+ * The whole HTTP response for a request Node's parser refused before Fastify saw it (a control
+ * character or an oversized header, a timeout): there is no request object, so the response is
+ * written to the socket by hand, still with the Error body and a Request-Id. `null` for a reset
+ * connection, which has no one to answer.
+ */
+export function clientErrorResponse(err: NodeJS.ErrnoException, requestId: string, version: string): string | null {
+  if (err.code === 'ECONNRESET') return null;
+  const error =
+    err.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('request_header_too_large', 'The request headers are too large (16 KiB at most in all).')
+      : err.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? new ApiError('request_timeout', 'The request was not received in time.')
+        : new ApiError('malformed_request', 'The request is not valid HTTP (check the request line and headers).');
+  const body = JSON.stringify({
+    error: { type: error.type, code: error.code, message: error.message, request_id: requestId },
+  } satisfies ErrorBody);
+  return [
+    `HTTP/1.1 ${error.status} ${STATUS_CODES[error.status] ?? ''}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    `Request-Id: ${requestId}`,
+    `Service-Version: ${version}`,
+    'Connection: close',
+    '',
+    body,
+  ].join('\r\n');
 }

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../app.js';
-import { principalOf } from './auth.js';
+import { actorOf, principalOf } from './auth.js';
+import type { AppContext } from './context.js';
 import { ApiError } from './errors.js';
 import * as repo from './idempotency-repo.js';
 import { sha256Hex } from './ids.js';
@@ -21,6 +21,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     idempotencyClaim?: Claim;
   }
+  interface FastifyContextConfig {
+    /**
+     * The answer holds a secret that Ruta otherwise keeps only hashed (an API key, an account's
+     * keys, an invitation link, a courier's sign-in code): a replay must not come from a stored plain-text copy.
+     */
+    answersSecret?: boolean;
+  }
 }
 
 /** What "the same request" means: method, path with query, and the exact body bytes (or an upload's hash). */
@@ -28,10 +35,13 @@ export function fingerprint(method: string, url: string, rawBody: string | undef
   return sha256Hex(`${method.toUpperCase()}\n${url}\n${rawBody ?? ''}`);
 }
 
-/** Merchant keys share one key space per account; operator keys are individual, so each key is its own owner. */
+/**
+ * Merchant keys and merchant users share one key space per account; operator keys, carrier users
+ * and courier sessions are individual, so each is its own owner.
+ */
 export function ownerOf(req: FastifyRequest): string {
   const p = principalOf(req);
-  return p.role === 'merchant' && p.accountId ? p.accountId : p.keyId;
+  return p.role === 'merchant' && p.accountId ? p.accountId : actorOf(p);
 }
 
 function headerKey(req: FastifyRequest): string | undefined {
@@ -65,7 +75,7 @@ async function claimOrReplay(ctx: AppContext, req: FastifyRequest, reply: Fastif
   const fp = fingerprint(req.method, req.url, req.rawBody);
   // A few rounds cover a row that vanishes between our insert and our read (released after a 5xx, or purged).
   for (let round = 0; round < 3; round++) {
-    const now = Date.now();
+    const now = ctx.clock();
     const fresh = { fingerprint: fp, locked_at: now, expires_at: now + IDEMPOTENCY_TTL_MS };
     if (await repo.tryInsert(ctx.db, { ...ref, ...fresh, response_status: null, response_body: null })) {
       req.idempotencyClaim = { ...ref, lockedAt: now };
@@ -123,11 +133,28 @@ async function settle(ctx: AppContext, req: FastifyRequest, reply: FastifyReply,
   const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : undefined;
   try {
     if (reply.statusCode >= 500 || body === undefined) await repo.release(ctx.db, claim, claim.lockedAt);
-    else await repo.complete(ctx.db, claim, claim.lockedAt, reply.statusCode, body);
+    else if (req.routeOptions.config.answersSecret && reply.statusCode < 300) {
+      // The key stays taken (a retry must not create a second key or link), but what a replay gets
+      // is an error that says so, never the secret.
+      await repo.complete(ctx.db, claim, claim.lockedAt, 409, withheldBody(String(req.id)));
+    } else await repo.complete(ctx.db, claim, claim.lockedAt, reply.statusCode, body);
   } catch (err) {
     // The work is done and the client deserves its answer; the claim lapses after IDEMPOTENCY_LOCK_MS.
     req.log.error({ err }, 'could not store the idempotent response');
   }
+}
+
+function withheldBody(requestId: string): string {
+  return JSON.stringify({
+    error: {
+      type: 'invalid_request_error',
+      code: 'idempotent_secret_withheld',
+      message:
+        'The request with this Idempotency-Key succeeded, but its answer held a secret that is shown only once and is not kept for replays. List the objects to see what was created; revoke or roll it if the secret was lost.',
+      param: 'Idempotency-Key',
+      request_id: requestId,
+    },
+  });
 }
 
 /** Adds Idempotency-Key handling to every POST of `scope`; call after installAuth. */

@@ -3,7 +3,27 @@ import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-export type IdPrefix = 'acct' | 'ord' | 'cou' | 'rte' | 'we' | 'evt' | 'file' | 'key' | 'del' | 'req' | 'loc';
+export type IdPrefix =
+  | 'acct'
+  | 'ord'
+  | 'cou'
+  | 'rte'
+  | 'we'
+  | 'evt'
+  | 'file'
+  | 'key'
+  | 'del'
+  | 'req'
+  | 'loc'
+  | 'usr'
+  | 'ses'
+  | 'inv'
+  | 'csc'
+  | 'cse'
+  | 'whatt'
+  | 'imp'
+  | 'dep'
+  | 'rplan';
 
 /**
  * Random bytes are drawn from a pool refilled 4 KiB at a time: one `randomFillSync` per ~500 ids
@@ -84,10 +104,10 @@ export function randomToken(length: number): string {
   let out = '';
   while (out.length < length) {
     const at = take(length);
-    for (let i = at; i < at + length && out.length < length; i++) {
-      const b = POOL[i];
+    for (const b of POOL.subarray(at, at + length)) {
       // 62 * 4 = 248: rejecting bytes >= 248 keeps every character equally likely.
       if (b < 248) out += BASE62[b % 62];
+      if (out.length === length) break;
     }
   }
   return out;

@@ -15,10 +15,21 @@ function pathOf(frame: Frame): string {
   return out;
 }
 
+const problemOf = (s: string): string | undefined => {
+  if (s.includes('\u0000')) return 'the NUL character';
+  // A lone surrogate (`"\ud800"` in JSON) is not a character: SQLite would store it and hand back
+  // JSON strict parsers reject, PostgreSQL would silently replace it.
+  if (!s.isWellFormed()) return 'a lone UTF-16 surrogate (not valid Unicode)';
+  return undefined;
+};
+
 /**
  * Finds the first value no database column can hold faithfully: a string with a NUL character
- * (PostgreSQL text refuses it) or a number JSON could not represent (1e400 parses to Infinity,
- * which JSON.stringify would silently turn into null). Iterative, so deep nesting cannot blow the stack.
+ * (PostgreSQL text refuses it) or that is not well-formed Unicode, or a number JSON could not
+ * represent (1e400 parses to Infinity, which JSON.stringify would silently turn into null).
+ * Iterative, so deep nesting cannot blow the stack. Binary values (an uploaded image's Buffer) are
+ * bytes, not text: they are skipped whole, never walked entry by entry (10 MiB would be 10 million
+ * entries, seconds of a blocked event loop and gigabytes of memory).
  */
 export function findUnstorable(root: unknown): { param: string; problem: string } | undefined {
   const stack: Frame[] = [{ value: root, key: null, parent: null }];
@@ -26,14 +37,18 @@ export function findUnstorable(root: unknown): { param: string; problem: string 
     const frame = stack.pop()!;
     const v = frame.value;
     if (typeof v === 'string') {
-      if (v.includes('\u0000')) return { param: pathOf(frame), problem: 'must not contain the NUL character' };
+      const problem = problemOf(v);
+      if (problem) return { param: pathOf(frame), problem: `must not contain ${problem}` };
     } else if (typeof v === 'number') {
       if (!Number.isFinite(v)) return { param: pathOf(frame), problem: 'is out of range' };
+    } else if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) {
+      // bytes: nothing to check here (see above)
     } else if (Array.isArray(v)) {
       for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], key: i, parent: frame });
     } else if (v !== null && typeof v === 'object') {
       for (const [k, child] of Object.entries(v)) {
-        if (k.includes('\u0000')) return { param: pathOf(frame), problem: 'has a key with the NUL character' };
+        const problem = problemOf(k);
+        if (problem) return { param: pathOf(frame), problem: `has a key with ${problem}` };
         stack.push({ value: child, key: k, parent: frame });
       }
     }

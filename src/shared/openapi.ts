@@ -1,8 +1,9 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifySchema } from 'fastify';
 import { API_VERSION } from './config.js';
 import { ErrorBody } from './errors.js';
+import { componentizeDocument, namedSchemaChecker, nameTopLevel, withoutIds } from './openapi-components.js';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed JSON',
@@ -23,7 +24,15 @@ export function errorResponses(...statuses: number[]): Record<number, typeof Err
   return out;
 }
 
+/**
+ * The document is generated from the route schemas. A TypeBox schema given `$id: 'Name'` becomes
+ * `#/components/schemas/Name` wherever it appears (docs/openapi.md). Validation and serialisation
+ * never see those `$id`s: a copy without them is what Fastify compiles, so a named schema may
+ * appear any number of times in one route.
+ */
 export async function installOpenApi(app: FastifyInstance, publicUrl: string): Promise<void> {
+  const documented = new WeakMap<object, FastifySchema>();
+  const checkNames = namedSchemaChecker();
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -32,6 +41,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         version: API_VERSION,
         description:
           'Last-mile delivery orders, lifecycle, tracking and signed webhooks. Authenticate with `Authorization: Bearer <API_KEY>`.',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
       servers: [{ url: publicUrl }],
       // Listed in the order a merchant meets them; the docs page follows this order.
@@ -43,18 +53,57 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         },
         { name: 'Couriers', description: 'The carrier\u2019s couriers and their location pings.' },
         { name: 'Routes', description: 'Ordered stops assigned to a courier.' },
+        {
+          name: 'Route planning',
+          description: 'Depots, and route plans optimised in the background then committed as routes.',
+        },
         { name: 'Files', description: 'Signature and photo images for proof of delivery.' },
         { name: 'Webhooks', description: 'Endpoints that receive signed order events.' },
         { name: 'Events', description: 'The event log, and redelivery.' },
+        { name: 'Order imports', description: 'Bulk order creation from CSV and Excel files, run in the background.' },
+        { name: 'Stream', description: 'Live updates over Server-Sent Events: orders, courier positions, progress.' },
         { name: 'Public tracking', description: 'Keyless tracking by tracking code, for end customers.' },
+        { name: 'Sessions', description: 'Signing people in to the console (cookie ruta_session, CSRF token).' },
+        { name: 'Users', description: 'The carrier\u2019s and merchants\u2019 people, and invitations (admins).' },
+        { name: 'Courier sign-in', description: 'Signing a courier\u2019s phone in with a one-time code.' },
+        { name: 'Accounts', description: 'Merchant accounts: name, currency, pickup origin, pricing (admins).' },
+        { name: 'API keys', description: 'Creating, rolling and revoking keys (signed-in admins and merchants).' },
       ],
       components: {
         securitySchemes: {
           bearerAuth: { type: 'http', scheme: 'bearer', description: 'sk_test_…, sk_live_…, ok_test_… or ok_live_…' },
+          sessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'ruta_session',
+            description:
+              'The console\u2019s session; state-changing requests also need X-CSRF-Token. Ruta-Mode: test|live picks the environment.',
+          },
+          courierSessionCookie: {
+            type: 'apiKey',
+            in: 'cookie',
+            name: 'ruta_courier_session',
+            description: 'A courier\u2019s phone; state-changing requests also need X-CSRF-Token.',
+          },
         },
       },
-      security: [{ bearerAuth: [] }],
+      security: [{ bearerAuth: [] }, { sessionCookie: [] }, { courierSessionCookie: [] }],
     },
+    // Nested schemas with an $id are hoisted into components under that very name.
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
+    },
+    transform: ({ schema, url }) => ({ schema: withRawBody(nameTopLevel(documented.get(schema) ?? schema)), url }),
+    transformObject: (doc) => componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject),
+  });
+  // After @fastify/swagger's own onRoute hook, which keeps the route options object: the original
+  // schema stays reachable for the document through `documented`.
+  app.addHook('onRoute', (route) => {
+    if (!route.schema) return;
+    checkNames(route.schema, `${route.method} ${route.url}`);
+    const runtime = withoutIds(route.schema) as FastifySchema;
+    documented.set(runtime, route.schema);
+    route.schema = runtime;
   });
   await app.register(swaggerUi, {
     routePrefix: '/docs',
@@ -62,4 +111,15 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     uiConfig: { docExpansion: 'list', deepLinking: true },
   });
   app.get('/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}
+
+/**
+ * Upload routes (files, order imports) take the raw file as the body and validate it themselves,
+ * so they declare `consumes` but no body schema. Generated clients still need a requestBody: the
+ * document gets a binary body for each accepted type (documentation only; validation is unchanged).
+ */
+function withRawBody<T>(schema: T): T {
+  const s = schema as { consumes?: string[]; body?: unknown } | undefined;
+  if (!s?.consumes?.length || s.body !== undefined) return schema;
+  return { ...s, body: { type: 'string', format: 'binary', description: 'The file\u2019s bytes, as sent' } } as T;
 }

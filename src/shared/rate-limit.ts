@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { sql } from 'kysely';
-import type { AppContext } from '../app.js';
+import ipaddr from 'ipaddr.js';
+import { actorOf } from './auth.js';
+import type { AppContext } from './context.js';
 import type { Executor } from './db/index.js';
 import { ApiError } from './errors.js';
+import { addHits, hitCounter, purgeCounters } from './rate-limit-repo.js';
 
 export const WINDOW_MS = 60_000;
 /** Share of hits that also delete windows that have ended; keeps the table at about one row per active bucket. */
@@ -13,23 +15,91 @@ export interface RateLimitStore {
   hit(bucket: string, windowStart: number): Promise<number>;
 }
 
-/** PostgreSQL: one upsert per request, so every instance behind the load balancer shares the counters. */
+/**
+ * PostgreSQL, exact: one upsert per request, so every instance sees every hit at once
+ * (`RUTA_RATE_LIMIT_SYNC_MS=0`). It costs a round trip and a row lock on the hot path of every request.
+ */
 export class DbRateLimitStore implements RateLimitStore {
   constructor(private readonly db: Executor) {}
 
   async hit(bucket: string, windowStart: number): Promise<number> {
-    const row = await this.db
-      .insertInto('rate_limits')
-      .values({ bucket, window_start: windowStart, count: 1 })
-      .onConflict((oc) =>
-        oc.columns(['bucket', 'window_start']).doUpdateSet({ count: sql<number>`rate_limits.count + 1` }),
-      )
-      .returning('count')
-      .executeTakeFirstOrThrow();
-    if (Math.random() < PURGE_PROBABILITY) {
-      await this.db.deleteFrom('rate_limits').where('window_start', '<', windowStart).execute();
+    const count = await hitCounter(this.db, bucket, windowStart);
+    if (Math.random() < PURGE_PROBABILITY) await purgeCounters(this.db, windowStart);
+    return count;
+  }
+}
+
+/**
+ * PostgreSQL, batched (the default): hits are counted in memory and, every `intervalMs`, written in
+ * one statement that also reads back each bucket's total over all instances. Within one instance the
+ * count is exact; across instances it is shared to within one interval, so a key spread over N
+ * instances can get past its limit by at most what the other N−1 accepted since their last sync
+ * (about one second of its traffic on each). A request never waits for the database.
+ */
+export class BatchedRateLimitStore implements RateLimitStore {
+  private window = 0;
+  /** Each bucket's total in the database as of our last sync (our synced hits included). */
+  private shared = new Map<string, number>();
+  /** Hits counted here and not yet written. */
+  private pending = new Map<string, number>();
+  private syncing: Promise<void> | undefined;
+  private purgedBefore = 0;
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(
+    private readonly db: Executor,
+    intervalMs: number,
+    private readonly onError: (err: unknown) => void,
+  ) {
+    this.timer = setInterval(() => void this.sync().catch(onError), intervalMs);
+    // The timer alone must not keep a process alive; close() writes what is left.
+    this.timer.unref();
+  }
+
+  async hit(bucket: string, windowStart: number): Promise<number> {
+    // Fixed windows: when a new one starts, the old counters (written or not) no longer matter.
+    if (windowStart !== this.window) {
+      this.window = windowStart;
+      this.shared = new Map();
+      this.pending = new Map();
     }
-    return Number(row.count);
+    const mine = (this.pending.get(bucket) ?? 0) + 1;
+    this.pending.set(bucket, mine);
+    return (this.shared.get(bucket) ?? 0) + mine;
+  }
+
+  /** Writes the pending hits and refreshes the shared totals; one sync at a time. */
+  sync(): Promise<void> {
+    this.syncing ??= this.write().finally(() => {
+      this.syncing = undefined;
+    });
+    return this.syncing;
+  }
+
+  private async write(): Promise<void> {
+    if (this.pending.size === 0) return;
+    const window = this.window;
+    const batch = [...this.pending];
+    this.pending = new Map();
+    let totals: Map<string, number>;
+    try {
+      totals = await addHits(this.db, window, batch);
+    } catch (err) {
+      // Keep the hits for the next try, unless their window has ended meanwhile.
+      if (window === this.window) for (const [b, n] of batch) this.pending.set(b, (this.pending.get(b) ?? 0) + n);
+      throw err;
+    }
+    if (window !== this.window) return;
+    for (const [b, n] of totals) this.shared.set(b, n);
+    if (this.purgedBefore !== window) {
+      this.purgedBefore = window;
+      await purgeCounters(this.db, window);
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.sync().catch(this.onError);
   }
 }
 
@@ -50,17 +120,34 @@ export class MemoryRateLimitStore implements RateLimitStore {
   }
 }
 
-export function rateLimitStoreFor(ctx: AppContext): RateLimitStore {
-  return ctx.database.engine === 'postgres' ? new DbRateLimitStore(ctx.db) : new MemoryRateLimitStore();
+export function rateLimitStoreFor(ctx: AppContext): RateLimitStore & { close?(): Promise<void> } {
+  if (ctx.engine === 'sqlite') return new MemoryRateLimitStore();
+  if (ctx.config.rateLimitSyncMs === 0) return new DbRateLimitStore(ctx.db);
+  return new BatchedRateLimitStore(ctx.db, ctx.config.rateLimitSyncMs, (err) =>
+    ctx.logger.error({ err }, 'rate limit counters could not be synced'),
+  );
 }
 
 export type RateLimitBy = 'key' | 'ip';
 
+/**
+ * The client an address stands for. An IPv6 host is usually given a whole /64 and may use any
+ * address in it (privacy extensions rotate them), so all of the /64 is one client; an IPv4-mapped
+ * address (`::ffff:203.0.113.1`, from a dual-stack socket) is its IPv4 address.
+ */
+export function clientOf(address: string): string {
+  if (!ipaddr.isValid(address)) return address;
+  const ip = ipaddr.process(address);
+  if (ip.kind() === 'ipv4') return ip.toString();
+  const parts = (ip as ipaddr.IPv6).parts.slice(0, 4);
+  return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toNormalizedString()}/64`;
+}
+
 function bucketOf(req: FastifyRequest, by: RateLimitBy): string {
-  if (by === 'ip') return `ip:${req.ip}`;
-  const keyId = req.principal?.keyId;
-  if (!keyId) throw new Error('per-key rate limiting needs installAuth first');
-  return `key:${keyId}`;
+  if (by === 'ip') return `ip:${clientOf(req.ip)}`;
+  // Per key, per signed-in user, per courier session's courier: whoever the principal is.
+  if (!req.principal) throw new Error('per-key rate limiting needs installAuth first');
+  return `key:${actorOf(req.principal)}`;
 }
 
 /**
@@ -71,12 +158,15 @@ export function installRateLimit(
   scope: FastifyInstance,
   ctx: AppContext,
   by: RateLimitBy,
-  store: RateLimitStore = rateLimitStoreFor(ctx),
+  given?: RateLimitStore,
 ): void {
   const limit = by === 'key' ? ctx.config.rateLimitPerMin : ctx.config.publicRateLimitPerMin;
   if (limit === 0) return;
+  const store: RateLimitStore & { close?(): Promise<void> } = given ?? rateLimitStoreFor(ctx);
+  // Runs after the server stopped taking requests and before the database closes (see drain.ts).
+  if (store.close) scope.addHook('onClose', async () => store.close?.());
   scope.addHook('onRequest', async (req, reply) => {
-    const now = Date.now();
+    const now = ctx.clock();
     const windowStart = now - (now % WINDOW_MS);
     const count = await store.hit(bucketOf(req, by), windowStart);
     const reset = String(Math.ceil((windowStart + WINDOW_MS - now) / 1000));

@@ -1,12 +1,23 @@
+import type { Pricing } from '../../shared/config.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { AccountsTable, ApiKeysTable } from '../../shared/db/schema.js';
 
-export async function insertAccount(db: Executor, row: AccountsTable): Promise<void> {
-  await db.insertInto('accounts').values(row).execute();
+/** An account, its pricing overrides parsed. */
+export interface AccountRow extends Omit<AccountsTable, 'pricing'> {
+  /** Overrides of the configured default pricing (minor units); null: the defaults. */
+  pricing: Partial<Pricing> | null;
 }
 
-export async function findAccount(db: Executor, id: string): Promise<AccountsTable | undefined> {
-  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+export async function insertAccount(db: Executor, row: AccountRow): Promise<void> {
+  await db
+    .insertInto('accounts')
+    .values({ ...row, pricing: row.pricing === null ? null : JSON.stringify(row.pricing) })
+    .execute();
+}
+
+export async function findAccount(db: Executor, id: string): Promise<AccountRow | undefined> {
+  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+  return row && { ...row, pricing: row.pricing === null ? null : JSON.parse(row.pricing) };
 }
 
 export async function insertKey(db: Executor, row: ApiKeysTable): Promise<void> {
@@ -29,4 +40,55 @@ export async function revokeKey(db: Executor, id: string, at: number): Promise<b
 
 export async function findKey(db: Executor, id: string): Promise<ApiKeysTable | undefined> {
   return db.selectFrom('api_keys').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Oldest first, as they were created. */
+export async function listAccounts(db: Executor): Promise<AccountRow[]> {
+  const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
+  return rows.map((row) => ({ ...row, pricing: row.pricing === null ? null : JSON.parse(row.pricing) }));
+}
+
+/** The key rows an administrator may see: never the hash. Operator keys have no account. */
+export type KeyListing = Omit<ApiKeysTable, 'key_hash'>;
+
+/** Sets when a key stops working (a roll keeps the old key for a while); never shortens a revocation. */
+export async function expireKey(db: Executor, id: string, at: number): Promise<void> {
+  await db
+    .updateTable('api_keys')
+    .set({ expires_at: at })
+    .where('id', '=', id)
+    .where('revoked_at', 'is', null)
+    .execute();
+}
+
+export async function updateAccount(
+  db: Executor,
+  id: string,
+  set: Partial<Pick<AccountRow, 'name' | 'currency' | 'origin_lat' | 'origin_lng' | 'pricing'>>,
+): Promise<AccountRow | undefined> {
+  const { pricing, ...rest } = set;
+  const values = pricing === undefined ? rest : { ...rest, pricing: pricing === null ? null : JSON.stringify(pricing) };
+  if (Object.keys(values).length > 0) await db.updateTable('accounts').set(values).where('id', '=', id).execute();
+  return findAccount(db, id);
+}
+
+/** Keys of one account, or the operator keys (account null). */
+export async function keysOf(db: Executor, accountId: string | null): Promise<KeyListing[]> {
+  return db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'role', 'mode', 'display', 'created_at', 'revoked_at', 'expires_at'])
+    .where((eb) => (accountId === null ? eb('account_id', 'is', null) : eb('account_id', '=', accountId)))
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+export async function listKeys(db: Executor, accountId?: string): Promise<KeyListing[]> {
+  let q = db
+    .selectFrom('api_keys')
+    .select(['id', 'account_id', 'role', 'mode', 'display', 'created_at', 'revoked_at', 'expires_at'])
+    .orderBy('created_at')
+    .orderBy('id');
+  if (accountId !== undefined) q = q.where('account_id', '=', accountId);
+  return q.execute();
 }

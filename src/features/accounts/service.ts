@@ -1,16 +1,9 @@
+import type { Principal } from '../../shared/auth.js';
 import type { Config } from '../../shared/config.js';
 import type { Db, Executor } from '../../shared/db/index.js';
-import type { AccountsTable, Mode, Role } from '../../shared/db/schema.js';
+import type { Mode, Role } from '../../shared/db/schema.js';
 import { newId, randomToken, sha256Hex } from '../../shared/ids.js';
 import * as repo from './repo.js';
-
-export interface Principal {
-  keyId: string;
-  role: Role;
-  mode: Mode;
-  /** null for operator keys. */
-  accountId: string | null;
-}
 
 export interface CreatedKey {
   id: string;
@@ -40,6 +33,7 @@ export async function createKey(
     display: `${secret.slice(0, 12)}…${secret.slice(-4)}`,
     created_at: Date.now(),
     revoked_at: null,
+    expires_at: null,
   });
   return { id, secret, mode: opts.mode, role: opts.role };
 }
@@ -47,16 +41,23 @@ export async function createKey(
 export async function createAccount(
   db: Db,
   config: Config,
-  opts: { name: string; currency?: string; originLat?: number; originLng?: number },
-): Promise<{ account: AccountsTable; keys: { test: string; live: string } }> {
+  opts: {
+    name: string;
+    currency?: string;
+    originLat?: number;
+    originLng?: number;
+    /** Overrides of the configured default pricing; absent or null: the defaults. */
+    pricing?: repo.AccountRow['pricing'];
+  },
+): Promise<{ account: repo.AccountRow; keys: { test: string; live: string } }> {
   const currency = (opts.currency ?? config.defaultCurrency).toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`currency must be an ISO 4217 code, got "${currency}"`);
   if (opts.name.trim() === '') throw new Error('name must not be empty');
-  const account: AccountsTable = {
+  const account: repo.AccountRow = {
     id: newId('acct'),
     name: opts.name,
     currency,
-    pricing: null,
+    pricing: opts.pricing ?? null,
     origin_lat: opts.originLat ?? null,
     origin_lng: opts.originLng ?? null,
     created_at: Date.now(),
@@ -70,11 +71,18 @@ export async function createAccount(
 }
 
 /** Resolves a bearer secret to its principal; undefined for malformed, unknown or revoked keys. */
-export async function authenticate(db: Db, secret: string): Promise<Principal | undefined> {
+export async function authenticate(db: Db, secret: string, now = Date.now()): Promise<Principal | undefined> {
   if (!KEY_PATTERN.test(secret)) return undefined;
   const key = await repo.findKeyByHash(db, hashKey(secret));
   if (!key || key.revoked_at !== null) return undefined;
-  return { keyId: key.id, role: key.role, mode: key.mode, accountId: key.account_id };
+  // A rolled key keeps working until its expiry (24 h after the roll).
+  if (key.expires_at !== null && key.expires_at <= now) return undefined;
+  return { kind: 'key', keyId: key.id, role: key.role, mode: key.mode, accountId: key.account_id };
+}
+
+/** Forgets the cached row after an edit, so new pricing applies at once on this instance. */
+export function forgetAccount(db: Executor, id: string): void {
+  accountCache.get(db)?.delete(id);
 }
 
 export async function revoke(db: Db, id: string): Promise<boolean> {
@@ -84,14 +92,14 @@ export async function revoke(db: Db, id: string): Promise<boolean> {
 /** How long an account row (currency, pricing, origin) is reused in-process before it is read again. */
 export const ACCOUNT_CACHE_TTL_MS = 30_000;
 const ACCOUNT_CACHE_MAX = 1000;
-const accountCache = new WeakMap<Executor, Map<string, { row: AccountsTable; until: number }>>();
+const accountCache = new WeakMap<Executor, Map<string, { row: repo.AccountRow; until: number }>>();
 
 /**
  * Accounts are read on every create and quote but never change through the API (only by editing
  * the database), so the row is kept for ACCOUNT_CACHE_TTL_MS: a pricing edit takes up to that long
  * to apply. API keys are deliberately not cached here: a revocation applies at once.
  */
-export async function accountById(db: Executor, id: string, now = Date.now()): Promise<AccountsTable | undefined> {
+export async function accountById(db: Executor, id: string, now = Date.now()): Promise<repo.AccountRow | undefined> {
   let cache = accountCache.get(db);
   if (!cache) {
     cache = new Map();

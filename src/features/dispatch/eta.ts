@@ -7,8 +7,7 @@ import * as repo from './repo.js';
 /** Stops the courier still has to serve: assigned to it and not yet finished. */
 const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
 
-export function pointOf(deliveryAddress: string): Point | null {
-  const a = JSON.parse(deliveryAddress) as { lat?: number; lng?: number };
+export function pointOf(a: { lat?: number; lng?: number }): Point | null {
   return typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
 }
 
@@ -21,9 +20,12 @@ export async function etaMinutes(
   db: Executor,
   config: Config,
   order: Pick<OrderRow, 'id' | 'courier_id' | 'route_id' | 'delivery_address'>,
+  /** Acknowledged pings not yet written (withPending in location-writer.ts). */
+  pending: (row: repo.CourierRow) => repo.CourierRow = (row) => row,
 ): Promise<number | null> {
   if (!order.courier_id) return null;
-  const courier = await repo.courierById(db, order.courier_id);
+  const found = await repo.courierById(db, order.courier_id);
+  const courier = found && pending(found);
   if (!courier || courier.last_lat === null || courier.last_lng === null) return null;
   const dest = pointOf(order.delivery_address);
   if (!dest) return null;

@@ -1,7 +1,7 @@
-import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
-import { type Executor, isPostgres } from '../../shared/db/index.js';
-import type { CouriersTable, RoutesTable } from '../../shared/db/schema.js';
+import type { Executor } from '../../shared/db/index.js';
+import type { CouriersTable, OrderStatus, RoutesTable } from '../../shared/db/schema.js';
+import type { OrderRow } from '../orders/repo.js';
 
 export type CourierRow = CouriersTable;
 export type RouteRow = RoutesTable;
@@ -17,7 +17,20 @@ export async function insertCourier(db: Executor, row: CourierRow): Promise<void
 export async function findCourier(db: Executor, scope: Scope, id: string): Promise<CourierRow | undefined> {
   let q = db.selectFrom('couriers').selectAll().where('id', '=', id).where('mode', '=', scope.mode);
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  // A courier session sees itself only.
+  if (scope.courierId !== undefined) q = q.where('id', '=', scope.courierId);
   return q.executeTakeFirst();
+}
+
+/** Depots belong to planning, which dispatch may not import; a shared table read, as for sessions below. */
+export async function depotExists(db: Executor, mode: CourierRow['mode'], id: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('depots')
+    .select('id')
+    .where('id', '=', id)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+  return row !== undefined;
 }
 
 export async function courierById(db: Executor, id: string): Promise<CourierRow | undefined> {
@@ -31,6 +44,7 @@ export async function listCouriers(
 ): Promise<CourierRow[]> {
   let q = db.selectFrom('couriers').selectAll().where('mode', '=', scope.mode);
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  if (scope.courierId !== undefined) q = q.where('id', '=', scope.courierId);
   if (f.after !== undefined) q = q.where('id', '<', f.after);
   return q
     .orderBy('id', 'desc')
@@ -41,84 +55,37 @@ export async function listCouriers(
 export async function updateCourier(
   db: Executor,
   id: string,
-  set: Partial<Pick<CourierRow, 'name' | 'phone' | 'vehicle' | 'updated_at'>>,
+  set: Partial<
+    Pick<
+      CourierRow,
+      | 'name'
+      | 'phone'
+      | 'vehicle'
+      | 'status'
+      | 'updated_at'
+      | 'capacity_kg'
+      | 'capacity_packages'
+      | 'shift_start'
+      | 'shift_end'
+      | 'start_depot'
+      | 'end_depot'
+    >
+  >,
 ): Promise<CourierRow> {
   return db.updateTable('couriers').set(set).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Disabling a courier ends its phone sessions at once (DESIGN §9). The sessions table belongs to
+ * people, which dispatch may not import; the row delete is plain SQL on a shared table type.
+ */
+export async function endCourierSessions(db: Executor, courierId: string): Promise<void> {
+  await db.deleteFrom('courier_sessions').where('courier_id', '=', courierId).execute();
 }
 
 /** Orders carry the courier's name for webhooks and tracking; a rename keeps them right. */
 export async function renameOnOrders(db: Executor, courierId: string, name: string): Promise<void> {
   await db.updateTable('orders').set({ courier_name: name }).where('courier_id', '=', courierId).execute();
-}
-
-/**
- * The hot path: one conditional UPDATE of the latest position (a ping older than the stored one
- * is ignored, so out-of-order delivery never moves a courier backwards) and one upsert into the
- * bounded ring of recent pings. The scope check rides on the UPDATE itself. Returns undefined
- * when nothing was written (unknown courier, or a stale ping). On PostgreSQL both writes are one
- * statement (the upsert reads the UPDATE's RETURNING in a CTE), so a ping is one round trip with
- * no BEGIN/COMMIT; on SQLite the caller's transaction holds the two in-process statements.
- */
-export async function recordPing(
-  db: Executor,
-  scope: Scope,
-  id: string,
-  p: { lat: number; lng: number; recordedAt: number; now: number },
-): Promise<CourierRow | undefined> {
-  let q = db
-    .updateTable('couriers')
-    .set((eb) => ({
-      last_lat: p.lat,
-      last_lng: p.lng,
-      last_recorded_at: p.recordedAt,
-      ping_count: eb('ping_count', '+', 1),
-      updated_at: p.now,
-    }))
-    .where('id', '=', id)
-    .where('mode', '=', scope.mode)
-    .where((eb) => eb.or([eb('last_recorded_at', 'is', null), eb('last_recorded_at', '<=', p.recordedAt)]));
-  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
-  const entry = { lat: p.lat, lng: p.lng, recorded_at: p.recordedAt };
-  if (isPostgres(db)) {
-    return db
-      .with('c', () => q.returningAll())
-      .with('l', (w) =>
-        w
-          .insertInto('courier_locations')
-          .columns(['courier_id', 'slot', 'seq', 'lat', 'lng', 'recorded_at'])
-          .expression((eb) =>
-            eb
-              .selectFrom('c')
-              .select([
-                'c.id',
-                sql<number>`c.ping_count % ${sql.lit(LOCATION_HISTORY)}`.as('slot'),
-                'c.ping_count',
-                'c.last_lat',
-                'c.last_lng',
-                'c.last_recorded_at',
-              ]),
-          )
-          .onConflict((oc) =>
-            oc.columns(['courier_id', 'slot']).doUpdateSet((eb) => ({
-              seq: eb.ref('excluded.seq'),
-              lat: eb.ref('excluded.lat'),
-              lng: eb.ref('excluded.lng'),
-              recorded_at: eb.ref('excluded.recorded_at'),
-            })),
-          ),
-      )
-      .selectFrom('c')
-      .selectAll()
-      .executeTakeFirst() as Promise<CourierRow | undefined>;
-  }
-  const row = await q.returningAll().executeTakeFirst();
-  if (!row) return undefined;
-  await db
-    .insertInto('courier_locations')
-    .values({ courier_id: id, slot: row.ping_count % LOCATION_HISTORY, seq: row.ping_count, ...entry })
-    .onConflict((oc) => oc.columns(['courier_id', 'slot']).doUpdateSet({ seq: row.ping_count, ...entry }))
-    .execute();
-  return row;
 }
 
 export async function recentLocations(db: Executor, courierId: string) {
@@ -141,6 +108,8 @@ export async function insertRoute(db: Executor, row: RouteRow, orderIds: string[
 export async function findRoute(db: Executor, scope: Scope, id: string): Promise<RouteRow | undefined> {
   let q = db.selectFrom('routes').selectAll().where('id', '=', id).where('mode', '=', scope.mode);
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  // A courier session sees its own routes only.
+  if (scope.courierId !== undefined) q = q.where('courier_id', '=', scope.courierId);
   return q.executeTakeFirst();
 }
 
@@ -170,9 +139,9 @@ export interface StopRow {
   position: number;
   order_id: string;
   tracking_code: string;
-  status: string;
+  status: OrderStatus;
   route_id: string | null;
-  delivery_address: string;
+  delivery_address: OrderRow['delivery_address'];
 }
 
 export async function stopsOf(db: Executor, routeId: string, beforeOrder?: string): Promise<StopRow[]> {
@@ -190,5 +159,6 @@ export async function stopsOf(db: Executor, routeId: string, beforeOrder?: strin
         .where('order_id', '=', beforeOrder),
     );
   }
-  return q.orderBy('s.position', 'asc').execute();
+  const rows = await q.orderBy('s.position', 'asc').execute();
+  return rows.map((r) => ({ ...r, delivery_address: JSON.parse(r.delivery_address) }));
 }

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { requireMover } from '../../shared/access.js';
+import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { requireMover } from '../lifecycle/access.js';
 import { IdParams } from '../orders/schemas.js';
-import type { OrdersContext } from '../orders/service.js';
 import {
   Courier,
   CourierCreate,
@@ -12,13 +12,16 @@ import {
   CourierUpdate,
   LocationBody,
   LocationList,
+  LocationsBody,
   Route,
-  RouteCreate,
 } from './schemas.js';
 import * as service from './service.js';
 
-/** Couriers and routes: operator keys for the whole environment, test keys for sandbox couriers of their own. */
-export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
+/**
+ * Couriers, and reading routes (creating one assigns orders, so it lives with the other moves in
+ * lifecycle/routes.ts). Operator keys for the whole environment, test keys for sandbox couriers of their own.
+ */
+export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const couriers = ['Couriers'];
   const routes = ['Routes'];
@@ -28,6 +31,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'createCourier',
         summary: 'Create a courier',
         body: CourierCreate,
         response: { 201: Courier, ...errorResponses(401, 403, 422) },
@@ -45,6 +49,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'listCouriers',
         summary: 'List couriers, newest first',
         querystring: CourierListQuery,
         response: { 200: CourierList, ...errorResponses(401, 403, 422) },
@@ -58,12 +63,13 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'getCourier',
         summary: 'Read a courier and its last position',
         params: IdParams,
         response: { 200: Courier, ...errorResponses(401, 403, 404) },
       },
     },
-    async (req) => service.getCourier(ctx, requireMover(req), req.params.id),
+    async (req) => service.getCourier(ctx, requireMover(req, { courier: true }), req.params.id),
   );
 
   r.patch(
@@ -71,6 +77,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'updateCourier',
         summary: 'Update a courier (a new name also shows on its orders)',
         params: IdParams,
         body: CourierUpdate,
@@ -85,6 +92,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'recordCourierLocation',
         summary: 'Report the courier\u2019s position (sent every few seconds by the device)',
         description:
           'One small write. A ping older than the stored position is accepted but ignored, so late uploads never move a courier backwards.',
@@ -93,7 +101,24 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
         response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => service.recordLocation(ctx, requireMover(req), req.params.id, req.body),
+    async (req) => service.recordLocation(ctx, requireMover(req, { courier: true }), req.params.id, req.body),
+  );
+
+  r.post(
+    '/couriers/:id/locations',
+    {
+      schema: {
+        tags: couriers,
+        operationId: 'recordCourierLocations',
+        summary: 'Report a batch of buffered positions (1 to 100, oldest first)',
+        description:
+          'For devices that buffer fixes while offline. Every point goes to the history; only points newer than the stored position move the courier. Answers the courier as it now stands.',
+        params: IdParams,
+        body: LocationsBody,
+        response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },
+      },
+    },
+    async (req) => service.recordLocations(ctx, requireMover(req, { courier: true }), req.params.id, req.body),
   );
 
   r.get(
@@ -101,29 +126,13 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: couriers,
+        operationId: 'listCourierLocations',
         summary: 'The courier\u2019s most recent pings (at most 100), newest first',
         params: IdParams,
         response: { 200: LocationList, ...errorResponses(401, 403, 404) },
       },
     },
-    async (req) => service.locationsOf(ctx, requireMover(req), req.params.id),
-  );
-
-  r.post(
-    '/routes',
-    {
-      schema: {
-        tags: routes,
-        summary: 'Create a route: assigns every order to the courier, in stop order, all or nothing',
-        body: RouteCreate,
-        response: { 201: Route, ...errorResponses(401, 403, 409, 422) },
-      },
-    },
-    async (req, reply) => {
-      const scope = requireMover(req);
-      reply.code(201);
-      return service.createRoute(ctx, scope, req.body);
-    },
+    async (req) => service.locationsOf(ctx, requireMover(req, { courier: true }), req.params.id),
   );
 
   r.get(
@@ -131,11 +140,12 @@ export function dispatchRoutes(app: FastifyInstance, ctx: OrdersContext): void {
     {
       schema: {
         tags: routes,
+        operationId: 'getRoute',
         summary: 'Read a route with its stops and their statuses',
         params: IdParams,
         response: { 200: Route, ...errorResponses(401, 403, 404) },
       },
     },
-    async (req) => service.getRoute(ctx, requireMover(req), req.params.id),
+    async (req) => service.getRoute(ctx, requireMover(req, { courier: true }), req.params.id),
   );
 }

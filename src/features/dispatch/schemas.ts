@@ -1,22 +1,50 @@
 import { type Static, Type } from 'typebox';
+import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
 import { OrderStatusSchema } from '../orders/schemas.js';
 
-export const VEHICLES = ['on_foot', 'bicycle', 'motorcycle', 'car', 'van', 'truck'] as const;
+// Stored values are defined with the table; the API shows the same ones.
+export { VEHICLES } from '../../shared/db/tables/couriers.js';
 
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const Phone = Type.String({ pattern: '^\\+[0-9]{8,15}$', description: 'E.164: + followed by 8 to 15 digits' });
-const Vehicle = Type.Enum([...VEHICLES]);
+const Vehicle = Type.Enum([...VEHICLES], { $id: 'Vehicle' });
+const CourierStatus = Type.Enum([...COURIER_STATUSES], {
+  $id: 'CourierStatus',
+  description: 'disabled: the courier cannot sign in, and its phone sessions end at once',
+});
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
+const HHmm = Type.String({
+  pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+  description: 'HH:mm, local to the plan\u2019s depot',
+});
+const DepotId = Type.String({ minLength: 1, maxLength: 100, description: 'A depot id (dep_\u2026)' });
+
+/** The vehicle and shift route plans use (DESIGN §10); every field may be null (no limit, no shift). */
+export const ShiftFields = {
+  capacity_kg: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000 }))),
+  capacity_packages: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100_000 }))),
+  shift_start: Type.Optional(Nullable(HHmm)),
+  shift_end: Type.Optional(Nullable(HHmm)),
+  start_depot: Type.Optional(Nullable(DepotId)),
+  end_depot: Type.Optional(Nullable(DepotId)),
+};
+
 export const CourierCreate = Type.Object(
-  { name: Name, phone: Type.Optional(Phone), vehicle: Type.Optional(Vehicle) },
-  { additionalProperties: false },
+  { name: Name, phone: Type.Optional(Phone), vehicle: Type.Optional(Vehicle), ...ShiftFields },
+  { additionalProperties: false, $id: 'CourierCreateParams' },
 );
 export type CourierCreate = Static<typeof CourierCreate>;
 
 export const CourierUpdate = Type.Object(
-  { name: Type.Optional(Name), phone: Type.Optional(Nullable(Phone)), vehicle: Type.Optional(Nullable(Vehicle)) },
-  { additionalProperties: false },
+  {
+    name: Type.Optional(Name),
+    phone: Type.Optional(Nullable(Phone)),
+    vehicle: Type.Optional(Nullable(Vehicle)),
+    status: Type.Optional(CourierStatus),
+    ...ShiftFields,
+  },
+  { additionalProperties: false, $id: 'CourierUpdateParams' },
 );
 export type CourierUpdate = Static<typeof CourierUpdate>;
 
@@ -28,15 +56,44 @@ export const LocationBody = Type.Object(
       Type.String({ format: 'date-time', description: 'When the device took the fix; defaults to now' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'CourierLocationParams' },
 );
 export type LocationBody = Static<typeof LocationBody>;
 
-const Location = Type.Object({
-  lat: Type.Number(),
-  lng: Type.Number(),
-  recorded_at: Type.String({ format: 'date-time' }),
-});
+const Lat = Type.Number({ minimum: -90, maximum: 90 });
+const Lng = Type.Number({ minimum: -180, maximum: 180 });
+
+export const LocationsBody = Type.Object(
+  {
+    points: Type.Array(
+      Type.Object(
+        {
+          lat: Lat,
+          lng: Lng,
+          recorded_at: Type.String({ format: 'date-time', description: 'When the device took the fix' }),
+          accuracy_m: Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description: 'Accepted, not stored' })),
+          speed_mps: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'Accepted, not stored' })),
+          heading: Type.Optional(
+            Type.Number({ minimum: 0, maximum: 360, description: 'Degrees from north; accepted, not stored' }),
+          ),
+        },
+        { additionalProperties: false, $id: 'CourierLocationPoint' },
+      ),
+      { minItems: 1, maxItems: 100, description: 'Oldest first' },
+    ),
+  },
+  { additionalProperties: false, $id: 'CourierLocationsParams' },
+);
+export type LocationsBody = Static<typeof LocationsBody>;
+
+const Location = Type.Object(
+  {
+    lat: Type.Number(),
+    lng: Type.Number(),
+    recorded_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'CourierLocation' },
+);
 
 export const Courier = Type.Object(
   {
@@ -49,17 +106,24 @@ export const Courier = Type.Object(
     name: Type.String(),
     phone: Nullable(Type.String()),
     vehicle: Nullable(Vehicle),
+    status: CourierStatus,
     location: Nullable(Location),
+    capacity_kg: Nullable(Type.Number()),
+    capacity_packages: Nullable(Type.Integer()),
+    shift_start: Nullable(Type.String()),
+    shift_end: Nullable(Type.String()),
+    start_depot: Nullable(Type.String()),
+    end_depot: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
-  { title: 'Courier' },
+  { $id: 'Courier' },
 );
 export type Courier = Static<typeof Courier>;
 
 export const CourierList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(Courier), has_more: Type.Boolean() },
-  { title: 'CourierList' },
+  { $id: 'CourierList' },
 );
 
 export const CourierListQuery = Type.Object(
@@ -73,7 +137,7 @@ export type CourierListQuery = Static<typeof CourierListQuery>;
 
 export const LocationList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(Location), has_more: Type.Boolean() },
-  { title: 'CourierLocationList' },
+  { $id: 'CourierLocationList' },
 );
 
 export const RouteCreate = Type.Object(
@@ -87,7 +151,7 @@ export const RouteCreate = Type.Object(
     }),
     date: Type.Optional(Type.String({ format: 'date', description: 'Day of the route, YYYY-MM-DD' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'RouteCreateParams' },
 );
 export type RouteCreate = Static<typeof RouteCreate>;
 
@@ -99,16 +163,19 @@ export const Route = Type.Object(
     courier: Type.Object({ id: Type.String(), name: Type.String() }),
     date: Nullable(Type.String()),
     stops: Type.Array(
-      Type.Object({
-        position: Type.Integer({ description: '1-based stop number' }),
-        order: Type.String(),
-        tracking_code: Type.String(),
-        status: OrderStatusSchema,
-        on_route: Type.Boolean({ description: 'False once the order was re-assigned elsewhere' }),
-      }),
+      Type.Object(
+        {
+          position: Type.Integer({ description: '1-based stop number' }),
+          order: Type.String(),
+          tracking_code: Type.String(),
+          status: OrderStatusSchema,
+          on_route: Type.Boolean({ description: 'False once the order was re-assigned elsewhere' }),
+        },
+        { $id: 'RouteStop' },
+      ),
     ),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { title: 'Route' },
+  { $id: 'Route' },
 );
 export type Route = Static<typeof Route>;

@@ -1,12 +1,9 @@
 import type { Scope } from '../../shared/auth.js';
-import { isPostgres } from '../../shared/db/index.js';
+import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import type { LifecycleOrderRow } from '../lifecycle/repo.js';
-import { applyMove, assignEffect, checkFrom, type MoveEffect } from '../lifecycle/service.js';
-import { iso } from '../orders/present.js';
-import type { OrderStatus } from '../orders/schemas.js';
-import { type OrdersContext, resolveOrder } from '../orders/service.js';
+import { iso, parseInstant } from '../../shared/time.js';
+import { LOCATIONS, type Point, withPending } from './location-writer.js';
 import * as repo from './repo.js';
 import type {
   Courier,
@@ -14,8 +11,8 @@ import type {
   CourierListQuery,
   CourierUpdate,
   LocationBody,
+  LocationsBody,
   Route,
-  RouteCreate,
 } from './schemas.js';
 
 /** A ping may be late (offline devices upload a backlog) but not from the future beyond clock skew. */
@@ -29,24 +26,42 @@ export function presentCourier(c: repo.CourierRow): Courier {
     account: c.account_id,
     name: c.name,
     phone: c.phone,
-    vehicle: c.vehicle as Courier['vehicle'],
+    vehicle: c.vehicle,
+    status: c.status,
     location:
       c.last_lat === null || c.last_lng === null || c.last_recorded_at === null
         ? null
         : { lat: c.last_lat, lng: c.last_lng, recorded_at: iso(c.last_recorded_at) },
+    capacity_kg: c.capacity_kg,
+    capacity_packages: c.capacity_packages,
+    shift_start: c.shift_start,
+    shift_end: c.shift_end,
+    start_depot: c.start_depot,
+    end_depot: c.end_depot,
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };
 }
 
-async function courierOrThrow(ctx: OrdersContext, scope: Scope, id: string): Promise<repo.CourierRow> {
+async function courierOrThrow(ctx: AppContext, scope: Scope, id: string): Promise<repo.CourierRow> {
   const c = await repo.findCourier(ctx.db, scope, id);
   if (!c) throw notFound('courier', id);
-  return c;
+  return withPending(ctx)(c);
 }
 
-export async function createCourier(ctx: OrdersContext, scope: Scope, body: CourierCreate): Promise<Courier> {
-  const now = Date.now();
+/** A courier's depots must exist in its environment (depots are the carrier's, one per mode). */
+async function checkDepots(ctx: AppContext, scope: Scope, body: Pick<CourierCreate, 'start_depot' | 'end_depot'>) {
+  for (const param of ['start_depot', 'end_depot'] as const) {
+    const id = body[param];
+    if (id != null && !(await repo.depotExists(ctx.db, scope.mode, id))) {
+      throw new ApiError('parameter_invalid', `Invalid ${param}: no such depot '${id}'.`, param);
+    }
+  }
+}
+
+export async function createCourier(ctx: AppContext, scope: Scope, body: CourierCreate): Promise<Courier> {
+  await checkDepots(ctx, scope, body);
+  const now = ctx.clock();
   const row: repo.CourierRow = {
     id: newId('cou', now),
     account_id: scope.accountId,
@@ -58,6 +73,13 @@ export async function createCourier(ctx: OrdersContext, scope: Scope, body: Cour
     last_lng: null,
     last_recorded_at: null,
     ping_count: 0,
+    status: 'active',
+    capacity_kg: body.capacity_kg ?? null,
+    capacity_packages: body.capacity_packages ?? null,
+    shift_start: body.shift_start ?? null,
+    shift_end: body.shift_end ?? null,
+    start_depot: body.start_depot ?? null,
+    end_depot: body.end_depot ?? null,
     created_at: now,
     updated_at: now,
   };
@@ -65,11 +87,11 @@ export async function createCourier(ctx: OrdersContext, scope: Scope, body: Cour
   return presentCourier(row);
 }
 
-export async function getCourier(ctx: OrdersContext, scope: Scope, id: string): Promise<Courier> {
+export async function getCourier(ctx: AppContext, scope: Scope, id: string): Promise<Courier> {
   return presentCourier(await courierOrThrow(ctx, scope, id));
 }
 
-export async function listCouriers(ctx: OrdersContext, scope: Scope, q: CourierListQuery) {
+export async function listCouriers(ctx: AppContext, scope: Scope, q: CourierListQuery) {
   const limit = q.limit ?? 20;
   if (q.starting_after !== undefined && !(await repo.findCourier(ctx.db, scope, q.starting_after))) {
     throw new ApiError(
@@ -79,36 +101,74 @@ export async function listCouriers(ctx: OrdersContext, scope: Scope, q: CourierL
     );
   }
   const rows = await repo.listCouriers(ctx.db, scope, { limit, after: q.starting_after });
-  return { object: 'list' as const, data: rows.slice(0, limit).map(presentCourier), has_more: rows.length > limit };
+  const pending = withPending(ctx);
+  return {
+    object: 'list' as const,
+    data: rows.slice(0, limit).map((r) => presentCourier(pending(r))),
+    has_more: rows.length > limit,
+  };
 }
 
-export async function updateCourier(ctx: OrdersContext, scope: Scope, id: string, body: CourierUpdate) {
+export async function updateCourier(ctx: AppContext, scope: Scope, id: string, body: CourierUpdate) {
   const c = await courierOrThrow(ctx, scope, id);
+  await checkDepots(ctx, scope, body);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const updated = await repo.updateCourier(trx, c.id, { ...body, updated_at: Date.now() });
+    const updated = await repo.updateCourier(trx, c.id, { ...body, updated_at: ctx.clock() });
     if (body.name !== undefined && body.name !== c.name) await repo.renameOnOrders(trx, c.id, body.name);
+    if (body.status === 'disabled') await repo.endCourierSessions(trx, c.id);
     return updated;
   });
-  return presentCourier(row);
+  ctx.instance.peek(LOCATIONS)?.forget(c.id);
+  return presentCourier(withPending(ctx)(row));
 }
 
-export async function recordLocation(ctx: OrdersContext, scope: Scope, id: string, body: LocationBody) {
-  const now = Date.now();
-  const recordedAt = body.recorded_at === undefined ? now : Date.parse(body.recorded_at);
+/**
+ * One ping, acknowledged from memory (see LocationWriter): a stale ping is accepted (the device
+ * may drop it from its queue) and kept in the history, but does not move the courier.
+ */
+export async function recordLocation(ctx: AppContext, scope: Scope, id: string, body: LocationBody) {
+  const now = ctx.clock();
+  const recordedAt = body.recorded_at === undefined ? now : parseInstant(body.recorded_at);
   if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
     throw new ApiError('parameter_invalid', 'Invalid recorded_at: it is in the future.', 'recorded_at');
   }
-  const ping = { lat: body.lat, lng: body.lng, recordedAt, now };
-  // PostgreSQL writes a ping in one statement, atomic without a transaction; SQLite needs one for its two.
-  const row = isPostgres(ctx.db)
-    ? await repo.recordPing(ctx.db, scope, id, ping)
-    : await ctx.db.transaction().execute((trx) => repo.recordPing(trx, scope, id, ping));
-  // A stale ping is accepted (the device may drop it from its queue) but does not move the courier.
-  return presentCourier(row ?? (await courierOrThrow(ctx, scope, id)));
+  const writer = ctx.instance.get(LOCATIONS);
+  const courier = await writer.courier(scope, id);
+  return presentCourier(await writer.add(courier, [{ lat: body.lat, lng: body.lng, recordedAt }]));
 }
 
-export async function locationsOf(ctx: OrdersContext, scope: Scope, id: string) {
+/** A phone's buffered points, oldest first (DESIGN §9): all go to the history, the newer ones move the courier. */
+export async function recordLocations(ctx: AppContext, scope: Scope, id: string, body: LocationsBody) {
+  const now = ctx.clock();
+  const points: Point[] = [];
+  for (const [i, p] of body.points.entries()) {
+    const recordedAt = parseInstant(p.recorded_at);
+    if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid points[${i}].recorded_at: it is in the future.`,
+        `points[${i}].recorded_at`,
+      );
+    }
+    const before = points[i - 1];
+    if (before !== undefined && recordedAt < before.recordedAt) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid points[${i}].recorded_at: points must be sent oldest first, and this one is older than points[${i - 1}].`,
+        `points[${i}].recorded_at`,
+      );
+    }
+    points.push({ lat: p.lat, lng: p.lng, recordedAt });
+  }
+  const writer = ctx.instance.get(LOCATIONS);
+  const courier = await writer.courier(scope, id);
+  return presentCourier(await writer.add(courier, points));
+}
+
+export async function locationsOf(ctx: AppContext, scope: Scope, id: string) {
   const c = await courierOrThrow(ctx, scope, id);
+  // The history is read rarely: write what this instance holds first, rather than merge it in.
+  await ctx.instance.peek(LOCATIONS)?.flush();
   const rows = await repo.recentLocations(ctx.db, c.id);
   return {
     object: 'list' as const,
@@ -117,7 +177,7 @@ export async function locationsOf(ctx: OrdersContext, scope: Scope, id: string) 
   };
 }
 
-async function presentRoute(ctx: OrdersContext, r: repo.RouteRow): Promise<Route> {
+export async function presentRoute(ctx: AppContext, r: repo.RouteRow): Promise<Route> {
   const courier = await repo.courierById(ctx.db, r.courier_id);
   const stops = await repo.stopsOf(ctx.db, r.id);
   return {
@@ -130,54 +190,14 @@ async function presentRoute(ctx: OrdersContext, r: repo.RouteRow): Promise<Route
       position: s.position,
       order: s.order_id,
       tracking_code: s.tracking_code,
-      status: s.status as OrderStatus,
+      status: s.status,
       on_route: s.route_id === r.id,
     })),
     created_at: iso(r.created_at),
   };
 }
 
-/**
- * Creates a route and assigns every order to its courier in stop order: one transaction, all or
- * nothing, one order.assigned per order. Any order that cannot be assigned fails the whole route.
- */
-export async function createRoute(ctx: OrdersContext, scope: Scope, body: RouteCreate): Promise<Route> {
-  const now = Date.now();
-  const route: repo.RouteRow = {
-    id: newId('rte', now),
-    account_id: scope.accountId,
-    mode: scope.mode,
-    courier_id: body.courier_id,
-    date: body.date ?? null,
-    created_at: now,
-  };
-  const planned: { order: LifecycleOrderRow; effect: MoveEffect }[] = [];
-  for (const [i, id] of body.order_ids.entries()) {
-    let order: LifecycleOrderRow;
-    try {
-      order = (await resolveOrder(ctx, scope, id)) as LifecycleOrderRow;
-    } catch {
-      throw new ApiError('parameter_invalid', `Invalid order_ids[${i}]: no such order '${id}'.`, `order_ids[${i}]`);
-    }
-    checkFrom('assign', order);
-    // The route row does not exist yet, so the effect is built without route_id and given it below.
-    const effect = await assignEffect(ctx, scope, order, { courier_id: body.courier_id });
-    effect.set = { ...effect.set, route_id: route.id };
-    effect.data = { ...effect.data, route: route.id };
-    planned.push({ order, effect });
-  }
-  const ids = planned.map((p) => p.order.id);
-  if (new Set(ids).size !== ids.length) {
-    throw new ApiError('parameter_invalid', 'Invalid order_ids: an order appears twice.', 'order_ids');
-  }
-  await ctx.db.transaction().execute(async (trx) => {
-    await repo.insertRoute(trx, route, ids);
-    for (const p of planned) await applyMove(trx, p.order, 'assign', p.effect, now);
-  });
-  return presentRoute(ctx, route);
-}
-
-export async function getRoute(ctx: OrdersContext, scope: Scope, id: string): Promise<Route> {
+export async function getRoute(ctx: AppContext, scope: Scope, id: string): Promise<Route> {
   const r = await repo.findRoute(ctx.db, scope, id);
   if (!r) throw notFound('route', id);
   return presentRoute(ctx, r);

@@ -1,13 +1,14 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireMerchant } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { DeliveryList, IdParams } from '../webhooks/schemas.js';
 import { Event, EventList, EventQuery, RedeliverBody } from './schemas.js';
 import * as service from './service.js';
 
 /** The event log: merchant keys only, each sees its own account and environment. */
-export function eventsRoutes(app: FastifyInstance, ctx: service.EventsContext): void {
+export function eventsRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Events'];
   const owner = (req: Parameters<typeof requireMerchant>[0]) => requireMerchant(req);
@@ -17,6 +18,7 @@ export function eventsRoutes(app: FastifyInstance, ctx: service.EventsContext): 
     {
       schema: {
         tags,
+        operationId: 'listEvents',
         summary: 'List events, newest first',
         querystring: EventQuery,
         response: { 200: EventList, ...errorResponses(401, 403, 422) },
@@ -30,6 +32,7 @@ export function eventsRoutes(app: FastifyInstance, ctx: service.EventsContext): 
     {
       schema: {
         tags,
+        operationId: 'getEvent',
         summary: 'Read an event and its deliveries',
         params: IdParams,
         response: { 200: Event, ...errorResponses(401, 403, 404) },
@@ -43,6 +46,7 @@ export function eventsRoutes(app: FastifyInstance, ctx: service.EventsContext): 
     {
       schema: {
         tags,
+        operationId: 'redeliverEvent',
         summary: 'Send an event again, to one endpoint or to every subscribed one',
         params: IdParams,
         body: RedeliverBody,

@@ -13,12 +13,12 @@ export const Event = Type.Object(
     pending_webhooks: Type.Integer({ description: 'Deliveries not yet succeeded or exhausted' }),
     deliveries: Type.Optional(Type.Array(Delivery)),
   },
-  { title: 'Event' },
+  { $id: 'Event' },
 );
 
 export const EventList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(Event), has_more: Type.Boolean() },
-  { title: 'EventList' },
+  { $id: 'EventList' },
 );
 
 export const EventQuery = Type.Object(
@@ -39,5 +39,5 @@ export type EventQuery = Static<typeof EventQuery>;
 
 export const RedeliverBody = Type.Object(
   { endpoint: Type.Optional(Type.String({ maxLength: 100, description: 'Only this endpoint (we_…)' })) },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'EventRedeliverParams' },
 );

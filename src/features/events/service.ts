@@ -1,16 +1,10 @@
-import type { Config } from '../../shared/config.js';
-import type { Db } from '../../shared/db/index.js';
+import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
-import { deliveriesQueued, deliveryRow, subscribes } from '../webhooks/outbox.js';
+import * as events from '../webhooks/events-repo.js';
+import { deliveryRow, signalQueued, subscribes } from '../webhooks/outbox.js';
 import * as webhooks from '../webhooks/repo.js';
 import { EVENT_TYPES, TEST_EVENT } from '../webhooks/schemas.js';
 import { presentDelivery } from '../webhooks/service.js';
-import * as events from './repo.js';
-
-export interface EventsContext {
-  db: Db;
-  config: Config;
-}
 
 function presentEvent(e: events.EventRow, deliveries: webhooks.DeliveryRow[], withDeliveries: boolean) {
   const envelope = JSON.parse(e.payload);
@@ -22,7 +16,7 @@ function presentEvent(e: events.EventRow, deliveries: webhooks.DeliveryRow[], wi
 }
 
 export async function listEvents(
-  ctx: EventsContext,
+  ctx: AppContext,
   owner: events.Owner,
   q: { limit?: number; starting_after?: string; event?: string; order?: string; delivery_success?: boolean },
 ) {
@@ -67,13 +61,13 @@ export async function listEvents(
   };
 }
 
-async function eventOrThrow(ctx: EventsContext, owner: events.Owner, id: string): Promise<events.EventRow> {
+async function eventOrThrow(ctx: AppContext, owner: events.Owner, id: string): Promise<events.EventRow> {
   const e = await events.findEvent(ctx.db, owner, id);
   if (!e) throw notFound('event', id);
   return e;
 }
 
-export async function getEvent(ctx: EventsContext, owner: events.Owner, id: string) {
+export async function getEvent(ctx: AppContext, owner: events.Owner, id: string) {
   const e = await eventOrThrow(ctx, owner, id);
   return presentEvent(e, await webhooks.deliveriesOfEvents(ctx.db, [e.id]), true);
 }
@@ -83,11 +77,11 @@ export async function getEvent(ctx: EventsContext, owner: events.Owner, id: stri
  * the merchant asked for it), otherwise to every enabled endpoint subscribed to it now.
  */
 export async function redeliver(
-  ctx: EventsContext,
+  ctx: AppContext,
   owner: events.Owner,
   id: string,
   endpointId: string | undefined,
-  now = Date.now(),
+  now = ctx.clock(),
 ) {
   const e = await eventOrThrow(ctx, owner, id);
   let targets: webhooks.EndpointRow[];
@@ -102,11 +96,11 @@ export async function redeliver(
     }
     targets = [target];
   } else {
-    targets = (await webhooks.enabledEndpoints(ctx.db, owner)).filter((x) => subscribes(JSON.parse(x.events), e.type));
+    targets = (await webhooks.enabledEndpoints(ctx.db, owner)).filter((x) => subscribes(x.events, e.type));
   }
   const sequence = Number(JSON.parse(e.payload).data?.sequence ?? 0);
   const rows = targets.map((t) => deliveryRow({ id: e.id, order_id: e.order_id, sequence }, t, 'redeliver', now));
   await webhooks.insertDeliveries(ctx.db, rows);
-  if (rows.length > 0) deliveriesQueued.emit('queued');
+  if (rows.length > 0) signalQueued(ctx);
   return { object: 'list' as const, data: rows.map(presentDelivery) };
 }

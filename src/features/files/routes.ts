@@ -1,43 +1,58 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
+import { requireMover } from '../../shared/access.js';
 import { scopeOf } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
-import { sha256Hex } from '../../shared/ids.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { requireMover } from '../lifecycle/access.js';
 import { ContentQuery, FILE_TYPES, FileIdParams, FileObject, MAX_FILE_BYTES, UploadQuery } from './schemas.js';
 import * as service from './service.js';
+import { type ImageBody, readImageBody } from './upload-body.js';
 
 const tags = ['Files'];
 
+const declaredType = (req: FastifyRequest): string =>
+  (req.headers['content-type']?.split(';', 1)[0] ?? '').trim().toLowerCase();
+
+const isImageBody = (body: unknown): body is ImageBody =>
+  typeof body === 'object' && body !== null && Buffer.isBuffer((body as ImageBody).bytes);
+
 /** Authenticated upload and read. Register as its own plugin: the image body parser is scoped to it. */
-export async function filesRoutes(app: FastifyInstance, ctx: service.FilesContext): Promise<void> {
-  app.addContentTypeParser([...FILE_TYPES], { parseAs: 'buffer', bodyLimit: MAX_FILE_BYTES }, (req, body, done) => {
-    // The idempotency layer fingerprints rawBody: a digest stands in for 10 MiB of bytes.
-    req.rawBody = sha256Hex(body as Buffer);
-    done(null, body);
-  });
+export async function filesRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
+  app.addContentTypeParser([...FILE_TYPES], (req, payload, done) =>
+    readImageBody(req, payload, MAX_FILE_BYTES, (err, body) => {
+      // The idempotency layer fingerprints rawBody: the digest stands in for 10 MiB of bytes.
+      if (body) req.rawBody = body.sha256;
+      done(err, body);
+    }),
+  );
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
 
   r.post(
     '/files',
     {
       bodyLimit: MAX_FILE_BYTES,
+      // Who may upload is known from the headers: a key that may not upload gets its 403 before a
+      // byte of a 10 MiB body is read (route hooks run after the scope's authentication).
+      onRequest: async (req) => {
+        requireMover(req, { courier: true });
+      },
       schema: {
         tags,
+        operationId: 'uploadFile',
         summary: 'Upload a proof-of-delivery image',
         description:
-          'The raw body is the image: `image/png`, `image/jpeg` or `image/webp`, at most 10 MiB. The bytes must match the Content-Type (checked by content, 422 otherwise). Operator keys and test keys only.',
+          'The raw body is the image: `image/png`, `image/jpeg` or `image/webp`, at most 10 MiB. The bytes must match the Content-Type (checked by content, 422 otherwise). Operator keys, test keys, dispatchers and admins, and courier sessions.',
         consumes: [...FILE_TYPES],
         querystring: UploadQuery,
         response: { 201: FileObject, ...errorResponses(401, 403, 413, 415, 422) },
       },
     },
     async (req, reply) => {
-      const scope = requireMover(req);
-      const declared = (req.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
-      if (!Buffer.isBuffer(req.body)) {
+      const scope = requireMover(req, { courier: true });
+      const declared = declaredType(req);
+      if (!isImageBody(req.body)) {
         throw new ApiError('unsupported_media_type', 'Send the image bytes as image/png, image/jpeg or image/webp.');
       }
       reply.code(201);
@@ -50,22 +65,24 @@ export async function filesRoutes(app: FastifyInstance, ctx: service.FilesContex
     {
       schema: {
         tags,
+        operationId: 'getFile',
         summary: 'Read a file, with a fresh signed link',
         params: FileIdParams,
         response: { 200: FileObject, ...errorResponses(401, 404) },
       },
     },
-    async (req) => service.getFile(ctx, scopeOf(req), req.params.id),
+    async (req) => service.getFile(ctx, scopeOf(req, { courier: false }), req.params.id),
   );
 }
 
 /** The keyless half: the signed link itself is the credential. */
-export async function fileContentRoutes(app: FastifyInstance, ctx: service.FilesContext): Promise<void> {
+export async function fileContentRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.withTypeProvider<TypeBoxTypeProvider>().get(
     '/files/:id/content',
     {
       schema: {
         tags,
+        operationId: 'getFileContent',
         summary: 'Download a file through its signed link (no API key)',
         security: [],
         params: FileIdParams,

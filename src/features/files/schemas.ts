@@ -1,8 +1,9 @@
 import { type Static, Type } from 'typebox';
 
-export const FILE_PURPOSES = ['signature', 'photo'] as const;
-export type FilePurpose = (typeof FILE_PURPOSES)[number];
-export const FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
+import { FILE_PURPOSES, FILE_TYPES } from '../../shared/db/tables/files.js';
+
+// Stored values are defined with the table; the API shows the same ones.
+export { FILE_PURPOSES, FILE_TYPES, type FilePurpose, type FileType } from '../../shared/db/tables/files.js';
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export const UploadQuery = Type.Object(
@@ -33,6 +34,6 @@ export const FileObject = Type.Object(
     url: Type.String({ format: 'uri', description: 'Signed link that needs no key and expires' }),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { title: 'File' },
+  { $id: 'File' },
 );
 export type FileObject = Static<typeof FileObject>;

@@ -2,22 +2,29 @@ import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Scope } from '../../shared/auth.js';
 import type { Config } from '../../shared/config.js';
-import type { Db } from '../../shared/db/index.js';
+import type { AppContext } from '../../shared/context.js';
 import type { FilesTable } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
-import { newId, sha256Hex } from '../../shared/ids.js';
-import { iso } from '../orders/present.js';
+import { newId } from '../../shared/ids.js';
+import { iso } from '../../shared/time.js';
 import * as repo from './repo.js';
-import type { FileObject, FilePurpose } from './schemas.js';
+import type { FileObject, FilePurpose, FileType } from './schemas.js';
 import { signedUrl, verifyLink } from './signing.js';
 
-export interface FilesContext {
-  db: Db;
-  config: Config;
+/** Enough leading bytes to tell every accepted type apart (WebP needs 12). */
+export const MAGIC_BYTES = 12;
+
+export function notTheImage(declared: string, actual: FileType | undefined): ApiError {
+  const err = new ApiError(
+    'parameter_invalid',
+    `The body is not a valid ${declared} image${actual ? ` (it looks like ${actual})` : ''}.`,
+  );
+  // Raised inside body parsing, where Fastify reads the status from `statusCode`.
+  return Object.assign(err, { statusCode: err.status });
 }
 
 /** What the bytes are, judged by their magic numbers rather than the client's Content-Type. */
-export function sniff(bytes: Buffer): string | undefined {
+export function sniff(bytes: Buffer): FileType | undefined {
   if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
     return 'image/png';
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
@@ -28,12 +35,12 @@ export function sniff(bytes: Buffer): string | undefined {
 
 const pathOf = (config: Config, id: string) => join(config.filesDir, id);
 
-export async function present(ctx: FilesContext, f: FilesTable, ttlSeconds?: number): Promise<FileObject> {
+export async function present(ctx: AppContext, f: FilesTable, ttlSeconds?: number): Promise<FileObject> {
   return {
     id: f.id,
     object: 'file',
-    purpose: f.purpose as FilePurpose,
-    type: f.mime as FileObject['type'],
+    purpose: f.purpose,
+    type: f.mime,
     size: f.size,
     sha256: f.sha256,
     livemode: f.mode === 'live',
@@ -42,26 +49,22 @@ export async function present(ctx: FilesContext, f: FilesTable, ttlSeconds?: num
   };
 }
 
-export function fileUrl(ctx: FilesContext, id: string, ttlSeconds = ctx.config.fileUrlTtlSeconds): Promise<string> {
+export function fileUrl(ctx: AppContext, id: string, ttlSeconds = ctx.config.fileUrlTtlSeconds): Promise<string> {
   return signedUrl(ctx.db, ctx.config.publicUrl, id, ttlSeconds);
 }
 
 export async function upload(
-  ctx: FilesContext,
+  ctx: AppContext,
   scope: Scope,
   purpose: FilePurpose,
   declared: string,
-  bytes: Buffer,
+  body: { bytes: Buffer; sha256: string },
 ): Promise<FileObject> {
+  const { bytes } = body;
   if (bytes.length === 0) throw new ApiError('parameter_missing', 'The request body must hold the image bytes.');
   const actual = sniff(bytes);
-  if (actual !== declared) {
-    throw new ApiError(
-      'parameter_invalid',
-      `The body is not a valid ${declared} image${actual ? ` (it looks like ${actual})` : ''}.`,
-    );
-  }
-  const now = Date.now();
+  if (actual === undefined || actual !== declared) throw notTheImage(declared, actual);
+  const now = ctx.clock();
   const row: FilesTable = {
     id: newId('file', now),
     account_id: scope.accountId,
@@ -69,7 +72,7 @@ export async function upload(
     purpose,
     mime: actual,
     size: bytes.length,
-    sha256: sha256Hex(bytes),
+    sha256: body.sha256, // hashed while the body arrived (upload-body.ts)
     created_at: now,
   };
   await mkdir(ctx.config.filesDir, { recursive: true });
@@ -86,7 +89,7 @@ export async function upload(
   return present(ctx, row);
 }
 
-export async function getFile(ctx: FilesContext, scope: Scope, id: string): Promise<FileObject> {
+export async function getFile(ctx: AppContext, scope: Scope, id: string): Promise<FileObject> {
   const row = await repo.findFileInScope(ctx.db, scope, id);
   if (!row) throw notFound('file', id);
   return present(ctx, row);
@@ -94,7 +97,7 @@ export async function getFile(ctx: FilesContext, scope: Scope, id: string): Prom
 
 /** The bytes behind a signed link; a tampered, expired or unknown link is one and the same 403. */
 export async function content(
-  ctx: FilesContext,
+  ctx: AppContext,
   id: string,
   expires: string | undefined,
   signature: string | undefined,
@@ -118,7 +121,7 @@ export async function content(
  * carrier, visible to the caller, and of the right purpose. Anything else is a 422 on `param`.
  */
 export async function fileForProof(
-  ctx: FilesContext,
+  ctx: AppContext,
   scope: Scope,
   order: { account_id: string; mode: string },
   id: string,

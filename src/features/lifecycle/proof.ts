@@ -1,10 +1,11 @@
 import type { Scope } from '../../shared/auth.js';
-import type { ProofsTable } from '../../shared/db/schema.js';
+import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
-import { type FilesContext, fileForProof, fileUrl } from '../files/service.js';
-import { iso } from '../orders/present.js';
+import { iso } from '../../shared/time.js';
+import { fileForProof, fileUrl } from '../files/service.js';
 import { toMajor, toMinor } from '../orders/pricing.js';
-import type { LifecycleOrderRow } from './repo.js';
+import type { OrderRow } from '../orders/repo.js';
+import type { ProofRow } from './repo.js';
 import type { DeliverBody, ProofOfDelivery } from './schemas.js';
 
 /** Links inside webhook payloads must outlive the 24 h retry window, since the bytes never change. */
@@ -15,12 +16,12 @@ const missing = (param: string, why: string) =>
 
 /** Checks a deliver body against what the order requires, and builds the proof row. */
 export async function buildProof(
-  ctx: FilesContext,
+  ctx: AppContext,
   scope: Scope,
-  order: LifecycleOrderRow,
+  order: OrderRow,
   body: DeliverBody,
   now: number,
-): Promise<ProofsTable> {
+): Promise<ProofRow> {
   if (order.requires_signature === 1 && !body.signature_file) {
     throw missing('signature_file', 'this order requires a signature');
   }
@@ -61,7 +62,7 @@ export async function buildProof(
     receiver_document: body.receiver_document ?? null,
     relationship: body.relationship ?? null,
     signature_file: body.signature_file ?? null,
-    photo_files: JSON.stringify(photos),
+    photo_files: photos,
     collected_amount: collected,
     payment_method: body.payment_method ?? null,
     cod_status: cod === 0 && collected === 0 ? null : codStatus,
@@ -72,19 +73,18 @@ export async function buildProof(
   };
 }
 
-export async function presentProof(ctx: FilesContext, p: ProofsTable, ttlSeconds?: number): Promise<ProofOfDelivery> {
-  const photos = JSON.parse(p.photo_files) as string[];
+export async function presentProof(ctx: AppContext, p: ProofRow, ttlSeconds?: number): Promise<ProofOfDelivery> {
   return {
     object: 'proof_of_delivery',
     order: p.order_id,
     receiver_name: p.receiver_name,
     receiver_document: p.receiver_document,
-    relationship: p.relationship as ProofOfDelivery['relationship'],
+    relationship: p.relationship,
     signature_url: p.signature_file ? await fileUrl(ctx, p.signature_file, ttlSeconds) : null,
-    photo_urls: await Promise.all(photos.map((id) => fileUrl(ctx, id, ttlSeconds))),
+    photo_urls: await Promise.all(p.photo_files.map((id) => fileUrl(ctx, id, ttlSeconds))),
     collected_amount: p.collected_amount === null ? null : toMajor(p.collected_amount),
-    payment_method: p.payment_method as ProofOfDelivery['payment_method'],
-    cod_status: p.cod_status as ProofOfDelivery['cod_status'],
+    payment_method: p.payment_method,
+    cod_status: p.cod_status,
     delivered_packages: p.delivered_packages,
     lat: p.lat,
     lng: p.lng,

@@ -1,8 +1,6 @@
 import type { Executor } from '../../shared/db/index.js';
-import type { OrderLifecycleColumns, ProofsTable } from '../../shared/db/schema.js';
-import type { OrderRow } from '../orders/repo.js';
-
-export type LifecycleOrderRow = OrderRow & OrderLifecycleColumns;
+import type { ProofsTable } from '../../shared/db/schema.js';
+import { fromColumns, type OrderRow, toColumns } from '../orders/repo.js';
 
 /**
  * Moves an order only if nobody moved it since it was read: same status and same event sequence
@@ -11,22 +9,23 @@ export type LifecycleOrderRow = OrderRow & OrderLifecycleColumns;
  */
 export async function advance(
   db: Executor,
-  current: Pick<LifecycleOrderRow, 'id' | 'status' | 'event_seq'>,
-  set: Partial<LifecycleOrderRow>,
+  current: Pick<OrderRow, 'id' | 'status' | 'event_seq'>,
+  set: Partial<OrderRow>,
   countsAttempt: boolean,
-): Promise<LifecycleOrderRow | undefined> {
+): Promise<OrderRow | undefined> {
   // The move's event takes the next sequence, in this same statement (RETURNING gives it back).
   let q = db
     .updateTable('orders')
-    .set(set)
+    .set(toColumns(set))
     .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }));
   if (countsAttempt) q = q.set((eb) => ({ attempts: eb('attempts', '+', 1) }));
-  return q
+  const row = await q
     .where('id', '=', current.id)
     .where('status', '=', current.status)
     .where('event_seq', '=', current.event_seq)
     .returningAll()
     .executeTakeFirst();
+  return row && fromColumns(row);
 }
 
 export async function statusOf(db: Executor, id: string): Promise<string | undefined> {
@@ -34,10 +33,19 @@ export async function statusOf(db: Executor, id: string): Promise<string | undef
   return row?.status;
 }
 
-export async function insertProof(db: Executor, row: ProofsTable): Promise<void> {
-  await db.insertInto('proofs').values(row).execute();
+/** A proof of delivery, its photo ids parsed. */
+export interface ProofRow extends Omit<ProofsTable, 'photo_files'> {
+  photo_files: string[];
 }
 
-export async function findProof(db: Executor, orderId: string): Promise<ProofsTable | undefined> {
-  return db.selectFrom('proofs').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+export async function insertProof(db: Executor, row: ProofRow): Promise<void> {
+  await db
+    .insertInto('proofs')
+    .values({ ...row, photo_files: JSON.stringify(row.photo_files) })
+    .execute();
+}
+
+export async function findProof(db: Executor, orderId: string): Promise<ProofRow | undefined> {
+  const row = await db.selectFrom('proofs').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+  return row && { ...row, photo_files: JSON.parse(row.photo_files) };
 }

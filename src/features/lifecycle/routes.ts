@@ -1,15 +1,26 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { requireMover } from '../../shared/access.js';
+import { scopeOf } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams, Order } from '../orders/schemas.js';
-import type { OrdersContext } from '../orders/service.js';
-import { requireMover } from './access.js';
-import { MOVE_BODIES } from './schemas.js';
-import { moves } from './service.js';
+import { Route, RouteCreate } from '../dispatch/schemas.js';
+import { CancelBody, IdParams, Order } from '../orders/schemas.js';
+import { resolveOrder } from '../orders/service.js';
+import { createRoute } from './assign-route.js';
+import { MOVE_BODIES, ProofOfDelivery } from './schemas.js';
+import * as lifecycle from './service.js';
 import { type Action, TRANSITIONS } from './transitions.js';
 
-/** `POST /orders/{id}/<action>` for every move of the transition table (cancel lives in the orders API). */
-export function lifecycleRoutes(app: FastifyInstance, ctx: OrdersContext): void {
+/** DESIGN §9: the moves a courier session may run, on its own unfinished orders. */
+const COURIER_MOVES = new Set<Action>(['ready', 'pickup', 'depart', 'approach', 'arrive', 'deliver', 'fail']);
+
+/**
+ * Everything that moves an order: `POST /orders/{id}/<action>` for every move of the transition
+ * table, cancel (also open to merchants), route creation (a batch of assigns), and the proof a
+ * delivery leaves.
+ */
+export function lifecycleRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   for (const action of Object.keys(MOVE_BODIES) as Exclude<Action, 'cancel'>[]) {
     const t = TRANSITIONS[action];
@@ -19,6 +30,7 @@ export function lifecycleRoutes(app: FastifyInstance, ctx: OrdersContext): void 
       {
         schema: {
           tags: ['Lifecycle'],
+          operationId: `${action}Order`,
           summary: `${action}: ${t.from.join(', ')} \u2192 ${to}`,
           description: `Allowed from ${t.from.join(', ')}; any other status answers 409 invalid_transition. Emits ${t.event}${action === 'deliver' ? ' (or order.partially_delivered)' : ''}. Operator keys, or test keys on their own orders (sandbox); live secret keys get 403.`,
           params: IdParams,
@@ -27,10 +39,66 @@ export function lifecycleRoutes(app: FastifyInstance, ctx: OrdersContext): void 
         },
       },
       async (req) => {
-        const scope = requireMover(req);
-        const run = moves[action] as (c: OrdersContext, s: typeof scope, id: string, body: unknown) => Promise<Order>;
+        const scope = requireMover(req, { courier: COURIER_MOVES.has(action) });
+        const run = lifecycle.moves[action] as (
+          c: AppContext,
+          s: typeof scope,
+          id: string,
+          body: unknown,
+        ) => Promise<Order>;
         return run(ctx, scope, req.params.id, req.body);
       },
     );
   }
+
+  const tags = ['Orders'];
+
+  r.post(
+    '/orders/:id/cancel',
+    {
+      schema: {
+        tags,
+        operationId: 'cancelOrder',
+        summary: 'Cancel an order that is not in a terminal status',
+        params: IdParams,
+        body: CancelBody,
+        response: { 200: Order, ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (req) => lifecycle.cancel(ctx, scopeOf(req, { courier: false }), req.params.id, req.body?.reason),
+  );
+
+  r.get(
+    '/orders/:id/proof',
+    {
+      schema: {
+        tags,
+        operationId: 'getOrderProof',
+        summary: 'Proof of delivery of a delivered order',
+        description:
+          'Signed links to the signature and photos expire (RUTA_FILE_URL_TTL_SECONDS). An order that is not delivered or partially_delivered answers 404 resource_missing naming its status.',
+        params: IdParams,
+        response: { 200: ProofOfDelivery, ...errorResponses(401, 404) },
+      },
+    },
+    async (req) => lifecycle.proofOf(ctx, await resolveOrder(ctx, scopeOf(req), req.params.id)),
+  );
+
+  r.post(
+    '/routes',
+    {
+      schema: {
+        tags: ['Routes'],
+        operationId: 'createRoute',
+        summary: 'Create a route: assigns every order to the courier, in stop order, all or nothing',
+        body: RouteCreate,
+        response: { 201: Route, ...errorResponses(401, 403, 409, 422) },
+      },
+    },
+    async (req, reply) => {
+      const scope = requireMover(req);
+      reply.code(201);
+      return createRoute(ctx, scope, req.body);
+    },
+  );
 }

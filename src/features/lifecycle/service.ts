@@ -1,19 +1,22 @@
 import type { Scope } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import { ApiError } from '../../shared/errors.js';
+import { iso } from '../../shared/time.js';
 import { etaMinutes } from '../dispatch/eta.js';
+import { withPending } from '../dispatch/location-writer.js';
 import * as dispatch from '../dispatch/repo.js';
-import { iso, presentOrder } from '../orders/present.js';
+import { presentOrder } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
-import { type OrdersContext, resolveOrder } from '../orders/service.js';
-import { recordOrderEvent } from '../webhooks/outbox.js';
+import { resolveOrder } from '../orders/service.js';
+import { recordOrderEvent, signalQueued } from '../webhooks/outbox.js';
 import { buildProof, EVENT_LINK_TTL_SECONDS, presentProof } from './proof.js';
 import * as repo from './repo.js';
 import type { AssignBody, DeliverBody, FailBody, RescheduleBody, ReturnBody } from './schemas.js';
 import { type Action, TRANSITIONS } from './transitions.js';
 
-type Row = repo.LifecycleOrderRow;
+type Row = orders.OrderRow;
 
 /** What a move writes besides the status: extra columns, and extra event data. */
 export interface MoveEffect {
@@ -41,14 +44,23 @@ export function refused(action: Action, order: { id: string; status: string }): 
 }
 
 /** The guarded update, its timeline entry and its outbox event, inside the caller's transaction. */
-export async function applyMove(trx: Tx, current: Row, action: Action, e: MoveEffect, now: number): Promise<Row> {
+export async function applyMove(
+  trx: Tx,
+  current: Row,
+  action: Action,
+  e: MoveEffect,
+  now: number,
+  /** Acknowledged pings not yet written (withPending), so the timeline has the courier's latest position. */
+  pending: (c: dispatch.CourierRow) => dispatch.CourierRow = (c) => c,
+): Promise<Row> {
   const t = TRANSITIONS[action];
   const to = e.to ?? t.to;
   const row = await repo.advance(trx, current, { ...e.set, status: to, updated_at: now }, e.countsAttempt ?? false);
   if (!row) throw refused(action, { id: current.id, status: (await repo.statusOf(trx, current.id)) ?? current.status });
   let position = e.position ?? null;
   if (!position && row.courier_id) {
-    const c = await dispatch.courierById(trx, row.courier_id);
+    const found = await dispatch.courierById(trx, row.courier_id);
+    const c = found && pending(found);
     if (c && c.last_lat !== null && c.last_lng !== null) position = { lat: c.last_lat, lng: c.last_lng };
   }
   await orders.insertTimeline(trx, {
@@ -63,8 +75,8 @@ export async function applyMove(trx: Tx, current: Row, action: Action, e: MoveEf
   return row;
 }
 
-export function checkFrom(action: Action, order: { id: string; status: string }): void {
-  if (!TRANSITIONS[action].from.includes(order.status as OrderStatus)) throw refused(action, order);
+export function checkFrom(action: Action, order: { id: string; status: OrderStatus }): void {
+  if (!TRANSITIONS[action].from.includes(order.status)) throw refused(action, order);
 }
 
 /**
@@ -72,21 +84,25 @@ export function checkFrom(action: Action, order: { id: string; status: string })
  * commit in one transaction. Two concurrent moves read from the same state cannot both succeed.
  */
 export async function move(
-  ctx: OrdersContext,
+  ctx: AppContext,
   scope: Scope,
   id: string,
   action: Action,
   effect: (order: Row, now: number) => MoveEffect | Promise<MoveEffect>,
 ): Promise<Order> {
-  const current = (await resolveOrder(ctx, scope, id)) as Row;
+  const current = await resolveOrder(ctx, scope, id);
   checkFrom(action, current);
-  const now = Date.now();
+  const now = ctx.clock();
   const e = await effect(current, now);
-  const updated = await ctx.db.transaction().execute((trx) => applyMove(trx, current, action, e, now));
+  const updated = await ctx.db
+    .transaction()
+    .execute((trx) => applyMove(trx, current, action, e, now, withPending(ctx)));
+  // Every move writes an event; after the commit, this instance's dispatcher may have work.
+  signalQueued(ctx);
   return presentOrder(updated);
 }
 
-export function cancel(ctx: OrdersContext, scope: Scope, id: string, reason: string | undefined): Promise<Order> {
+export function cancel(ctx: AppContext, scope: Scope, id: string, reason: string | undefined): Promise<Order> {
   return move(ctx, scope, id, 'cancel', (order, now) => ({
     set: { cancellation_reason: reason ?? null },
     data: { cancellation_reason: reason ?? null, cancelled_at: iso(now), previous_status: order.status },
@@ -94,12 +110,7 @@ export function cancel(ctx: OrdersContext, scope: Scope, id: string, reason: str
 }
 
 /** Checks an assignment (courier and optional route visible to the caller and fit for the order). */
-export async function assignEffect(
-  ctx: OrdersContext,
-  scope: Scope,
-  order: Row,
-  body: AssignBody,
-): Promise<MoveEffect> {
+export async function assignEffect(ctx: AppContext, scope: Scope, order: Row, body: AssignBody): Promise<MoveEffect> {
   const courier = await dispatch.findCourier(ctx.db, scope, body.courier_id);
   // A sandbox courier serves only its own account's orders.
   if (!courier || (courier.account_id !== null && courier.account_id !== order.account_id)) {
@@ -125,27 +136,29 @@ export async function assignEffect(
 }
 
 export const moves = {
-  validate: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'validate', () => ({})),
+  validate: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'validate', () => ({})),
 
-  assign: (ctx: OrdersContext, scope: Scope, id: string, body: AssignBody) =>
+  assign: (ctx: AppContext, scope: Scope, id: string, body: AssignBody) =>
     move(ctx, scope, id, 'assign', (order) => assignEffect(ctx, scope, order, body)),
 
-  ready: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'ready', () => ({})),
+  ready: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'ready', () => ({})),
 
-  pickup: (ctx: OrdersContext, scope: Scope, id: string) =>
+  pickup: (ctx: AppContext, scope: Scope, id: string) =>
     move(ctx, scope, id, 'pickup', (_o, now) => ({ set: { picked_up_at: now }, data: { picked_up_at: iso(now) } })),
 
-  depart: (ctx: OrdersContext, scope: Scope, id: string) =>
-    move(ctx, scope, id, 'depart', async (o) => ({ data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) } })),
-
-  approach: (ctx: OrdersContext, scope: Scope, id: string) =>
-    move(ctx, scope, id, 'approach', async (o) => ({
-      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
+  depart: (ctx: AppContext, scope: Scope, id: string) =>
+    move(ctx, scope, id, 'depart', async (o) => ({
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o, withPending(ctx)) },
     })),
 
-  arrive: (ctx: OrdersContext, scope: Scope, id: string) => move(ctx, scope, id, 'arrive', () => ({})),
+  approach: (ctx: AppContext, scope: Scope, id: string) =>
+    move(ctx, scope, id, 'approach', async (o) => ({
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o, withPending(ctx)) },
+    })),
 
-  deliver: (ctx: OrdersContext, scope: Scope, id: string, body: DeliverBody) =>
+  arrive: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'arrive', () => ({})),
+
+  deliver: (ctx: AppContext, scope: Scope, id: string, body: DeliverBody) =>
     move(ctx, scope, id, 'deliver', async (order, now) => {
       const proof = await buildProof(ctx, scope, order, body, now);
       const partial = proof.delivered_packages < order.packages;
@@ -165,20 +178,20 @@ export const moves = {
       };
     }),
 
-  fail: (ctx: OrdersContext, scope: Scope, id: string, body: FailBody) =>
+  fail: (ctx: AppContext, scope: Scope, id: string, body: FailBody) =>
     move(ctx, scope, id, 'fail', (order) => ({
       set: { failure_reason: body.reason, failure_notes: body.notes ?? null },
       countsAttempt: true,
       data: { reason: body.reason, notes: body.notes ?? null, attempts: order.attempts + 1 },
     })),
 
-  reschedule: (ctx: OrdersContext, scope: Scope, id: string, body: RescheduleBody) =>
+  reschedule: (ctx: AppContext, scope: Scope, id: string, body: RescheduleBody) =>
     move(ctx, scope, id, 'reschedule', (order) => {
       const tw = body.time_window;
       if (tw && tw.start >= tw.end) {
         throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
       }
-      const timeWindow = tw ? JSON.stringify(tw) : order.time_window;
+      const timeWindow = tw ?? order.time_window;
       // Back to the dispatch pool: the next attempt is planned afresh and needs a new assignment.
       return {
         set: {
@@ -188,18 +201,18 @@ export const moves = {
           courier_name: null,
           route_id: null,
         },
-        data: { requested_date: body.requested_date, time_window: timeWindow === null ? null : JSON.parse(timeWindow) },
+        data: { requested_date: body.requested_date, time_window: timeWindow },
       };
     }),
 
-  return: (ctx: OrdersContext, scope: Scope, id: string, body: ReturnBody) =>
+  return: (ctx: AppContext, scope: Scope, id: string, body: ReturnBody) =>
     move(ctx, scope, id, 'return', (_o, now) => ({
       set: { returned_at: now },
       data: { returned_at: iso(now), notes: body.notes ?? null },
     })),
 };
 
-export async function proofOf(ctx: OrdersContext, order: orders.OrderRow) {
+export async function proofOf(ctx: AppContext, order: orders.OrderRow) {
   const proof =
     order.status === 'delivered' || order.status === 'partially_delivered'
       ? await repo.findProof(ctx.db, order.id)

@@ -1,15 +1,63 @@
-import type { Insertable } from 'kysely';
+import type { Selectable, Updateable } from 'kysely';
 import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
-import type { Executor } from '../../shared/db/index.js';
-import type { EventsTable, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
-import type { WebhookDeliveriesTable } from '../webhooks/tables.js';
+import type { Db, Engine, Executor, Tx } from '../../shared/db/index.js';
+import type { OrderStatus, OrdersTable, OrderTimelineTable, ProofsTable } from '../../shared/db/schema.js';
+import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
+import { insertEvent } from '../webhooks/events-repo.js';
+import type { PreparedEvent } from '../webhooks/outbox.js';
+import { insertDeliveries } from '../webhooks/repo.js';
+import type { Order } from './schemas.js';
 
-export type OrderRow = OrdersTable;
-export type TimelineRow = Omit<OrderTimelineTable, 'id'> & { id: number };
+/** The columns stored as JSON text. */
+type JsonColumns = 'customer' | 'delivery_address' | 'items' | 'time_window' | 'metadata';
 
-/** Every column of OrderRow: the `satisfies` makes a column added to the table without being listed here a type error. */
+/** An order as every caller sees it: the JSON columns parsed. Only this file knows they are text. */
+export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns> {
+  customer: Order['customer'];
+  delivery_address: Order['delivery_address'];
+  items: Order['items'];
+  time_window: Order['time_window'];
+  metadata: Order['metadata'];
+}
+export type TimelineRow = Selectable<OrderTimelineTable>;
+
+export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
+  return {
+    ...r,
+    customer: JSON.parse(r.customer),
+    delivery_address: JSON.parse(r.delivery_address),
+    items: JSON.parse(r.items),
+    time_window: r.time_window === null ? null : JSON.parse(r.time_window),
+    metadata: JSON.parse(r.metadata),
+  };
+}
+
+/** The columns of a partial update: each JSON field present is serialised, the rest pass through. */
+export function toColumns(o: Partial<OrderRow>): Updateable<OrdersTable> {
+  const { customer, delivery_address, items, time_window, metadata, ...plain } = o;
+  const out: Updateable<OrdersTable> = plain;
+  if (customer !== undefined) out.customer = JSON.stringify(customer);
+  if (delivery_address !== undefined) out.delivery_address = JSON.stringify(delivery_address);
+  if (items !== undefined) out.items = JSON.stringify(items);
+  if (time_window !== undefined) out.time_window = time_window === null ? null : JSON.stringify(time_window);
+  if (metadata !== undefined) out.metadata = JSON.stringify(metadata);
+  return out;
+}
+
+function allColumns(o: OrderRow): OrdersTable {
+  return {
+    ...o,
+    customer: JSON.stringify(o.customer),
+    delivery_address: JSON.stringify(o.delivery_address),
+    items: JSON.stringify(o.items),
+    time_window: o.time_window === null ? null : JSON.stringify(o.time_window),
+    metadata: JSON.stringify(o.metadata),
+  };
+}
+
+/** Every column of an order: the `satisfies` makes a column added to the table without being listed here a type error. */
 const ORDER_COLUMNS = Object.keys({
   id: 1,
   account_id: 1,
@@ -43,46 +91,96 @@ const ORDER_COLUMNS = Object.keys({
   event_seq: 1,
   created_at: 1,
   updated_at: 1,
-} satisfies Record<keyof OrderRow, 1>) as (keyof OrderRow)[];
+  picked_up_at: 1,
+  delivered_at: 1,
+  returned_at: 1,
+  failure_notes: 1,
+} satisfies Record<keyof OrdersTable, 1>) as (keyof OrdersTable)[];
 
-export const insertOrder: (db: Executor, row: OrderRow) => Promise<void> = compiledInsert('orders', ORDER_COLUMNS);
+const insertOrderColumns = compiledInsert('orders', ORDER_COLUMNS);
 
-export const insertTimeline: (
-  db: Executor,
-  entry: { order_id: string; status: string; occurred_at: number; lat: number | null; lng: number | null },
-) => Promise<void> = compiledInsert('order_timeline', ['order_id', 'status', 'occurred_at', 'lat', 'lng']);
+export function insertOrder(db: Executor, row: OrderRow): Promise<void> {
+  return insertOrderColumns(db, allColumns(row));
+}
+
+export interface TimelineEntry {
+  order_id: string;
+  status: OrderStatus;
+  occurred_at: number;
+  lat: number | null;
+  lng: number | null;
+}
+
+export const insertTimeline: (db: Executor, entry: TimelineEntry) => Promise<void> = compiledInsert('order_timeline', [
+  'order_id',
+  'status',
+  'occurred_at',
+  'lat',
+  'lng',
+]);
 
 /**
- * PostgreSQL only: a new order, its first timeline entry, its event and the event's deliveries in
- * one statement. Data-modifying CTEs run as one atomic statement (foreign keys are checked at its
- * end), so this commits all or nothing like a transaction, in one round trip instead of six.
+ * A new order, its first timeline entry, its event and the event's deliveries: all or nothing.
+ * PostgreSQL: one statement. Data-modifying CTEs run as one atomic statement (foreign keys are
+ * checked at its end), so it commits like a transaction in one round trip instead of six.
+ * SQLite: in-process statements cost no round trip, so a plain transaction of four inserts.
  */
-export async function insertCreatedOrderPg(
-  db: Executor,
+export async function insertCreatedOrder(
+  db: Db,
+  engine: Engine,
   row: OrderRow,
-  timeline: Insertable<OrderTimelineTable>,
-  event: Insertable<EventsTable>,
-  deliveries: Insertable<WebhookDeliveriesTable>[],
+  timeline: TimelineEntry,
+  event: PreparedEvent,
 ): Promise<void> {
+  if (engine === 'sqlite') {
+    await db.transaction().execute(async (trx) => {
+      await insertOrder(trx, row);
+      await insertTimeline(trx, timeline);
+      await insertEvent(trx, event.event);
+      await insertDeliveries(trx, event.deliveries);
+    });
+    return;
+  }
   const q = db
-    .with('o', (w) => w.insertInto('orders').values(row))
+    .with('o', (w) => w.insertInto('orders').values(allColumns(row)))
     .with('t', (w) => w.insertInto('order_timeline').values(timeline));
-  if (deliveries.length === 0) await q.insertInto('events').values(event).execute();
+  if (event.deliveries.length === 0) await q.insertInto('events').values(event.event).execute();
   else
     await q
-      .with('d', (w) => w.insertInto('webhook_deliveries').values(deliveries))
+      .with('d', (w) => w.insertInto('webhook_deliveries').values(event.deliveries))
       .insertInto('events')
-      .values(event)
+      .values(event.event)
       .execute();
 }
 
+/**
+ * Many new orders at once (a bulk import's batch), inside the caller's transaction: one multi-row
+ * INSERT per table instead of four statements per order, which is what makes 10 000 rows cheap on
+ * PostgreSQL, where each statement is a round trip.
+ */
+export async function insertCreatedOrders(
+  trx: Tx,
+  orders: { row: OrderRow; timeline: TimelineEntry; event: PreparedEvent }[],
+): Promise<void> {
+  if (orders.length === 0) return;
+  await trx
+    .insertInto('orders')
+    .values(orders.map((o) => allColumns(o.row)))
+    .execute();
+  await trx
+    .insertInto('order_timeline')
+    .values(orders.map((o) => o.timeline))
+    .execute();
+  await trx
+    .insertInto('events')
+    .values(orders.map((o) => o.event.event))
+    .execute();
+  const deliveries = orders.flatMap((o) => o.event.deliveries);
+  if (deliveries.length > 0) await insertDeliveries(trx, deliveries);
+}
+
 export async function timelineOf(db: Executor, orderId: string): Promise<TimelineRow[]> {
-  return db
-    .selectFrom('order_timeline')
-    .selectAll()
-    .where('order_id', '=', orderId)
-    .orderBy('id', 'asc')
-    .execute() as Promise<TimelineRow[]>;
+  return db.selectFrom('order_timeline').selectAll().where('order_id', '=', orderId).orderBy('id', 'asc').execute();
 }
 
 /** Finds an order by id or tracking code, visible only within the caller's scope. */
@@ -93,18 +191,24 @@ export async function findOrder(
 ): Promise<OrderRow | undefined> {
   let q = db.selectFrom('orders').selectAll().where('mode', '=', scope.mode);
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  if (scope.courierId !== undefined) {
+    q = q.where('courier_id', '=', scope.courierId).where('status', 'in', [...COURIER_ACTIVE_STATUSES]);
+  }
   q = 'id' in by ? q.where('id', '=', by.id) : q.where('tracking_code', '=', by.trackingCode);
-  return q.executeTakeFirst();
+  const row = await q.executeTakeFirst();
+  return row && fromColumns(row);
 }
 
 export interface ListFilter {
   scope: Scope;
   account?: string;
-  status?: string;
-  source?: string;
+  status?: OrderStatus;
+  source?: OrderRow['source'];
   externalOrderId?: string;
   createdGte?: number;
   createdLt?: number;
+  /** Orders whose proof of delivery recorded this cash-on-delivery outcome. */
+  codStatus?: NonNullable<ProofsTable['cod_status']>;
   /**
    * Keyset cursor: the id of the order to start after (older) or end before (newer), resolved
    * inside the page query so a deep page costs one statement, like the first. A cursor outside
@@ -121,7 +225,7 @@ export interface ListFilter {
  * scan runs oldest-first from the cursor and the caller reverses the page.
  */
 export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[]> {
-  return listOrdersQuery(db, f).execute();
+  return (await listOrdersQuery(db, f).execute()).map(fromColumns);
 }
 
 /** The list query itself, unexecuted, so tests can ask the planner how it runs. */
@@ -129,16 +233,34 @@ export function listOrdersQuery(db: Executor, f: ListFilter) {
   let q = db.selectFrom('orders').selectAll().where('mode', '=', f.scope.mode);
   const account = f.scope.accountId ?? f.account;
   if (account !== undefined) q = q.where('account_id', '=', account);
+  // A courier session lists only its own unfinished orders.
+  if (f.scope.courierId !== undefined) {
+    q = q.where('courier_id', '=', f.scope.courierId).where('status', 'in', [...COURIER_ACTIVE_STATUSES]);
+  }
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   if (f.source !== undefined) q = q.where('source', '=', f.source);
   if (f.externalOrderId !== undefined) q = q.where('external_order_id', '=', f.externalOrderId);
   if (f.createdGte !== undefined) q = q.where('created_at', '>=', f.createdGte);
   if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
+  if (f.codStatus !== undefined) {
+    // One proof per delivered order, keyed by order_id: each order of the page costs one index probe.
+    const codStatus = f.codStatus;
+    q = q.where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('proofs')
+          .select('proofs.order_id')
+          .whereRef('proofs.order_id', '=', 'orders.id')
+          .where('proofs.cod_status', '=', codStatus),
+      ),
+    );
+  }
   // Row-value comparisons, not an OR of two conditions: both engines turn them into an index range.
   const cursor = (id: string) => {
     const cs = f.cursorScope ?? f.scope;
     const account = cs.accountId === null ? sql`` : sql` and c.account_id = ${cs.accountId}`;
-    return sql`(select c.created_at, c.id from orders c where c.id = ${id} and c.mode = ${cs.mode}${account})`;
+    const courier = cs.courierId === undefined ? sql`` : sql` and c.courier_id = ${cs.courierId}`;
+    return sql`(select c.created_at, c.id from orders c where c.id = ${id} and c.mode = ${cs.mode}${account}${courier})`;
   };
   if (f.after !== undefined) {
     q = q.where(sql<boolean>`(created_at, id) < ${cursor(f.after)}`);
@@ -154,20 +276,4 @@ export function listOrdersQuery(db: Executor, f: ListFilter) {
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(f.limit + 1);
-}
-
-/** Moves an order only if it is still in one of `from`; returns undefined when another request got there first. */
-export async function transitionOrder(
-  db: Executor,
-  id: string,
-  from: readonly string[],
-  set: Partial<OrderRow>,
-): Promise<OrderRow | undefined> {
-  return db
-    .updateTable('orders')
-    .set(set)
-    .where('id', '=', id)
-    .where('status', 'in', [...from])
-    .returningAll()
-    .executeTakeFirst();
 }

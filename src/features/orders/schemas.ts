@@ -1,26 +1,12 @@
 import { type Static, Type } from 'typebox';
 
-export const ORDER_STATUSES = [
-  'pending',
-  'validated',
-  'assigned',
-  'ready_for_pickup',
-  'picked_up',
-  'in_transit',
-  'arriving',
-  'at_location',
-  'delivered',
-  'partially_delivered',
-  'failed',
-  'returned',
-  'rescheduled',
-  'cancelled',
-] as const;
-export type OrderStatus = (typeof ORDER_STATUSES)[number];
+import { ORDER_SOURCES, ORDER_STATUSES, type OrderStatus } from '../../shared/db/tables/orders.js';
+import { COD_STATUSES } from '../../shared/db/tables/proofs.js';
+
+// The stored vocabulary is defined with the table; the API shows the same values.
+export { ORDER_SOURCES, ORDER_STATUSES, type OrderSource, type OrderStatus } from '../../shared/db/tables/orders.js';
 
 export const TERMINAL_STATUSES: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
-
-export const ORDER_SOURCES = ['manual', 'excel', 'api', 'webhook', 'ecommerce', 'service_erp', 'service'] as const;
 
 export const MAX_MONEY = 99_999_999.99;
 
@@ -33,8 +19,8 @@ const Phone = Type.String({
 });
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description });
 
-export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES]);
-export const OrderSourceSchema = Type.Enum([...ORDER_SOURCES]);
+export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES], { $id: 'OrderStatus' });
+export const OrderSourceSchema = Type.Enum([...ORDER_SOURCES], { $id: 'OrderSource' });
 
 export const Customer = Type.Object(
   {
@@ -45,7 +31,7 @@ export const Customer = Type.Object(
     phone: Type.Optional(Phone),
     whatsapp: Type.Optional(Phone),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'Customer' },
 );
 
 export const Address = Type.Object(
@@ -60,7 +46,7 @@ export const Address = Type.Object(
     reference: Type.Optional(Str()),
     access_notes: Type.Optional(Str()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'Address' },
 );
 
 export const OrderItem = Type.Object(
@@ -71,13 +57,14 @@ export const OrderItem = Type.Object(
     weight_kg: Type.Optional(Type.Number({ minimum: 0, maximum: 100000 })),
     declared_value: Type.Optional(Money('Declared value, in the account currency')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'OrderItem' },
 );
 
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:mm, 00:00 to 23:59' });
-export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false });
+export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false, $id: 'TimeWindow' });
 
 export const Metadata = Type.Unsafe<Record<string, string | number | boolean>>({
+  $id: 'Metadata',
   type: 'object',
   maxProperties: 50,
   propertyNames: { maxLength: 40 },
@@ -109,7 +96,7 @@ export const OrderCreate = Type.Object(
     customer_notes: Type.Optional(Str()),
     metadata: Type.Optional(Metadata),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'OrderCreateParams' },
 );
 export type OrderCreate = Static<typeof OrderCreate>;
 
@@ -148,7 +135,7 @@ export const Order = Type.Object(
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
-  { title: 'Order' },
+  { $id: 'Order' },
 );
 export type Order = Static<typeof Order>;
 
@@ -158,7 +145,7 @@ export const OrderList = Type.Object(
     data: Type.Array(Order),
     has_more: Type.Boolean(),
   },
-  { title: 'OrderList' },
+  { $id: 'OrderList' },
 );
 
 export const ListQuery = Type.Object(
@@ -174,6 +161,12 @@ export const ListQuery = Type.Object(
     account: Type.Optional(
       Type.String({ maxLength: 100, description: 'Operator keys only: one account\u2019s orders' }),
     ),
+    cod_status: Type.Optional(
+      Type.Enum([...COD_STATUSES], {
+        description:
+          'Delivered orders whose proof recorded this cash on delivery outcome: collected, short (less than asked) or over',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -183,7 +176,7 @@ export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength:
 
 export const CancelBody = Type.Object(
   { reason: Type.Optional(Type.String({ maxLength: 500 })) },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'OrderCancelParams' },
 );
 
 export const Quote = Type.Object(
@@ -204,15 +197,18 @@ export const Quote = Type.Object(
       minimum_adjustment: Type.Number(),
     }),
   },
-  { title: 'Quote' },
+  { $id: 'Quote' },
 );
 
-export const TrackingEvent = Type.Object({
-  status: OrderStatusSchema,
-  occurred_at: Type.String({ format: 'date-time' }),
-  lat: Nullable(Type.Number()),
-  lng: Nullable(Type.Number()),
-});
+export const TrackingEvent = Type.Object(
+  {
+    status: OrderStatusSchema,
+    occurred_at: Type.String({ format: 'date-time' }),
+    lat: Nullable(Type.Number()),
+    lng: Nullable(Type.Number()),
+  },
+  { $id: 'TrackingEvent' },
+);
 
 export const Tracking = Type.Object(
   {
@@ -224,5 +220,5 @@ export const Tracking = Type.Object(
     eta_minutes: Nullable(Type.Integer()),
     timeline: Type.Array(TrackingEvent),
   },
-  { title: 'Tracking' },
+  { $id: 'Tracking' },
 );

@@ -1,20 +1,19 @@
 import type { Scope } from '../../shared/auth.js';
-import type { Config, Pricing } from '../../shared/config.js';
-import { type Db, isPostgres } from '../../shared/db/index.js';
-import type { AccountsTable, Mode } from '../../shared/db/schema.js';
+import type { Pricing } from '../../shared/config.js';
+import type { AppContext } from '../../shared/context.js';
+import type { Tx } from '../../shared/db/index.js';
+import type { Mode } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
+import { iso, parseInstant } from '../../shared/time.js';
+import { bodyValidator } from '../../shared/validation.js';
+import type { AccountRow } from '../accounts/repo.js';
 import { accountById } from '../accounts/service.js';
-import { announce, prepareOrderEvent, recordOrderEvent } from '../webhooks/outbox.js';
-import { iso, presentOrder } from './present.js';
+import { announce, enabledEndpointsOf, type PreparedEvent, prepareOrderEvent } from '../webhooks/outbox.js';
+import { presentOrder } from './present.js';
 import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
 import * as repo from './repo.js';
-import { type ListQuery, type Order, type OrderCreate, type OrderStatus, TERMINAL_STATUSES } from './schemas.js';
-
-export interface OrdersContext {
-  db: Db;
-  config: Config;
-}
+import { type ListQuery, type Order, OrderCreate, type OrderStatus, TERMINAL_STATUSES } from './schemas.js';
 
 interface Computed {
   weightKg: number;
@@ -22,7 +21,7 @@ interface Computed {
   codMinor: number;
   km: number;
   breakdown: PriceBreakdown;
-  account: AccountsTable;
+  account: AccountRow;
 }
 
 function minorOrThrow(amount: number, param: string): number {
@@ -38,7 +37,7 @@ function notBlank(value: string, param: string): void {
 }
 
 /** Checks the rules a JSON schema cannot express, and derives weight, packages and price. */
-async function compute(ctx: OrdersContext, accountId: string, body: OrderCreate): Promise<Computed> {
+async function compute(ctx: AppContext, accountId: string, body: OrderCreate): Promise<Computed> {
   const items = body.items ?? [];
   notBlank(body.customer.name, 'customer.name');
   notBlank(body.delivery_address.address, 'delivery_address.address');
@@ -66,12 +65,12 @@ async function compute(ctx: OrdersContext, accountId: string, body: OrderCreate)
   const a = body.delivery_address;
   const dest = a.lat !== undefined && a.lng !== undefined ? { lat: a.lat, lng: a.lng } : null;
   const km = roadKm(origin, dest);
-  const pricing: Pricing = { ...ctx.config.defaultPricing, ...(account.pricing ? JSON.parse(account.pricing) : {}) };
+  const pricing: Pricing = { ...ctx.config.defaultPricing, ...account.pricing };
   const breakdown = price(pricing, { km, weightKg, isUrgent: body.is_urgent ?? false, cashOnDelivery: codMinor });
   return { weightKg, packages, codMinor, km, breakdown, account };
 }
 
-export async function quote(ctx: OrdersContext, accountId: string, mode: Mode, body: OrderCreate) {
+export async function quote(ctx: AppContext, accountId: string, mode: Mode, body: OrderCreate) {
   const c = await compute(ctx, accountId, body);
   const b = c.breakdown;
   return {
@@ -93,21 +92,40 @@ export async function quote(ctx: OrdersContext, accountId: string, mode: Mode, b
   };
 }
 
-export async function createOrder(
-  ctx: OrdersContext,
+/** An order ready to be written: its row, its first timeline entry and its order.created event. */
+export interface PreparedOrder {
+  row: repo.OrderRow;
+  timeline: repo.TimelineEntry;
+  event: PreparedEvent;
+}
+
+/** What every order of one batch shares (the account's webhook endpoints), read once: see `batchOf`. */
+export interface OrderBatch {
+  endpoints: Awaited<ReturnType<typeof enabledEndpointsOf>>;
+}
+
+/** Reads once what prepareOrder would read for each order of a batch of one account and environment. */
+export async function batchOf(ctx: AppContext, accountId: string, mode: Mode): Promise<OrderBatch> {
+  return { endpoints: await enabledEndpointsOf(ctx.db, { accountId, mode }) };
+}
+
+/** The same AJV check POST /v1/orders runs on its body, for bodies that arrive another way (imports). */
+export const checkOrderCreate = bodyValidator(OrderCreate);
+
+/**
+ * Everything POST /v1/orders does before writing: the service-level rules (they throw ApiError
+ * with `param`), the price, the ids and tracking code, and the event with its deliveries. The body
+ * must already have passed the schema (`checkOrderCreate` or the route's validator).
+ */
+export async function prepareOrder(
+  ctx: AppContext,
   accountId: string,
   mode: Mode,
   body: OrderCreate,
-): Promise<Order> {
+  now = ctx.clock(),
+  batch?: OrderBatch,
+): Promise<PreparedOrder> {
   const c = await compute(ctx, accountId, body);
-  const now = Date.now();
-  const json = {
-    customer: body.customer,
-    delivery_address: body.delivery_address,
-    items: body.items ?? [],
-    time_window: body.time_window ?? null,
-    metadata: body.metadata ?? {},
-  };
   const row: repo.OrderRow = {
     id: newId('ord', now),
     account_id: accountId,
@@ -116,11 +134,11 @@ export async function createOrder(
     external_order_id: body.external_order_id ?? null,
     source: body.source ?? null,
     status: 'pending',
-    customer: JSON.stringify(json.customer),
-    delivery_address: JSON.stringify(json.delivery_address),
-    items: JSON.stringify(json.items),
+    customer: body.customer,
+    delivery_address: body.delivery_address,
+    items: body.items ?? [],
     requested_date: body.requested_date ?? null,
-    time_window: json.time_window ? JSON.stringify(json.time_window) : null,
+    time_window: body.time_window ?? null,
     priority: body.priority ?? 1,
     is_urgent: body.is_urgent ? 1 : 0,
     requires_signature: body.requires_signature === false ? 0 : 1,
@@ -131,7 +149,7 @@ export async function createOrder(
     weight_kg: c.weightKg,
     packages: c.packages,
     customer_notes: body.customer_notes ?? null,
-    metadata: JSON.stringify(json.metadata),
+    metadata: body.metadata ?? {},
     courier_id: null,
     courier_name: null,
     route_id: null,
@@ -142,27 +160,36 @@ export async function createOrder(
     event_seq: 1,
     created_at: now,
     updated_at: now,
+    picked_up_at: null,
+    delivered_at: null,
+    returned_at: null,
+    failure_notes: null,
   };
-  const timeline = { order_id: row.id, status: 'pending', occurred_at: now, lat: null, lng: null };
-  const extra = { created_at: iso(now) };
-  if (isPostgres(ctx.db)) {
-    // One round trip for every write: the endpoints are read first, then one atomic statement.
-    const event = await prepareOrderEvent(ctx.db, 'order.created', row, extra, now);
-    await repo.insertCreatedOrderPg(ctx.db, row, timeline, event.event, event.deliveries);
-    announce(event);
-  } else {
-    await ctx.db.transaction().execute(async (trx) => {
-      await repo.insertOrder(trx, row);
-      await repo.insertTimeline(trx, timeline);
-      await recordOrderEvent(trx, 'order.created', row, extra, now);
-    });
-  }
-  // The response is built from the objects just serialised, not parsed back from the row's text.
-  return presentOrder(row, json);
+  const timeline = { order_id: row.id, status: 'pending' as const, occurred_at: now, lat: null, lng: null };
+  // The endpoints are read first, so the writes that follow need no read between them.
+  const event = await prepareOrderEvent(ctx.db, 'order.created', row, { created_at: iso(now) }, now, batch?.endpoints);
+  return { row, timeline, event };
+}
+
+export async function createOrder(ctx: AppContext, accountId: string, mode: Mode, body: OrderCreate): Promise<Order> {
+  const p = await prepareOrder(ctx, accountId, mode, body);
+  await repo.insertCreatedOrder(ctx.db, ctx.engine, p.row, p.timeline, p.event);
+  announce(ctx, p.event);
+  return presentOrder(p.row);
+}
+
+/** Writes prepared orders (and their events) inside the caller's transaction, a few statements per batch. */
+export async function insertPreparedOrders(trx: Tx, orders: PreparedOrder[]): Promise<void> {
+  await repo.insertCreatedOrders(trx, orders);
+}
+
+/** After the commit of insertPreparedOrders: wakes this process's webhook dispatcher. */
+export function announceCreated(ctx: AppContext, orders: PreparedOrder[]): void {
+  for (const o of orders) announce(ctx, o.event);
 }
 
 /** `id` may be an order id or a tracking code; anything outside the scope is indistinguishable from missing. */
-export async function resolveOrder(ctx: OrdersContext, scope: Scope, id: string): Promise<repo.OrderRow> {
+export async function resolveOrder(ctx: AppContext, scope: Scope, id: string): Promise<repo.OrderRow> {
   let row: repo.OrderRow | undefined;
   if (id.startsWith('ord_')) row = await repo.findOrder(ctx.db, scope, { id });
   else {
@@ -174,17 +201,17 @@ export async function resolveOrder(ctx: OrdersContext, scope: Scope, id: string)
 }
 
 function parseDate(value: string | undefined): number | undefined {
-  return value === undefined ? undefined : Date.parse(value);
+  return value === undefined ? undefined : parseInstant(value);
 }
 
-export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery) {
+export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
   if (q.account !== undefined && scope.accountId !== null) {
     throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');
   }
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', 'Pass either starting_after or ending_before, not both.', 'ending_before');
   }
-  const cursorScope: Scope = { mode: scope.mode, accountId: scope.accountId ?? q.account ?? null };
+  const cursorScope: Scope = { ...scope, accountId: scope.accountId ?? q.account ?? null };
   const limit = q.limit ?? 20;
   const rows = await repo.listOrders(ctx.db, {
     scope,
@@ -194,6 +221,7 @@ export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery)
     externalOrderId: q.external_order_id,
     createdGte: parseDate(q.created_gte),
     createdLt: parseDate(q.created_lt),
+    codStatus: q.cod_status,
     after: q.starting_after,
     before: q.ending_before,
     cursorScope,
@@ -212,6 +240,6 @@ export async function listOrders(ctx: OrdersContext, scope: Scope, q: ListQuery)
   return { object: 'list' as const, data: page.map((r) => presentOrder(r)), has_more };
 }
 
-export function isTerminal(status: string): boolean {
-  return TERMINAL_STATUSES.includes(status as OrderStatus);
+export function isTerminal(status: OrderStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
 }

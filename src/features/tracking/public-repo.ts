@@ -1,5 +1,5 @@
 import type { Executor } from '../../shared/db/index.js';
-import type { OrderRow } from '../orders/repo.js';
+import { fromColumns, type OrderRow } from '../orders/repo.js';
 
 export type PublicOrderRow = OrderRow & { account_name: string };
 
@@ -9,11 +9,12 @@ export type PublicOrderRow = OrderRow & { account_name: string };
  * resolve. The caller decides what of the row may be shown.
  */
 export async function findOrderByTrackingCode(db: Executor, code: string): Promise<PublicOrderRow | undefined> {
-  return db
+  const row = await db
     .selectFrom('orders')
     .innerJoin('accounts', 'accounts.id', 'orders.account_id')
     .selectAll('orders')
     .select('accounts.name as account_name')
     .where('orders.tracking_code', '=', code)
     .executeTakeFirst();
+  return row && { ...fromColumns(row), account_name: row.account_name };
 }

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
+import type { AppContext } from '../../shared/context.js';
 import { notFound } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import type { OrdersContext } from '../orders/service.js';
 import { PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './page.js';
 import { publicTracking } from './public.js';
 import { PublicTracking, TrackingCodeParams } from './public-schemas.js';
@@ -17,7 +17,7 @@ function privateHeaders(reply: FastifyReply): void {
 }
 
 /** Keyless routes for end customers. Registered inside the public scope, which rate-limits per client address. */
-export function publicTrackingRoutes(app: FastifyInstance, ctx: OrdersContext): void {
+export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Public tracking'];
 
@@ -26,6 +26,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: OrdersContext): 
     {
       schema: {
         tags,
+        operationId: 'getPublicTracking',
         summary: 'Public tracking of a parcel by its tracking code (no API key)',
         description:
           'What an end customer may see: status, timeline (without positions), ETA, merchant name, the ' +
@@ -52,6 +53,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: OrdersContext): 
     {
       schema: {
         tags,
+        operationId: 'getTrackingPage',
         summary: 'Public tracking page (HTML, no API key)',
         description: 'The same data as the JSON endpoint, as a self-contained page that refreshes every minute.',
         security: [],

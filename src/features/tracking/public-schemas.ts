@@ -43,6 +43,6 @@ export const PublicTracking = Type.Object(
       { description: 'Oldest first. Positions are never included.' },
     ),
   },
-  { title: 'PublicTracking' },
+  { $id: 'PublicTracking' },
 );
 export type PublicTracking = Static<typeof PublicTracking>;

@@ -1,7 +1,7 @@
+import type { AppContext } from '../../shared/context.js';
 import { normalizeTrackingCode } from '../../shared/ids.js';
 import { type OrderStatus, TERMINAL_STATUSES } from '../orders/schemas.js';
-import type { OrdersContext } from '../orders/service.js';
-import { findOrderByTrackingCode } from './public-repo.js';
+import { findOrderByTrackingCode, type PublicOrderRow } from './public-repo.js';
 import type { PublicTracking } from './public-schemas.js';
 import { type TrackingView, trackingOf } from './service.js';
 
@@ -42,26 +42,16 @@ function text(value: unknown): string | null {
   return s === '' ? null : s.slice(0, 100);
 }
 
-function parse(json: string): Record<string, unknown> {
-  try {
-    const v = JSON.parse(json);
-    return v && typeof v === 'object' ? v : {};
-  } catch {
-    return {};
-  }
-}
-
 /**
  * Builds the public view by allow-listing: only the fields named here leave the server. Street
  * address, contact data, documents, notes, metadata, money and external ids never do.
  */
 export function presentPublic(
-  row: { tracking_code: string; mode: string; customer: string; delivery_address: string; account_name: string },
+  row: Pick<PublicOrderRow, 'tracking_code' | 'mode' | 'customer' | 'delivery_address' | 'account_name'>,
   view: TrackingView,
 ): PublicTracking {
   const status = view.status;
   const live = LIVE_STATUSES.includes(status);
-  const address = parse(row.delivery_address);
   return {
     object: 'public_tracking',
     tracking_code: row.tracking_code,
@@ -69,8 +59,8 @@ export function presentPublic(
     status,
     status_label: STATUS_LABELS[status] ?? status,
     merchant: { name: row.account_name },
-    customer: { first_name: firstName(parse(row.customer).name) },
-    destination: { district: text(address.district), city: text(address.city) },
+    customer: { first_name: firstName(row.customer.name) },
+    destination: { district: text(row.delivery_address.district), city: text(row.delivery_address.city) },
     courier:
       live && view.courier
         ? { name: firstName(view.courier.name), lat: view.courier.lat ?? null, lng: view.courier.lng ?? null }
@@ -85,7 +75,7 @@ export function presentPublic(
 }
 
 /** Any order in any account or environment, by its (case-insensitive) tracking code; undefined when unknown. */
-export async function publicTracking(ctx: OrdersContext, rawCode: string): Promise<PublicTracking | undefined> {
+export async function publicTracking(ctx: AppContext, rawCode: string): Promise<PublicTracking | undefined> {
   // Printed codes are often grouped ("7KQ2-M9XD-4T1B"); Crockford says hyphens carry no meaning.
   const code = normalizeTrackingCode(rawCode.replace(/[-\s]/g, ''));
   if (!code) return undefined;

@@ -1,9 +1,10 @@
+import type { AppContext } from '../../shared/context.js';
 import { etaMinutes } from '../dispatch/eta.js';
+import { withPending } from '../dispatch/location-writer.js';
 import { courierById } from '../dispatch/repo.js';
 import { presentTimeline } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
 import type { OrderStatus } from '../orders/schemas.js';
-import type { OrdersContext } from '../orders/service.js';
 
 export interface TrackingView {
   object: 'tracking';
@@ -19,16 +20,18 @@ export interface TrackingView {
 const EN_ROUTE: readonly string[] = ['picked_up', 'in_transit', 'arriving'];
 
 /** The tracking state of one order, shared by the authenticated API and the public page. */
-export async function trackingOf(ctx: OrdersContext, order: orders.OrderRow): Promise<TrackingView> {
-  const c = order.courier_id ? await courierById(ctx.db, order.courier_id) : undefined;
+export async function trackingOf(ctx: AppContext, order: orders.OrderRow): Promise<TrackingView> {
+  const pending = withPending(ctx);
+  const found = order.courier_id ? await courierById(ctx.db, order.courier_id) : undefined;
+  const c = found && pending(found);
   let eta: number | null = null;
   if (order.status === 'at_location') eta = 0;
-  else if (EN_ROUTE.includes(order.status)) eta = await etaMinutes(ctx.db, ctx.config, order);
+  else if (EN_ROUTE.includes(order.status)) eta = await etaMinutes(ctx.db, ctx.config, order, pending);
   return {
     object: 'tracking',
     order: order.id,
     tracking_code: order.tracking_code,
-    status: order.status as OrderStatus,
+    status: order.status,
     courier:
       order.courier_id === null
         ? null

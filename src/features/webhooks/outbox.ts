@@ -1,18 +1,22 @@
-import { EventEmitter } from 'node:events';
 import { API_VERSION } from '../../shared/config.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Executor, Tx } from '../../shared/db/index.js';
-import type { Mode } from '../../shared/db/schema.js';
+import type { DeliveryKind, Mode } from '../../shared/db/schema.js';
 import { newId } from '../../shared/ids.js';
-import * as events from '../events/repo.js';
+import * as events from './events-repo.js';
 import * as repo from './repo.js';
-import type { DeliveryKind } from './tables.js';
 
 /**
- * Wakes this process's dispatcher when deliveries are queued. Emitting before the commit is safe:
- * SQLite serialises the dispatcher's claim behind the open transaction, and on PostgreSQL a
- * trigger's NOTIFY (delivered at commit) wakes every worker again once the rows are visible.
+ * The signal (on `ctx.signals`, so only this instance's dispatcher hears it) that deliveries were
+ * queued. Sent after the commit, when a claim can see them; on PostgreSQL the trigger's NOTIFY at
+ * commit also wakes every worker in other processes.
  */
-export const deliveriesQueued = new EventEmitter();
+export const QUEUED = 'webhooks:queued';
+
+/** Wakes this instance's dispatcher: call after committing a write that may have queued deliveries. */
+export function signalQueued(ctx: Pick<AppContext, 'signals'>): void {
+  ctx.signals.emit(QUEUED);
+}
 
 export function subscribes(events: string[], type: string): boolean {
   return events.includes('*') || events.includes(type);
@@ -85,6 +89,8 @@ export async function prepareOrderEvent(
   order: OrderRef,
   extra: Record<string, unknown> = {},
   now = Date.now(),
+  /** The account's enabled endpoints, when the caller read them once for many events (a bulk import's batch). */
+  known?: repo.EndpointRow[],
 ): Promise<PreparedEvent> {
   const sequence = order.event_seq;
   const id = newId('evt', now);
@@ -106,9 +112,9 @@ export async function prepareOrderEvent(
     },
   };
   const payload = JSON.stringify(envelope);
-  const endpoints = await repo.enabledEndpoints(db, { accountId: order.account_id, mode: order.mode });
+  const endpoints = known ?? (await repo.enabledEndpoints(db, { accountId: order.account_id, mode: order.mode }));
   const deliveries = endpoints
-    .filter((e) => subscribes(JSON.parse(e.events) as string[], type))
+    .filter((e) => subscribes(e.events, type))
     .map((e) => deliveryRow({ id, order_id: order.id, sequence }, e, 'event', now));
   return {
     event: { id, account_id: order.account_id, mode: order.mode, type, order_id: order.id, payload, created_at: now },
@@ -117,21 +123,29 @@ export async function prepareOrderEvent(
   };
 }
 
+/** The endpoints prepareOrderEvent would read, read once for a batch of events of one account and environment. */
+export function enabledEndpointsOf(
+  db: Executor,
+  owner: { accountId: string; mode: Mode },
+): Promise<repo.EndpointRow[]> {
+  return repo.enabledEndpoints(db, owner);
+}
+
 /** Writes a prepared event and its deliveries inside the caller's transaction. */
 export async function writeOrderEvent(trx: Tx, p: PreparedEvent): Promise<void> {
   await events.insertEvent(trx, p.event);
   await repo.insertDeliveries(trx, p.deliveries);
-  announce(p);
 }
 
-/** Wakes this process's dispatcher if the event queued deliveries. */
-export function announce(p: PreparedEvent): void {
-  if (p.deliveries.length > 0) deliveriesQueued.emit('queued');
+/** After the commit: wakes this instance's dispatcher if the event queued deliveries. */
+export function announce(ctx: Pick<AppContext, 'signals'>, p: PreparedEvent): void {
+  if (p.deliveries.length > 0) signalQueued(ctx);
 }
 
 /**
  * Writes an order event to the outbox inside the caller's transaction, so the state change and
- * its event commit or roll back together (see prepareOrderEvent for what is written).
+ * its event commit or roll back together (see prepareOrderEvent for what is written). The caller
+ * calls signalQueued(ctx) after its commit.
  */
 export async function recordOrderEvent(
   trx: Tx,

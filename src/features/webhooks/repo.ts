@@ -1,25 +1,74 @@
-import { type QueryCreator, sql } from 'kysely';
+import { type QueryCreator, type Selectable, sql, type Updateable } from 'kysely';
 import type { Owner } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
-import type { Engine, Executor, KeysetCursor } from '../../shared/db/index.js';
-import type { DB, Mode } from '../../shared/db/schema.js';
-import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from './tables.js';
+import type { Db, Engine, Executor, KeysetCursor } from '../../shared/db/index.js';
+import type {
+  DB,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from '../../shared/db/schema.js';
 
-export type EndpointRow = WebhookEndpointsTable;
+/** An endpoint, its event subscriptions parsed. */
+export interface EndpointRow extends Omit<WebhookEndpointsTable, 'events'> {
+  /** Event names, possibly ["*"]. */
+  events: string[];
+}
 export type DeliveryRow = WebhookDeliveriesTable;
-export type AttemptRow = Omit<WebhookAttemptsTable, 'id'> & { id: number };
+export type AttemptRow = Selectable<WebhookAttemptsTable>;
+export type NewAttempt = WebhookAttemptsTable;
+
+const endpointOf = (r: WebhookEndpointsTable): EndpointRow => ({ ...r, events: JSON.parse(r.events) });
+
+function endpointColumns(o: Partial<EndpointRow>): Updateable<WebhookEndpointsTable> {
+  const { events, ...plain } = o;
+  return events === undefined ? plain : { ...plain, events: JSON.stringify(events) };
+}
+
 export type { Owner };
 export type Cursor = KeysetCursor;
 
 // ---- endpoints ----
 
 export async function insertEndpoint(db: Executor, row: EndpointRow): Promise<void> {
-  await db.insertInto('webhook_endpoints').values(row).execute();
+  await db
+    .insertInto('webhook_endpoints')
+    .values({ ...row, events: JSON.stringify(row.events) })
+    .execute();
+}
+
+/**
+ * Inserts the endpoint unless its account and environment already have `max` (deleted ones do not
+ * count); false when at the limit. Count and insert run in one transaction; on PostgreSQL it first
+ * locks the account row, so two concurrent creations cannot both see room for one (on SQLite a
+ * process's transactions run one at a time on its single connection).
+ */
+export async function insertEndpointWithinLimit(
+  db: Db,
+  engine: Engine,
+  row: EndpointRow,
+  max: number,
+): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    if (engine === 'postgres') {
+      await trx.selectFrom('accounts').select('id').where('id', '=', row.account_id).forUpdate().execute();
+    }
+    const r = await trx
+      .selectFrom('webhook_endpoints')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', row.account_id)
+      .where('mode', '=', row.mode)
+      .where('deleted_at', 'is', null)
+      .executeTakeFirst();
+    if (Number(r?.n ?? 0) >= max) return false;
+    await insertEndpoint(trx, row);
+    return true;
+  });
 }
 
 /** Deleted endpoints and those of another account or environment are invisible. */
 export async function findEndpoint(db: Executor, owner: Owner, id: string): Promise<EndpointRow | undefined> {
-  return db
+  const row = await db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('id', '=', id)
@@ -27,9 +76,15 @@ export async function findEndpoint(db: Executor, owner: Owner, id: string): Prom
     .where('mode', '=', owner.mode)
     .where('deleted_at', 'is', null)
     .executeTakeFirst();
+  return row && endpointOf(row);
 }
 
-export async function listEndpoints(db: Executor, owner: Owner, after: Cursor | undefined, limit: number) {
+export async function listEndpoints(
+  db: Executor,
+  owner: Owner,
+  after: Cursor | undefined,
+  limit: number,
+): Promise<EndpointRow[]> {
   let q = db
     .selectFrom('webhook_endpoints')
     .selectAll()
@@ -39,11 +94,12 @@ export async function listEndpoints(db: Executor, owner: Owner, after: Cursor | 
   if (after) {
     q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
   }
-  return q
+  const rows = await q
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .limit(limit + 1)
     .execute();
+  return rows.map(endpointOf);
 }
 
 export async function updateEndpoint(
@@ -51,12 +107,18 @@ export async function updateEndpoint(
   id: string,
   set: Partial<EndpointRow>,
 ): Promise<EndpointRow | undefined> {
-  return db.updateTable('webhook_endpoints').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+  const row = await db
+    .updateTable('webhook_endpoints')
+    .set(endpointColumns(set))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+  return row && endpointOf(row);
 }
 
 /** Enabled endpoints of one account and environment; the caller filters by subscription. */
 export async function enabledEndpoints(db: Executor, owner: Owner): Promise<EndpointRow[]> {
-  return db
+  const rows = await db
     .selectFrom('webhook_endpoints')
     .selectAll()
     .where('account_id', '=', owner.accountId)
@@ -64,6 +126,7 @@ export async function enabledEndpoints(db: Executor, owner: Owner): Promise<Endp
     .where('status', '=', 'enabled')
     .where('deleted_at', 'is', null)
     .execute();
+  return rows.map(endpointOf);
 }
 
 /** How stale `last_success_at` may get: every delivery writing it would make one endpoint row the hot spot. */
@@ -131,7 +194,9 @@ export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promi
 
 /**
  * Claims up to `limit` due deliveries and leases them to `owner`, in one statement (an UPDATE of the
- * rows its subquery picks, so no transaction and one round trip). A delivery is due when its time
+ * rows its subquery picks, so no transaction and one round trip). The claim also counts the attempt
+ * it is for (`attempts + 1`, returned): if this worker dies mid-send, whoever takes the expired lease
+ * over sends the next number, not the same one again. A delivery is due when its time
  * has come, nobody holds a live lease on it, and no lower-sequence delivery of the same (endpoint,
  * order) is still pending. On PostgreSQL, SKIP LOCKED lets any number of workers claim side by side
  * without taking the same row; SQLite has a single writer anyway.
@@ -165,7 +230,11 @@ export async function claimDue(
   if (engine === 'postgres') q = q.forUpdate().skipLocked();
   return db
     .updateTable('webhook_deliveries')
-    .set({ lease_owner: opts.owner, lease_expires_at: opts.leaseUntil })
+    .set((eb) => ({
+      lease_owner: opts.owner,
+      lease_expires_at: opts.leaseUntil,
+      attempts: eb('attempts', '+', 1),
+    }))
     .where('id', 'in', q)
     .returningAll()
     .execute();
@@ -184,29 +253,44 @@ export async function deliveryContexts(
     db.selectFrom('events').select(['id', 'type', 'order_id', 'payload']).where('id', 'in', eventIds).execute(),
     db.selectFrom('webhook_endpoints').selectAll().where('id', 'in', endpointIds).execute(),
   ]);
-  return { events: new Map(events.map((e) => [e.id, e])), endpoints: new Map(endpoints.map((e) => [e.id, e])) };
+  return {
+    events: new Map(events.map((e) => [e.id, e])),
+    endpoints: new Map(endpoints.map((e) => [e.id, endpointOf(e)])),
+  };
 }
 
 /**
- * A successful attempt on PostgreSQL, in one statement (a data-modifying CTE is atomic on its own):
- * its log row, the delivery's settlement (only if `owner` still holds the lease) and the endpoint's
- * success mark (see recordSuccess). One round trip instead of BEGIN, three writes and COMMIT.
+ * Records a successful attempt: its log row, the delivery's settlement (only while `owner` still
+ * holds the lease) and the endpoint's success mark (see recordSuccess). On PostgreSQL that is one
+ * data-modifying statement, one round trip instead of BEGIN, three writes and COMMIT. On SQLite
+ * the three small writes join `inCommit` (the dispatcher's group commit), sharing one transaction
+ * with the other outcomes of the same turn.
  */
-export async function recordSucceededPg(
-  db: Executor,
-  attempt: Omit<WebhookAttemptsTable, 'id'>,
+export async function recordSucceeded(
+  engine: Engine,
+  db: Db,
+  inCommit: (work: (trx: Executor) => Promise<void>) => Promise<void>,
+  attempt: NewAttempt,
   owner: string,
   set: Partial<DeliveryRow>,
   now: number,
 ): Promise<void> {
-  await db
-    .with('attempt', (w) => w.insertInto('webhook_attempts').values(attempt))
-    .with('endpoint', (w) => successUpdate(w as unknown as QueryCreator<DB>, attempt.endpoint_id, now))
-    .updateTable('webhook_deliveries')
-    .set({ ...set, lease_owner: null, lease_expires_at: null })
-    .where('id', '=', attempt.delivery_id)
-    .where('lease_owner', '=', owner)
-    .execute();
+  if (engine === 'postgres') {
+    await db
+      .with('attempt', (w) => w.insertInto('webhook_attempts').values(attempt))
+      .with('endpoint', (w) => successUpdate(w as unknown as QueryCreator<DB>, attempt.endpoint_id, now))
+      .updateTable('webhook_deliveries')
+      .set({ ...set, lease_owner: null, lease_expires_at: null })
+      .where('id', '=', attempt.delivery_id)
+      .where('lease_owner', '=', owner)
+      .execute();
+    return;
+  }
+  await inCommit(async (trx) => {
+    await insertAttempt(trx, attempt);
+    await settleDelivery(trx, attempt.delivery_id, owner, set);
+    await recordSuccess(trx, attempt.endpoint_id, now);
+  });
 }
 
 /** Applies an attempt's outcome, only if `owner` still holds the lease (otherwise another worker took over). */
@@ -246,23 +330,21 @@ export async function nextDueAt(db: Executor, now: number): Promise<number | nul
   return r?.at == null ? null : Number(r.at);
 }
 
-export const insertAttempt: (db: Executor, row: Omit<WebhookAttemptsTable, 'id'>) => Promise<void> = compiledInsert(
-  'webhook_attempts',
-  [
-    'delivery_id',
-    'endpoint_id',
-    'event_id',
-    'attempt',
-    'succeeded',
-    'started_at',
-    'finished_at',
-    'duration_ms',
-    'response_status',
-    'error_class',
-    'error_message',
-    'response_body',
-  ],
-);
+export const insertAttempt: (db: Executor, row: NewAttempt) => Promise<void> = compiledInsert('webhook_attempts', [
+  'id',
+  'delivery_id',
+  'endpoint_id',
+  'event_id',
+  'attempt',
+  'succeeded',
+  'started_at',
+  'finished_at',
+  'duration_ms',
+  'response_status',
+  'error_class',
+  'error_message',
+  'response_body',
+]);
 
 export async function deliveriesOfEvents(db: Executor, eventIds: string[]): Promise<DeliveryRow[]> {
   if (eventIds.length === 0) return [];
@@ -275,10 +357,22 @@ export async function deliveriesOfEvents(db: Executor, eventIds: string[]): Prom
     .execute();
 }
 
+/** An attempt of this endpoint (a pagination cursor must name one). */
+export async function attemptExists(db: Executor, endpointId: string, id: string): Promise<boolean> {
+  const r = await db
+    .selectFrom('webhook_attempts')
+    .select('id')
+    .where('id', '=', id)
+    .where('endpoint_id', '=', endpointId)
+    .executeTakeFirst();
+  return r !== undefined;
+}
+
+/** Newest first by keyset on the time-ordered id (index webhook_attempts_endpoint). */
 export async function listAttempts(
   db: Executor,
   endpointId: string,
-  opts: { after?: number; event?: string; limit: number },
+  opts: { after?: string; event?: string; limit: number },
 ): Promise<AttemptRow[]> {
   let q = db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId);
   if (opts.after !== undefined) q = q.where('id', '<', opts.after);
@@ -286,5 +380,5 @@ export async function listAttempts(
   return q
     .orderBy('id', 'desc')
     .limit(opts.limit + 1)
-    .execute() as Promise<AttemptRow[]>;
+    .execute();
 }

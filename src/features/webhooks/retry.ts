@@ -15,8 +15,9 @@ export function nextAttemptAt(
   random: () => number = Math.random,
   attemptBudgetMs = 5000,
 ): number | null {
-  if (attempt > schedule.length) return null;
-  const delay = schedule[attempt - 1] * 1000;
+  const seconds = schedule[attempt - 1];
+  if (seconds === undefined) return null;
+  const delay = seconds * 1000;
   const extra =
     retryAfterMs === null ? delay * 0.1 * random() : Math.min(Math.max(retryAfterMs, delay), 2 * delay) - delay;
   const earliest = now + delay;

@@ -2,6 +2,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { requireMerchant } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import {
   AttemptList,
@@ -26,7 +27,7 @@ const ListQuery = Type.Object(
 const Empty = Type.Object({}, { additionalProperties: false });
 
 /** Webhook endpoints and the event log: merchant keys only, each sees its own account and environment. */
-export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContext): void {
+export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Webhooks'];
   const owner = (req: Parameters<typeof requireMerchant>[0]) => requireMerchant(req);
@@ -36,6 +37,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'createWebhookEndpoint',
         summary: 'Register a webhook endpoint (the answer holds its signing secret)',
         body: EndpointCreate,
         response: { 201: Endpoint, ...errorResponses(401, 403, 422) },
@@ -53,6 +55,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'listWebhookEndpoints',
         summary: 'List webhook endpoints, newest first',
         querystring: ListQuery,
         response: { 200: EndpointList, ...errorResponses(401, 403, 422) },
@@ -66,6 +69,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'getWebhookEndpoint',
         summary: 'Read a webhook endpoint',
         params: IdParams,
         response: { 200: Endpoint, ...errorResponses(401, 403, 404) },
@@ -79,6 +83,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'updateWebhookEndpoint',
         summary: 'Update url, events, description or status (enabled/disabled)',
         params: IdParams,
         body: EndpointUpdate,
@@ -93,6 +98,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'deleteWebhookEndpoint',
         summary: 'Delete a webhook endpoint',
         params: IdParams,
         response: { 200: Deleted, ...errorResponses(401, 403, 404) },
@@ -106,6 +112,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'rotateWebhookEndpointSecret',
         summary: 'Roll the signing secret; the old one keeps signing alongside for 24 h',
         params: IdParams,
         body: Empty,
@@ -120,6 +127,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'testWebhookEndpoint',
         summary: 'Send a signed webhook.test event to this endpoint only',
         params: IdParams,
         body: Empty,
@@ -138,6 +146,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: service.WebhooksContex
     {
       schema: {
         tags,
+        operationId: 'listWebhookEndpointDeliveries',
         summary: 'Attempt log of an endpoint, newest first',
         params: IdParams,
         querystring: AttemptQuery,

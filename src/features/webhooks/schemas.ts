@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { ERROR_CLASSES } from '../../shared/db/tables/webhook_attempts.js';
 
 /** Every event a merchant can subscribe to: the spec's seven, cancel, and the other lifecycle moves. */
 export const EVENT_TYPES = [
@@ -32,7 +33,7 @@ const Description = Type.String({ maxLength: 500 });
 
 export const EndpointCreate = Type.Object(
   { url: Url, events: Events, description: Type.Optional(Description) },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'WebhookEndpointCreateParams' },
 );
 export type EndpointCreate = Static<typeof EndpointCreate>;
 
@@ -43,7 +44,7 @@ export const EndpointUpdate = Type.Object(
     description: Type.Optional(Nullable(Description)),
     status: Type.Optional(Type.Enum(['enabled', 'disabled'])),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, $id: 'WebhookEndpointUpdateParams' },
 );
 export type EndpointUpdate = Static<typeof EndpointUpdate>;
 
@@ -63,20 +64,23 @@ export const Endpoint = Type.Object(
       Type.String({ description: 'Only in the answers of creation and rotate_secret: store it then.' }),
     ),
   },
-  { title: 'WebhookEndpoint' },
+  { $id: 'WebhookEndpoint' },
 );
 export type Endpoint = Static<typeof Endpoint>;
 
 export const EndpointList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(Endpoint), has_more: Type.Boolean() },
-  { title: 'WebhookEndpointList' },
+  { $id: 'WebhookEndpointList' },
 );
 
-export const Deleted = Type.Object({
-  id: Type.String(),
-  object: Type.Literal('webhook_endpoint'),
-  deleted: Type.Literal(true),
-});
+export const Deleted = Type.Object(
+  {
+    id: Type.String(),
+    object: Type.Literal('webhook_endpoint'),
+    deleted: Type.Literal(true),
+  },
+  { $id: 'DeletedWebhookEndpoint' },
+);
 
 export const Delivery = Type.Object(
   {
@@ -91,14 +95,17 @@ export const Delivery = Type.Object(
     last_error: Nullable(Type.String()),
     created_at: Type.String({ format: 'date-time' }),
   },
-  { title: 'WebhookDelivery' },
+  { $id: 'WebhookDelivery' },
 );
 
-export const DeliveryList = Type.Object({ object: Type.Literal('list'), data: Type.Array(Delivery) });
+export const DeliveryList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Delivery) },
+  { $id: 'WebhookDeliveryList' },
+);
 
 export const Attempt = Type.Object(
   {
-    id: Type.Integer(),
+    id: Type.String({ examples: ['whatt_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
     object: Type.Literal('webhook_attempt'),
     delivery: Type.String(),
     event: Type.String(),
@@ -108,23 +115,24 @@ export const Attempt = Type.Object(
     finished_at: Type.String({ format: 'date-time' }),
     duration_ms: Type.Integer(),
     response_status: Nullable(Type.Integer()),
-    error_class: Nullable(Type.Enum(['dns', 'connect', 'tls', 'timeout', 'http'])),
+    error_class: Nullable(Type.Enum([...ERROR_CLASSES])),
     error_message: Nullable(Type.String()),
     response_body: Nullable(Type.String({ description: 'The first KiB of the response body' })),
   },
-  { title: 'WebhookAttempt' },
+  { $id: 'WebhookAttempt' },
 );
 
-export const AttemptList = Type.Object({
-  object: Type.Literal('list'),
-  data: Type.Array(Attempt),
-  has_more: Type.Boolean(),
-});
+export const AttemptList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Attempt), has_more: Type.Boolean() },
+  { $id: 'WebhookAttemptList' },
+);
 
 export const AttemptQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: Type.Optional(Type.Integer({ minimum: 1, description: 'id of the last attempt received' })),
+    starting_after: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'id of the last attempt received (whatt_…)' }),
+    ),
     event: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },

@@ -1,8 +1,9 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { ErrorClass } from '../../shared/db/tables/webhook_attempts.js';
 import { pinnedLookup, UnsafeUrlError, vetTarget } from './ssrf.js';
 
-export type ErrorClass = 'dns' | 'connect' | 'tls' | 'timeout' | 'http';
+export type { ErrorClass };
 
 export interface SendRequest {
   url: string;
@@ -24,23 +25,37 @@ export interface SendResult {
 }
 
 const BODY_KEEP = 1024;
-const agents = new Map<string, http.Agent>();
 
-/** One keep-alive pool per origin, so repeated deliveries to a receiver reuse their connections. */
-function agentFor(url: URL, maxSockets: number): http.Agent {
-  let agent = agents.get(url.origin);
-  if (!agent) {
-    // As many idle sockets as busy ones: a smaller cap closed and reopened connections under load.
-    const opts = { keepAlive: true, maxSockets, maxFreeSockets: maxSockets, timeout: 60_000 };
-    agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
-    agents.set(url.origin, agent);
+/**
+ * Keep-alive pools, one per origin, so repeated deliveries to a receiver reuse their connections.
+ * Owned by one dispatcher (not the process): stopping it closes its sockets and nobody else's.
+ */
+export class Agents {
+  private readonly pools = new Map<string, http.Agent>();
+
+  /** `maxSockets`: the per-endpoint cap, so one receiver cannot hold every connection. */
+  constructor(private readonly maxSockets: number) {}
+
+  for(url: URL): http.Agent {
+    let agent = this.pools.get(url.origin);
+    if (!agent) {
+      // As many idle sockets as busy ones: a smaller cap closed and reopened connections under load.
+      const n = this.maxSockets;
+      const opts = { keepAlive: true, maxSockets: n, maxFreeSockets: n, timeout: 60_000 };
+      agent = url.protocol === 'https:' ? new https.Agent(opts) : new http.Agent(opts);
+      this.pools.set(url.origin, agent);
+    }
+    return agent;
   }
-  return agent;
-}
 
-export function destroyAgents(): void {
-  for (const a of agents.values()) a.destroy();
-  agents.clear();
+  get size(): number {
+    return this.pools.size;
+  }
+
+  destroy(): void {
+    for (const a of this.pools.values()) a.destroy();
+    this.pools.clear();
+  }
 }
 
 const TLS_CODES = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO|SELF_SIGNED|HOSTNAME_MISMATCH|EPROTO$)/;
@@ -64,7 +79,7 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
  * One POST with one overall timer (DNS, connect, TLS, headers) bounded by timeoutMs. The host is
  * vetted and the socket pinned to the vetted address. Redirects are never followed: a 3xx fails.
  */
-export async function send(req: SendRequest, maxSockets: number): Promise<SendResult> {
+export async function send(req: SendRequest, agents: Agents): Promise<SendResult> {
   const started = performance.now();
   const done = (r: Omit<SendResult, 'durationMs'>): SendResult => ({
     ...r,
@@ -91,7 +106,7 @@ export async function send(req: SendRequest, maxSockets: number): Promise<SendRe
       };
       const request = mod.request(url, {
         method: 'POST',
-        agent: agentFor(url, maxSockets),
+        agent: agents.for(url),
         headers: { ...req.headers, 'Content-Length': String(Buffer.byteLength(req.body)) },
         ...(address && family ? { lookup: pinnedLookup(address, family) } : {}),
       });

@@ -1,22 +1,19 @@
-import { API_VERSION, type Config } from '../../shared/config.js';
-import type { Db } from '../../shared/db/index.js';
+import { API_VERSION } from '../../shared/config.js';
+import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import * as events from '../events/repo.js';
-import { deliveriesQueued, deliveryRow } from './outbox.js';
+import { iso } from '../../shared/time.js';
+import * as events from './events-repo.js';
+import { deliveryRow, signalQueued } from './outbox.js';
 import * as repo from './repo.js';
 import type { EndpointCreate, EndpointUpdate } from './schemas.js';
 import { EVENT_TYPES, TEST_EVENT } from './schemas.js';
 import { newSecret } from './signature.js';
 import { UnsafeUrlError, vetTarget } from './ssrf.js';
 
-export interface WebhooksContext {
-  db: Db;
-  config: Config;
-}
-
 export const ROTATION_OVERLAP_MS = 24 * 3600_000;
-const iso = (ms: number) => new Date(ms).toISOString();
+/** Endpoints per account and environment (deleted ones do not count): each event fans out to all of them. */
+export const MAX_ENDPOINTS = 16;
 const CATALOG = new Set<string>([...EVENT_TYPES, '*']);
 
 export function presentEndpoint(e: repo.EndpointRow, secret?: string) {
@@ -24,7 +21,7 @@ export function presentEndpoint(e: repo.EndpointRow, secret?: string) {
     id: e.id,
     object: 'webhook_endpoint' as const,
     url: e.url,
-    events: JSON.parse(e.events) as string[],
+    events: e.events,
     description: e.description,
     status: e.status,
     disabled_reason: e.disabled_reason,
@@ -66,23 +63,31 @@ function checkEvents(events: string[]): string[] {
   return [...new Set(events)];
 }
 
-async function checkUrl(ctx: WebhooksContext, raw: string): Promise<string> {
+async function checkUrl(ctx: AppContext, raw: string): Promise<string> {
   try {
     const { url } = await vetTarget(raw, ctx.config.webhookAllowInsecure);
     return url.toString();
   } catch (err) {
-    if (err instanceof UnsafeUrlError) throw new ApiError('parameter_invalid', `Invalid url: ${err.message}.`, 'url');
+    if (err instanceof UnsafeUrlError) {
+      // A developer pointing at a receiver on their own machine needs to know the switch exists;
+      // it is named only where it would help (plain http or a local address), and only while off.
+      const hint =
+        !ctx.config.webhookAllowInsecure && err.devAllows
+          ? ' For a test receiver on your own machine, start Ruta with RUTA_WEBHOOK_ALLOW_INSECURE=1 (never in production).'
+          : '';
+      throw new ApiError('parameter_invalid', `Invalid url: ${err.message}.${hint}`, 'url');
+    }
     throw err;
   }
 }
 
-async function endpointOrThrow(ctx: WebhooksContext, owner: repo.Owner, id: string): Promise<repo.EndpointRow> {
+async function endpointOrThrow(ctx: AppContext, owner: repo.Owner, id: string): Promise<repo.EndpointRow> {
   const e = await repo.findEndpoint(ctx.db, owner, id);
   if (!e) throw notFound('webhook endpoint', id);
   return e;
 }
 
-export async function createEndpoint(ctx: WebhooksContext, owner: repo.Owner, body: EndpointCreate, now = Date.now()) {
+export async function createEndpoint(ctx: AppContext, owner: repo.Owner, body: EndpointCreate, now = ctx.clock()) {
   const events = checkEvents(body.events);
   const url = await checkUrl(ctx, body.url);
   const row: repo.EndpointRow = {
@@ -91,7 +96,7 @@ export async function createEndpoint(ctx: WebhooksContext, owner: repo.Owner, bo
     mode: owner.mode,
     url,
     description: body.description ?? null,
-    events: JSON.stringify(events),
+    events,
     secret: newSecret(),
     previous_secret: null,
     previous_secret_expires_at: null,
@@ -104,16 +109,21 @@ export async function createEndpoint(ctx: WebhooksContext, owner: repo.Owner, bo
     updated_at: now,
     deleted_at: null,
   };
-  await repo.insertEndpoint(ctx.db, row);
+  if (!(await repo.insertEndpointWithinLimit(ctx.db, ctx.engine, row, MAX_ENDPOINTS))) {
+    throw new ApiError(
+      'endpoint_limit_reached',
+      `This account already has ${MAX_ENDPOINTS} webhook endpoints in ${owner.mode} mode, the most allowed. Delete one first.`,
+    );
+  }
   return presentEndpoint(row, row.secret);
 }
 
-export async function getEndpoint(ctx: WebhooksContext, owner: repo.Owner, id: string) {
+export async function getEndpoint(ctx: AppContext, owner: repo.Owner, id: string) {
   return presentEndpoint(await endpointOrThrow(ctx, owner, id));
 }
 
 export async function listEndpoints(
-  ctx: WebhooksContext,
+  ctx: AppContext,
   owner: repo.Owner,
   q: { limit?: number; starting_after?: string },
 ) {
@@ -139,15 +149,15 @@ export async function listEndpoints(
 }
 
 export async function updateEndpoint(
-  ctx: WebhooksContext,
+  ctx: AppContext,
   owner: repo.Owner,
   id: string,
   body: EndpointUpdate,
-  now = Date.now(),
+  now = ctx.clock(),
 ) {
   const current = await endpointOrThrow(ctx, owner, id);
   const set: Partial<repo.EndpointRow> = { updated_at: now };
-  if (body.events !== undefined) set.events = JSON.stringify(checkEvents(body.events));
+  if (body.events !== undefined) set.events = checkEvents(body.events);
   if (body.url !== undefined) set.url = await checkUrl(ctx, body.url);
   if (body.description !== undefined) set.description = body.description;
   if (body.status === 'disabled' && current.status === 'enabled') {
@@ -162,14 +172,14 @@ export async function updateEndpoint(
   return presentEndpoint(row);
 }
 
-export async function deleteEndpoint(ctx: WebhooksContext, owner: repo.Owner, id: string, now = Date.now()) {
+export async function deleteEndpoint(ctx: AppContext, owner: repo.Owner, id: string, now = ctx.clock()) {
   const current = await endpointOrThrow(ctx, owner, id);
   // Soft delete: the delivery log keeps its references; nothing more is sent to it.
   await repo.updateEndpoint(ctx.db, current.id, { deleted_at: now, updated_at: now, status: 'disabled' });
   return { id: current.id, object: 'webhook_endpoint' as const, deleted: true as const };
 }
 
-export async function rotateSecret(ctx: WebhooksContext, owner: repo.Owner, id: string, now = Date.now()) {
+export async function rotateSecret(ctx: AppContext, owner: repo.Owner, id: string, now = ctx.clock()) {
   const current = await endpointOrThrow(ctx, owner, id);
   const secret = newSecret();
   const row = await repo.updateEndpoint(ctx.db, current.id, {
@@ -183,7 +193,7 @@ export async function rotateSecret(ctx: WebhooksContext, owner: repo.Owner, id: 
 }
 
 /** Queues a signed `webhook.test` event for this endpoint only (even a disabled one). */
-export async function sendTest(ctx: WebhooksContext, owner: repo.Owner, id: string, now = Date.now()) {
+export async function sendTest(ctx: AppContext, owner: repo.Owner, id: string, now = ctx.clock()) {
   const endpoint = await endpointOrThrow(ctx, owner, id);
   const eventId = newId('evt', now);
   const payload = JSON.stringify({
@@ -208,18 +218,25 @@ export async function sendTest(ctx: WebhooksContext, owner: repo.Owner, id: stri
     });
     await repo.insertDeliveries(trx, [delivery]);
   });
-  deliveriesQueued.emit('queued');
+  signalQueued(ctx);
   return presentDelivery(delivery);
 }
 
 export async function listAttempts(
-  ctx: WebhooksContext,
+  ctx: AppContext,
   owner: repo.Owner,
   id: string,
-  q: { limit?: number; starting_after?: number; event?: string },
+  q: { limit?: number; starting_after?: string; event?: string },
 ) {
   const endpoint = await endpointOrThrow(ctx, owner, id);
   const limit = q.limit ?? 20;
+  if (q.starting_after !== undefined && !(await repo.attemptExists(ctx.db, endpoint.id, q.starting_after))) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid starting_after: no such attempt '${q.starting_after}' of webhook endpoint '${endpoint.id}'.`,
+      'starting_after',
+    );
+  }
   const rows = await repo.listAttempts(ctx.db, endpoint.id, { after: q.starting_after, event: q.event, limit });
   return {
     object: 'list' as const,
@@ -235,7 +252,7 @@ export async function listAttempts(
       finished_at: iso(a.finished_at),
       duration_ms: a.duration_ms,
       response_status: a.response_status,
-      error_class: a.error_class as 'dns' | 'connect' | 'tls' | 'timeout' | 'http' | null,
+      error_class: a.error_class,
       error_message: a.error_message,
       response_body: a.response_body,
     })),

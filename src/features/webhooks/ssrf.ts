@@ -2,11 +2,15 @@ import { lookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
-/** Why a URL or address was refused; `dns` when the name does not resolve at all. */
+/**
+ * Why a URL or address was refused; `dns` when the name does not resolve at all. `devAllows` is true
+ * when RUTA_WEBHOOK_ALLOW_INSECURE would have let it through (plain http, a local address).
+ */
 export class UnsafeUrlError extends Error {
   constructor(
     message: string,
     readonly kind: 'url' | 'address' | 'dns',
+    readonly devAllows = kind === 'address',
   ) {
     super(message);
     this.name = 'UnsafeUrlError';
@@ -27,7 +31,8 @@ export function isPublicAddress(address: string): boolean {
     if (v6.isIPv4MappedAddress()) ip = v6.toIPv4Address();
     else if (v6.parts.slice(0, 6).every((p) => p === 0)) {
       // ::a.b.c.d (deprecated IPv4-compatible form) and :: / ::1 themselves.
-      const [hi, lo] = [v6.parts[6], v6.parts[7]];
+      // parts always has 8 groups; the defaults only satisfy the type and would answer "not public".
+      const [hi = 0, lo = 0] = v6.parts.slice(6);
       if (hi === 0) return false;
       ip = new ipaddr.IPv4([hi >> 8, hi & 255, lo >> 8, lo & 255]);
     }
@@ -52,7 +57,7 @@ export function parseWebhookUrl(raw: string, allowInsecure: boolean): URL {
     throw new UnsafeUrlError('must be an absolute URL', 'url');
   }
   if (url.protocol !== 'https:' && !(allowInsecure && url.protocol === 'http:')) {
-    throw new UnsafeUrlError('must use https://', 'url');
+    throw new UnsafeUrlError('must use https://', 'url', url.protocol === 'http:');
   }
   if (url.username || url.password) throw new UnsafeUrlError('must not contain credentials', 'url');
   if (!url.hostname) throw new UnsafeUrlError('must have a host', 'url');
@@ -81,7 +86,8 @@ export async function vetTarget(raw: string, allowInsecure: boolean): Promise<Ta
       );
     }
   }
-  if (addresses.length === 0) throw new UnsafeUrlError(`host ${hostname} does not resolve`, 'dns');
+  const first = addresses[0];
+  if (first === undefined) throw new UnsafeUrlError(`host ${hostname} does not resolve`, 'dns');
   const bad = addresses.find((a) => !isPublicAddress(a.address));
   if (bad) {
     throw new UnsafeUrlError(
@@ -89,7 +95,6 @@ export async function vetTarget(raw: string, allowInsecure: boolean): Promise<Ta
       'address',
     );
   }
-  const first = addresses[0];
   return { url, hostname, address: first.address, family: first.family === 6 ? 6 : 4 };
 }
 

@@ -1,10 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import SQLite from 'better-sqlite3';
+import type SQLite from 'better-sqlite3';
 import {
   Kysely,
   type Kysely as KyselyType,
-  PostgresAdapter,
   PostgresDialect,
   type SqliteDatabase,
   SqliteDialect,
@@ -13,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import type { DB } from './schema.js';
+import { loadSqlite } from './sqlite-driver.js';
 
 export type Engine = 'sqlite' | 'postgres';
 export type Db = KyselyType<DB>;
@@ -41,11 +41,6 @@ function wrap(db: Db, engine: Engine): Database {
     },
     close: () => db.destroy(),
   };
-}
-
-/** Which engine an executor (database or transaction) runs on, for the few statements that differ. */
-export function isPostgres(db: Executor): boolean {
-  return db.getExecutor().adapter instanceof PostgresAdapter;
 }
 
 // int8 (COUNT, bigint columns holding epoch milliseconds) fits a JS number for every value we store.
@@ -98,7 +93,8 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Dat
   }
   const file = sqlitePath(url);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const sqlite = new SQLite(file);
+  const Sqlite = loadSqlite();
+  const sqlite = new Sqlite(file);
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL survives a process crash; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');

@@ -1,14 +1,14 @@
 import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
-import type { Database, Engine } from './index.js';
+import type { Database } from './index.js';
+import type { MigrationContext } from './migration-context.js';
 import * as m001 from './migrations/001_core.js';
 import * as m002 from './migrations/002_lifecycle.js';
 import * as m003 from './migrations/003_webhooks.js';
-
-export interface MigrationContext {
-  engine: Engine;
-  /** Column type for epoch-millisecond timestamps. */
-  ms: 'bigint' | 'integer';
-}
+import * as m004 from './migrations/004_webhooks_attempts.js';
+import * as m005 from './migrations/005_imports.js';
+import * as m006 from './migrations/006_stream.js';
+import * as m007 from './migrations/007_people.js';
+import * as m008 from './migrations/008_planning.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -17,6 +17,11 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '001_core': m001,
   '002_lifecycle': m002,
   '003_webhooks': m003,
+  '004_webhooks_attempts': m004,
+  '005_imports': m005,
+  '006_stream': m006,
+  '007_people': m007,
+  '008_planning': m008,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from '../migrate.js';
+import type { MigrationContext } from '../migration-context.js';
 
 export async function up(db: Kysely<unknown>, { engine, ms }: MigrationContext): Promise<void> {
   await db.schema

@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import type { MigrationContext } from '../migrate.js';
+import type { MigrationContext } from '../migration-context.js';
 
 export async function up(db: Kysely<unknown>, { ms }: MigrationContext): Promise<void> {
   for (const col of ['picked_up_at', 'delivered_at', 'returned_at']) {

@@ -1,0 +1,118 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+
+// `ruta webhooks listen`: a local receiver for trying webhooks out, like `stripe listen`. It checks
+// deliveries the way a merchant's receiver would, from the documented headers alone, and shares no
+// code with the sender on purpose: if the two disagree, this is where it shows.
+
+/** A signed delivery older or newer than this is refused (the tolerance docs/webhooks.md recommends). */
+export const TOLERANCE_SECONDS = 300;
+
+export interface Verdict {
+  /** Each signature scheme the delivery carried, and whether it verified. */
+  schemes: { name: string; ok: boolean }[];
+  ok: boolean;
+}
+
+function sameHex(a: string, b: string): boolean {
+  return (
+    a.length === b.length && /^[0-9a-f]+$/.test(a) && timingSafeEqual(Buffer.from(a, 'hex'), Buffer.from(b, 'hex'))
+  );
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+const header = (headers: IncomingHttpHeaders, name: string): string | undefined => {
+  const v = headers[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+const fresh = (t: number, nowSeconds: number) => Number.isInteger(t) && Math.abs(nowSeconds - t) <= TOLERANCE_SECONDS;
+
+/**
+ * `Service-Signature: t=…,v1=<hex HMAC(secret, body)>[,v2=<hex HMAC(secret, t.body)>]` (any value of
+ * a scheme may match: two secrets sign during a rotation), and the Standard Webhooks
+ * `webhook-signature: v1,<base64 HMAC(key, id.timestamp.body)>` keyed with the bytes after `whsec_`.
+ */
+export function verifyDelivery(
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  secret: string,
+  nowSeconds = Math.floor(Date.now() / 1000),
+): Verdict {
+  const schemes: Verdict['schemes'] = [];
+  const hmacHex = (data: Buffer | string) => createHmac('sha256', secret).update(data).digest('hex');
+  const service = header(headers, 'service-signature');
+  if (service !== undefined) {
+    const parts = service.split(',').map((p) => [p.slice(0, p.indexOf('=')), p.slice(p.indexOf('=') + 1)]);
+    const values = (k: string) => parts.filter(([key]) => key === k).map(([, v]) => v as string);
+    const t = values('t')[0] ?? '';
+    const v1 = hmacHex(body);
+    schemes.push({ name: 'v1', ok: values('v1').some((v) => sameHex(v, v1)) });
+    if (values('v2').length > 0) {
+      const v2 = hmacHex(Buffer.concat([Buffer.from(`${t}.`), body]));
+      schemes.push({ name: 'v2', ok: fresh(Number(t), nowSeconds) && values('v2').some((v) => sameHex(v, v2)) });
+    }
+  }
+  const standard = header(headers, 'webhook-signature');
+  if (standard !== undefined) {
+    const id = header(headers, 'webhook-id') ?? '';
+    const ts = header(headers, 'webhook-timestamp') ?? '';
+    const key = Buffer.from(secret.startsWith('whsec_') ? secret.slice(6) : secret, 'base64');
+    const expected = createHmac('sha256', key)
+      .update(Buffer.concat([Buffer.from(`${id}.${ts}.`), body]))
+      .digest('base64');
+    const given = standard.split(' ').map((s) => s.slice(s.indexOf(',') + 1));
+    schemes.push({
+      name: 'webhook-signature',
+      ok: fresh(Number(ts), nowSeconds) && given.some((g) => sameText(g, expected)),
+    });
+  }
+  return { schemes, ok: schemes.length > 0 && schemes.every((s) => s.ok) };
+}
+
+/** One line per delivery: what arrived and whether its signatures hold. */
+export function describeDelivery(headers: IncomingHttpHeaders, body: Buffer, verdict: Verdict | undefined): string {
+  let event: { id?: string; event?: string; data?: { id?: string; status?: string } } = {};
+  try {
+    event = JSON.parse(body.toString('utf8'));
+  } catch {}
+  const name = header(headers, 'service-event') ?? event.event ?? '(no event name)';
+  const bits = [
+    new Date().toISOString().slice(11, 19),
+    name,
+    header(headers, 'service-event-id') ?? event.id ?? '',
+    event.data?.id ? `order ${event.data.id}` : '',
+    event.data?.status ? `status ${event.data.status}` : '',
+    `attempt ${header(headers, 'service-attempt') ?? '?'}`,
+  ].filter(Boolean);
+  const check = !verdict
+    ? 'signature not checked (no --secret)'
+    : verdict.ok
+      ? `signature verified (${verdict.schemes.map((s) => s.name).join(', ')})`
+      : `signature INVALID (${verdict.schemes.map((s) => `${s.name} ${s.ok ? 'ok' : 'wrong'}`).join(', ') || 'none sent'})`;
+  return `${bits.join('  ')}  ${check}`;
+}
+
+/** Listens on 127.0.0.1; answers 200, or 400 when a --secret was given and a signature is wrong. */
+export function listen(opts: { port: number; secret?: string; print: (line: string) => void }): Promise<Server> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const verdict = opts.secret ? verifyDelivery(req.headers, body, opts.secret) : undefined;
+      opts.print(`${req.method} ${req.url}  ${describeDelivery(req.headers, body, verdict)}`);
+      const status = verdict && !verdict.ok ? 400 : 200;
+      res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok\n' : 'bad signature\n');
+    });
+  });
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, '127.0.0.1', () => resolve(server));
+  });
+}

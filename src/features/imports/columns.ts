@@ -1,0 +1,175 @@
+/**
+ * The spreadsheet's columns: canonical names (DESIGN §11), their aliases, and where each one goes
+ * in the POST /v1/orders body. Header cells are compared after `normalize`, so `Customer Name`,
+ * `customer.name`, `CUSTOMER_NAME` and `customer-name` are one column.
+ */
+
+import type { DateFormat } from './schemas.js';
+
+/** Where a column's value goes: an order field (`customer.phone`) or a field of the row's item. */
+export interface Target {
+  canonical: string;
+  /** Path in the order body; item fields are relative to the item (`quantity`). */
+  path: string[];
+  item: boolean;
+  kind: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'time';
+}
+
+const F = (canonical: string, path: string, kind: Target['kind'], aliases: string[] = []) => ({
+  target: { canonical, path: path.split('.'), item: canonical.startsWith('item_'), kind },
+  aliases,
+});
+
+/** The canonical columns, in template order. The API's own path is always an alias too. */
+const FIELDS = [
+  F('external_order_id', 'external_order_id', 'string', [
+    'order_id',
+    'order',
+    'pedido',
+    'order_number',
+    'reference_id',
+  ]),
+  F('customer_name', 'customer.name', 'string', ['name', 'customer', 'nombre', 'cliente', 'recipient', 'destinatario']),
+  F('customer_document_type', 'customer.document_type', 'string', ['document_type', 'tipo_documento']),
+  F('customer_document_number', 'customer.document_number', 'string', [
+    'document_number',
+    'document',
+    'documento',
+    'dni',
+    'ruc',
+  ]),
+  F('customer_email', 'customer.email', 'string', ['email', 'e_mail', 'correo', 'mail']),
+  F('customer_phone', 'customer.phone', 'string', [
+    'phone',
+    'mobile',
+    'telephone',
+    'telefono',
+    'teléfono',
+    'celular',
+    'movil',
+    'móvil',
+  ]),
+  F('customer_whatsapp', 'customer.whatsapp', 'string', ['whatsapp']),
+  F('address', 'delivery_address.address', 'string', [
+    'street',
+    'direccion',
+    'dirección',
+    'delivery_address',
+    'address_line',
+    'domicilio',
+  ]),
+  F('address_label', 'delivery_address.label', 'string', ['label', 'etiqueta']),
+  F('district', 'delivery_address.district', 'string', ['distrito', 'neighborhood', 'barrio', 'comuna']),
+  F('city', 'delivery_address.city', 'string', ['ciudad', 'town']),
+  F('department', 'delivery_address.department', 'string', [
+    'departamento',
+    'state',
+    'province',
+    'provincia',
+    'region',
+    'región',
+  ]),
+  F('lat', 'delivery_address.lat', 'number', ['latitude', 'latitud']),
+  F('lng', 'delivery_address.lng', 'number', ['lon', 'long', 'longitude', 'longitud']),
+  F('reference', 'delivery_address.reference', 'string', ['referencia', 'landmark']),
+  F('access_notes', 'delivery_address.access_notes', 'string', ['access', 'acceso', 'instrucciones_acceso']),
+  F('requested_date', 'requested_date', 'date', ['date', 'delivery_date', 'fecha', 'fecha_entrega']),
+  F('time_window_start', 'time_window.start', 'time', ['window_start', 'from', 'desde', 'hora_desde']),
+  F('time_window_end', 'time_window.end', 'time', ['window_end', 'to', 'hasta', 'hora_hasta']),
+  F('priority', 'priority', 'integer', ['prioridad']),
+  F('is_urgent', 'is_urgent', 'boolean', ['urgent', 'urgente']),
+  F('requires_signature', 'requires_signature', 'boolean', ['signature', 'firma']),
+  F('requires_photo', 'requires_photo', 'boolean', ['photo', 'foto']),
+  F('cash_on_delivery', 'cash_on_delivery', 'number', ['cod', 'cash', 'contra_entrega', 'cobro', 'monto_cobrar']),
+  F('customer_notes', 'customer_notes', 'string', ['notes', 'notas', 'observaciones', 'comments']),
+  F('item_sku', 'sku', 'string', ['sku', 'items.sku', 'codigo', 'código']),
+  F('item_description', 'description', 'string', [
+    'description',
+    'item',
+    'items.description',
+    'product',
+    'producto',
+    'descripcion',
+    'descripción',
+  ]),
+  F('item_quantity', 'quantity', 'integer', ['quantity', 'qty', 'items.quantity', 'cantidad']),
+  F('item_weight_kg', 'weight_kg', 'number', ['weight', 'weight_kg', 'items.weight_kg', 'peso', 'peso_kg']),
+  F('item_declared_value', 'declared_value', 'number', [
+    'declared_value',
+    'value',
+    'items.declared_value',
+    'valor',
+    'valor_declarado',
+  ]),
+];
+
+/** The canonical names, in template order. */
+export const CANONICAL_COLUMNS: readonly string[] = FIELDS.map((f) => f.target.canonical);
+
+/** `Customer Name`, `customer.name`, `CUSTOMER_NAME`, ` customer-name ` → `customername`. */
+export function normalize(header: string): string {
+  return header
+    .trim()
+    .toLowerCase()
+    .replace(/[\s._-]+/g, '');
+}
+
+function buildIndex(): Map<string, Target> {
+  const index = new Map<string, Target>();
+  for (const { target, aliases } of FIELDS) {
+    const api = target.item ? `items.${target.path.join('.')}` : target.path.join('.');
+    for (const name of [target.canonical, api, ...aliases]) index.set(normalize(name), target);
+  }
+  return index;
+}
+
+/** Built once: a read-only table. */
+const INDEX: ReadonlyMap<string, Target> = buildIndex();
+
+/** A header cell resolved: a column, a metadata key, or nothing (unknown). */
+export type Resolved =
+  | { kind: 'field'; target: Target; dateFormat?: DateFormat }
+  | { kind: 'metadata'; key: string }
+  | { kind: 'empty' }
+  | { kind: 'bad_date_format'; target: Target };
+
+/** Letters a date format is written with: d/j (jour)/t (Tag) day, m month, yyyy/aaaa (año, ano)/jjjj (Jahr) year. */
+const DAY = /^(d|dd|j|jj|t|tt)$/;
+const MONTH = /^(m|mm)$/;
+const YEAR = /^(yyyy|aaaa|jjjj)$/;
+
+/**
+ * The date order a header names after the column, as `DD/MM/YYYY`, `dd/mm/aaaa`, `MM-DD-YYYY`,
+ * `TT.MM.JJJJ` or `YYYY-MM-DD` (ISO), optionally followed by `hh:mm`; any case, any spaces.
+ */
+export function parseDateFormat(text: string): DateFormat | undefined {
+  const m = /^([a-z]+)([/.-])([a-z]+)\2([a-z]+?)(?:h{1,2}:mm(?::ss)?)?$/.exec(text.toLowerCase().replace(/\s+/g, ''));
+  if (!m) return undefined;
+  const [a, sep, b, c] = [m[1] as string, m[2], m[3] as string, m[4] as string];
+  if (DAY.test(a) && MONTH.test(b) && YEAR.test(c)) return 'DMY';
+  if (MONTH.test(a) && DAY.test(b) && YEAR.test(c)) return 'MDY';
+  // ISO is what the reader calls YYYY-MM-DD; YYYY/MM/DD is not a form it reads.
+  if (YEAR.test(a) && MONTH.test(b) && DAY.test(c) && sep === '-') return 'ISO';
+  return undefined;
+}
+
+export function resolveHeader(header: string): Resolved | undefined {
+  // Blank headers, and the `error` column failed_rows.csv adds, so a fixed file uploads as it is.
+  if (header.trim() === '' || normalize(header) === 'error') return { kind: 'empty' };
+  // metadata.<key> keeps the key as written: metadata keys are the merchant's own.
+  const meta = /^\s*metadata[._ ](.+)$/i.exec(header);
+  if (meta?.[1] && meta[1].trim() !== '') return { kind: 'metadata', key: meta[1].trim() };
+  const target = INDEX.get(normalize(header));
+  if (target) return { kind: 'field', target };
+  // A date column may name its format in brackets: `requested_date (DD/MM/YYYY)`, `Fecha [dd/mm/aaaa]`.
+  const named = /^(.*?)\s*(?:\(([^()]*)\)|\[([^[\]]*)\])\s*$/.exec(header);
+  const base = named?.[1] ? INDEX.get(normalize(named[1])) : undefined;
+  if (!named || base?.kind !== 'date') return undefined;
+  const dateFormat = parseDateFormat(named[2] ?? named[3] ?? '');
+  return dateFormat ? { kind: 'field', target: base, dateFormat } : { kind: 'bad_date_format', target: base };
+}
+
+/** Every alias, for the docs' and the error message's benefit. */
+export function aliasesOf(canonical: string): string[] {
+  return FIELDS.find((f) => f.target.canonical === canonical)?.aliases ?? [];
+}

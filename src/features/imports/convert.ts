@@ -1,0 +1,309 @@
+import { ApiError } from '../../shared/errors.js';
+import { aliasesOf, resolveHeader, type Target } from './columns.js';
+import type { Cell, Sheet, SheetRow } from './parse.js';
+import type { DateFormat } from './schemas.js';
+
+/** A header cell that means something. */
+export type Column =
+  | { index: number; header: string; kind: 'field'; target: Target; dateFormat?: DateFormat }
+  | { index: number; header: string; kind: 'metadata'; key: string };
+
+/** Rows that become one order: consecutive rows with the same external_order_id, or item-only rows under an order. */
+export interface Group {
+  rows: SheetRow[];
+  /** The body for POST /v1/orders, before validation. */
+  body: Record<string, unknown>;
+  /** Spreadsheet row of items[i]. */
+  itemRows: number[];
+  /** A value no conversion could read (an ambiguous date): the group is rejected with it. */
+  error?: ApiError;
+}
+
+/**
+ * Resolves the header row; unknown, duplicate or missing required columns fail the whole import,
+ * and so does a `date_format` parameter that contradicts the format a date column's header names.
+ */
+export function resolveColumns(headers: string[], dateFormat?: DateFormat | null): Column[] {
+  const columns: Column[] = [];
+  const unknown: string[] = [];
+  const seen = new Map<string, string>();
+  headers.forEach((header, index) => {
+    const r = resolveHeader(header);
+    if (r === undefined) unknown.push(header);
+    else if (r.kind === 'field')
+      columns.push({ index, header, kind: 'field', target: r.target, dateFormat: r.dateFormat });
+    else if (r.kind === 'metadata') columns.push({ index, header, kind: 'metadata', key: r.key });
+    else if (r.kind === 'bad_date_format') {
+      throw new ApiError(
+        'parameter_invalid',
+        `The column "${header}" is ${r.target.canonical}, but the part in brackets is not a date format it reads: write DD/MM/YYYY, MM/DD/YYYY or YYYY-MM-DD (or dd/mm/aaaa), or leave it out.`,
+      );
+    }
+  });
+  if (unknown.length > 0) {
+    const names = unknown.map((h) => `"${h}"`).join(', ');
+    throw new ApiError(
+      'parameter_unknown',
+      `Unknown column${unknown.length > 1 ? 's' : ''} ${names}: rename ${unknown.length > 1 ? 'them' : 'it'} to one of the documented columns (see /v1/order_imports/template.csv), or to metadata.<key> to keep the value as metadata.`,
+    );
+  }
+  for (const c of columns) {
+    const key = c.kind === 'field' ? c.target.canonical : `metadata.${c.key}`;
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new ApiError('parameter_invalid', `The columns "${other}" and "${c.header}" both mean ${key}: keep one.`);
+    }
+    seen.set(key, c.header);
+  }
+  for (const c of columns) {
+    if (c.kind !== 'field' || !c.dateFormat || !dateFormat || c.dateFormat === dateFormat) continue;
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid date_format: ${dateFormat} contradicts the column "${c.header}", which says ${c.dateFormat}. Drop the parameter or change the header.`,
+      'date_format',
+    );
+  }
+  for (const required of ['customer_name', 'address']) {
+    if (!seen.has(required)) {
+      throw new ApiError(
+        'parameter_missing',
+        `The file has no ${required} column (accepted names: ${[required, ...aliasesOf(required)].join(', ')}).`,
+      );
+    }
+  }
+  return columns;
+}
+
+/** `0` → `A`, `27` → `AB`: columns as a spreadsheet names them. */
+function columnLetter(index: number): string {
+  let out = '';
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) out = String.fromCharCode(65 + ((n - 1) % 26)) + out;
+  return out;
+}
+
+/** A value under no header (a blank header cell, or past the last one) would be dropped: refuse the file instead. */
+export function checkUnnamedCells(sheet: Sheet): void {
+  for (const r of sheet.rows) {
+    r.cells.forEach((c, i) => {
+      const header = sheet.headers[i];
+      if ((header === undefined || header.trim() === '') && !isEmpty(c)) {
+        throw new ApiError(
+          'parameter_invalid',
+          `Row ${r.row} has a value in column ${columnLetter(i)}, which has no header: name the column (or metadata.<key>), or clear it.`,
+        );
+      }
+    });
+  }
+}
+
+const isEmpty = (c: Cell | undefined): boolean =>
+  c === null || c === undefined || (typeof c === 'string' && c.trim() === '');
+
+const pad = (n: number) => String(n).padStart(2, '0');
+const DAY_MS = 86_400_000;
+/** Excel's last date, 9999-12-31. */
+const MAX_EXCEL_SERIAL = 2_958_465;
+
+/** The date format a header names, if any: the one the column's values are read in. */
+export function headerDateFormat(columns: Column[]): DateFormat | undefined {
+  for (const c of columns) if (c.kind === 'field' && c.dateFormat) return c.dateFormat;
+  return undefined;
+}
+
+/**
+ * An Excel serial date (the 1900 date system; a fraction is the time of day, UTC): 1 is
+ * 1900-01-01. Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug, kept for
+ * compatibility): serial 60 is that day and no date, and from 61 on a serial is one more than the
+ * days since 1899-12-31. Outside Excel's own range (1 to 2958465, 9999-12-31) a number is no date.
+ */
+export function fromExcelSerial(n: number): string {
+  if (!Number.isFinite(n) || n < 1 || n >= MAX_EXCEL_SERIAL + 1 || Math.floor(n) === 60) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid requested_date: ${n} is not a date. A number is read as an Excel serial date, from 1 (1900-01-01) to ${MAX_EXCEL_SERIAL} (9999-12-31), and 60 is Excel's 29 February 1900, which never was.`,
+      'requested_date',
+    );
+  }
+  const epoch = n < 60 ? Date.UTC(1899, 11, 31) : Date.UTC(1899, 11, 30);
+  return new Date(epoch + Math.round(n * DAY_MS)).toISOString();
+}
+
+function number(v: Cell): unknown {
+  if (typeof v !== 'string') return v;
+  const s = v.trim();
+  if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) return Number(s);
+  // A decimal comma, as spreadsheets in Spanish locales write it (only when there is no dot).
+  if (/^[+-]?\d+,\d+$/.test(s)) return Number(s.replace(',', '.'));
+  return s; // the schema says "must be of type number", as it would for the API
+}
+
+const TRUE = new Set(['true', 'yes', 'y', 'si', 'sí', 's', '1', 'x', 'verdadero']);
+const FALSE = new Set(['false', 'no', 'n', '0', 'falso']);
+
+function boolean(v: Cell): unknown {
+  if (typeof v === 'number' && (v === 0 || v === 1)) return v === 1;
+  if (typeof v !== 'string') return v;
+  const s = v.trim().toLowerCase();
+  if (TRUE.has(s)) return true;
+  if (FALSE.has(s)) return false;
+  return v.trim();
+}
+
+function time(v: Cell): unknown {
+  // Time cells arrive as a Date on 1899-12-30, or as a fraction of a day.
+  if (v instanceof Date) return `${pad(v.getUTCHours())}:${pad(v.getUTCMinutes())}`;
+  if (typeof v === 'number' && v >= 0 && v < 1) {
+    const minutes = Math.round(v * 1440);
+    return `${pad(Math.floor(minutes / 60) % 24)}:${pad(minutes % 60)}`;
+  }
+  if (typeof v !== 'string') return typeof v === 'number' ? String(v) : v;
+  const m = /^(\d{1,2})[:.h](\d{2})(?::\d{2})?$/.exec(v.trim());
+  return m ? `${pad(Number(m[1]))}:${m[2]}` : v.trim();
+}
+
+function date(v: Cell, format: DateFormat | null): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number') return fromExcelSerial(v);
+  if (typeof v !== 'string') return v;
+  const s = v.trim();
+  // A date alone means the start of that day, in UTC (an account has no time zone yet).
+  // A date and time without an offset is UTC too. Shown as toISOString shows it, as Excel dates are.
+  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/.exec(s);
+  if (local) {
+    const d = new Date(`${local[1]}T${local[2] ?? '00:00'}Z`);
+    return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== local[1] ? s : d.toISOString();
+  }
+  if (/^\d+(\.\d+)?$/.test(s)) return fromExcelSerial(Number(s));
+  const slash = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:\s+(\d{1,2}):(\d{2}))?$/.exec(s);
+  if (!slash || format === 'ISO') return s; // the schema rejects it as a date-time
+  const [a, b] = [Number(slash[1]), Number(slash[2])];
+  let order: 'DMY' | 'MDY';
+  if (format) order = format;
+  else if (a > 12 && b <= 12) order = 'DMY';
+  else if (b > 12 && a <= 12) order = 'MDY';
+  else {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid requested_date: "${s}" could be day/month or month/day; name the order in the header, as "requested_date (DD/MM/YYYY)", or upload again with ?date_format=DMY or ?date_format=MDY.`,
+      'requested_date',
+    );
+  }
+  const [day, month] = order === 'DMY' ? [a, b] : [b, a];
+  const year = Number(slash[3]);
+  const ms = Date.UTC(year, month - 1, day, Number(slash[4] ?? 0), Number(slash[5] ?? 0));
+  const d = new Date(ms);
+  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1) return s; // 31/02: not a date
+  return d.toISOString();
+}
+
+function text(v: Cell): unknown {
+  if (v instanceof Date) return v.toISOString();
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  return typeof v === 'string' ? v.trim() : v;
+}
+
+function convert(v: Cell, kind: Target['kind'], format: DateFormat | null): unknown {
+  switch (kind) {
+    case 'number':
+    case 'integer':
+      return number(v);
+    case 'boolean':
+      return boolean(v);
+    case 'date':
+      return date(v, format);
+    case 'time':
+      return time(v);
+    default:
+      return text(v);
+  }
+}
+
+function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
+  let o = obj;
+  for (const key of path.slice(0, -1)) {
+    o[key] ??= {};
+    o = o[key] as Record<string, unknown>;
+  }
+  o[path[path.length - 1] as string] = value;
+}
+
+function isItemColumn(c: Column): boolean {
+  return c.kind === 'field' && c.target.item;
+}
+
+/**
+ * Rows → order bodies. Consecutive rows with the same external_order_id are one order with one
+ * item per row; so is a row that fills only item columns under an order (which is also how
+ * vertically merged cells read: the merged value on the first row, blanks below).
+ */
+export function buildGroups(sheet: Sheet, columns: Column[], format: DateFormat | null): Group[] {
+  const idColumn = columns.find((c) => c.kind === 'field' && c.target.canonical === 'external_order_id');
+  const orderColumns = columns.filter((c) => !isItemColumn(c));
+  const itemColumns = columns.filter(isItemColumn);
+  const groups: Group[] = [];
+  let current: Group | undefined;
+  let currentId: string | undefined;
+  for (const r of sheet.rows) {
+    const id = idColumn ? String(text(r.cells[idColumn.index] ?? null) ?? '') : '';
+    const itemOnly = orderColumns.every((c) => isEmpty(r.cells[c.index]));
+    const continues = current !== undefined && ((id !== '' && id === currentId) || itemOnly);
+    if (!continues) {
+      current = { rows: [], body: { source: 'excel', customer: {}, delivery_address: {} }, itemRows: [] };
+      currentId = id;
+      groups.push(current);
+      for (const c of orderColumns) {
+        const v = r.cells[c.index];
+        if (isEmpty(v)) continue;
+        if (c.kind === 'metadata') {
+          current.body.metadata ??= {};
+          const m = current.body.metadata as Record<string, unknown>;
+          // XLSX numbers and booleans stay what they are; CSV text stays text.
+          m[c.key] = v instanceof Date ? v.toISOString() : typeof v === 'string' ? v.trim() : v;
+          continue;
+        }
+        try {
+          // A format named in the header wins (a contradicting parameter was refused at upload).
+          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format));
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          current.error ??= err;
+        }
+      }
+    }
+    const g = current as Group;
+    g.rows.push(r);
+    if (itemColumns.some((c) => !isEmpty(r.cells[c.index]))) {
+      const item: Record<string, unknown> = {};
+      for (const c of itemColumns) {
+        const v = r.cells[c.index];
+        if (!isEmpty(v) && c.kind === 'field') {
+          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format));
+        }
+      }
+      g.body.items ??= [];
+      (g.body.items as unknown[]).push(item);
+      g.itemRows.push(r.row);
+    }
+  }
+  return groups;
+}
+
+/** Where an error of a group's body points in the sheet: the row of the item, the column of the field. */
+export function locate(group: Group, columns: Column[], err: ApiError): { row: number; column: string | null } {
+  const first = group.rows[0]?.row ?? 0;
+  const param = err.param ?? '';
+  const item = /^items\[(\d+)\](?:\.(\w+))?/.exec(param);
+  if (item) {
+    const row = group.itemRows[Number(item[1])] ?? first;
+    const field = item[2];
+    const col = columns.find((c) => c.kind === 'field' && c.target.item && c.target.path[0] === field);
+    return { row, column: col?.header ?? null };
+  }
+  if (param === 'metadata') {
+    const key = /key '([^']+)'/.exec(err.message)?.[1];
+    const col = columns.find((c) => c.kind === 'metadata' && (key === undefined || c.key === key));
+    return { row: first, column: col?.header ?? null };
+  }
+  const col = columns.find((c) => c.kind === 'field' && !c.target.item && c.target.path.join('.') === param);
+  return { row: first, column: col?.header ?? null };
+}

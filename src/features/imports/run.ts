@@ -1,0 +1,219 @@
+import type { AppContext } from '../../shared/context.js';
+import { ApiError } from '../../shared/errors.js';
+import { findUnstorable } from '../../shared/input.js';
+import type { OrderCreate } from '../orders/schemas.js';
+import {
+  announceCreated,
+  batchOf,
+  checkOrderCreate,
+  insertPreparedOrders,
+  type OrderBatch,
+  type PreparedOrder,
+  prepareOrder,
+} from '../orders/service.js';
+import { buildGroups, type Column, type Group, locate, resolveColumns } from './convert.js';
+import { readSheetOf } from './parse.js';
+import * as repo from './repo.js';
+
+/** Rows per committed batch: the resume granularity, and one transaction's size. */
+export const BATCH_ROWS = 200;
+export const LEASE_MS = 60_000;
+
+export interface RunOptions {
+  owner: string;
+  leaseMs?: number;
+  batchRows?: number;
+  /** Called after each committed batch (progress bars; tests simulate a crash by throwing). */
+  onProgress?: (p: { processed: number; total: number; created: number; failed: number }) => void | Promise<void>;
+  /** Asked between batches: true stops the run (the lease is given back; another run resumes). */
+  stopping?: () => boolean;
+}
+
+type Outcome = { group: Group; prepared: PreparedOrder } | { group: Group; error: repo.ErrorRow[] };
+
+/** The same checks as POST /v1/orders, in the same order: storable input, the schema, the service's rules. */
+async function check(
+  ctx: AppContext,
+  imp: repo.ImportSummary,
+  columns: Column[],
+  group: Group,
+  batch: OrderBatch,
+): Promise<Outcome> {
+  try {
+    if (group.error) throw group.error;
+    const bad = findUnstorable(group.body);
+    if (bad) throw new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param);
+    const invalid = checkOrderCreate(group.body);
+    if (invalid) throw invalid;
+    const prepared = await prepareOrder(ctx, imp.account_id, imp.mode, group.body as OrderCreate, ctx.clock(), batch);
+    return { group, prepared };
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    const at = locate(group, columns, err);
+    const error: repo.ErrorRow[] = group.rows.map((r) =>
+      r.row === at.row
+        ? {
+            import_id: imp.id,
+            row: r.row,
+            cause_row: null,
+            column: at.column,
+            param: err.param ?? null,
+            code: err.code,
+            message: err.message,
+          }
+        : {
+            import_id: imp.id,
+            row: r.row,
+            cause_row: at.row,
+            column: null,
+            param: null,
+            code: err.code,
+            message: `Not imported: row ${at.row} of the same order was rejected (${err.message})`,
+          },
+    );
+    return { group, error };
+  }
+}
+
+class LeaseLost extends Error {}
+
+/**
+ * Lets the event loop run. On SQLite every statement completes synchronously, so without this a
+ * whole import would run in one stretch of microtasks and the API in the same process would not
+ * answer a request (not even the import's own progress) until it finished.
+ */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Writes one batch's orders, their identities, the rejected rows and the new resume point, together. */
+async function commit(
+  ctx: AppContext,
+  imp: repo.ImportSummary,
+  opts: RunOptions,
+  from: number,
+  outcomes: Outcome[],
+  done?: repo.Progress['done'],
+): Promise<{ processed: number; created: number; failed: number }> {
+  const prepared = outcomes.flatMap((o) => ('prepared' in o ? [o] : []));
+  const errors = outcomes.flatMap((o) => ('error' in o ? o.error : []));
+  // all_or_nothing's failure writes only the rejected groups, but covers the whole file.
+  const rows =
+    done?.status === 'failed' ? imp.total_rows - from : outcomes.reduce((n, o) => n + o.group.rows.length, 0);
+  const now = ctx.clock();
+  await ctx.db.transaction().execute(async (trx) => {
+    for (let i = 0; i < prepared.length; i += BATCH_ROWS) {
+      await insertPreparedOrders(
+        trx,
+        prepared.slice(i, i + BATCH_ROWS).map((p) => p.prepared),
+      );
+    }
+    await repo.insertImportOrders(
+      trx,
+      prepared.map((p) => ({ import_id: imp.id, row: p.group.rows[0]?.row ?? 0, order_id: p.prepared.row.id })),
+    );
+    await repo.insertErrors(trx, errors);
+    const moved = await repo.advance(trx, imp.id, opts.owner, from, {
+      processed: from + rows,
+      created: prepared.length,
+      failed: errors.length,
+      now,
+      leaseUntil: now + (opts.leaseMs ?? LEASE_MS),
+      done,
+    });
+    if (!moved) throw new LeaseLost(`import ${imp.id}: lease lost`);
+  });
+  announceCreated(
+    ctx,
+    prepared.map((p) => p.prepared),
+  );
+  // Progress for the console's progress bar (DESIGN §13); the counts are on GET /v1/order_imports/{id}.
+  ctx.live.publish(
+    'order_import',
+    { mode: imp.mode, accountId: imp.account_id },
+    { id: imp.id, status: done?.status ?? 'processing', processed_rows: from + rows, total_rows: imp.total_rows },
+  );
+  return { processed: from + rows, created: prepared.length, failed: errors.length };
+}
+
+/**
+ * Runs a claimed import from its resume point to the end. Row groups are checked and written in
+ * batches; each batch commits its orders with the new resume point, so a crash loses at most the
+ * batch in flight and never repeats a committed one. all_or_nothing checks every group first and
+ * writes all the orders in one transaction, or none.
+ */
+export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: RunOptions): Promise<void> {
+  let groups: Group[];
+  let columns: Column[];
+  try {
+    const sheet = await readSheetOf(imp.content_type, await repo.contentOf(ctx.db, imp.id));
+    columns = resolveColumns(sheet.headers, imp.date_format);
+    groups = buildGroups(sheet, columns, imp.date_format);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+    // Checked at upload; only a change of the rules between upload and run gets here.
+    await ctx.db.transaction().execute(async (trx) => {
+      await repo.advance(trx, imp.id, opts.owner, imp.processed_rows, {
+        processed: imp.processed_rows,
+        created: 0,
+        failed: 0,
+        now: ctx.clock(),
+        leaseUntil: 0,
+        done: { status: 'failed', failureMessage: err.message },
+      });
+    });
+    return;
+  }
+  const total = imp.total_rows;
+  const progress = { created: imp.created_orders, failed: imp.failed_rows };
+
+  if (imp.import_mode === 'all_or_nothing') {
+    const outcomes: Outcome[] = [];
+    const batch = await batchOf(ctx, imp.account_id, imp.mode);
+    for (const g of groups) {
+      outcomes.push(await check(ctx, imp, columns, g, batch));
+      if (outcomes.length % BATCH_ROWS === 0) await yieldToEventLoop();
+    }
+    const rejected = outcomes.some((o) => 'error' in o);
+    const kept = rejected ? outcomes.filter((o) => 'error' in o) : outcomes;
+    const done = rejected
+      ? {
+          status: 'failed' as const,
+          failureMessage: 'Some rows were rejected, so no order was created (mode all_or_nothing).',
+        }
+      : { status: 'succeeded' as const };
+    const r = await commit(ctx, imp, opts, 0, kept, done);
+    // The resume point covers the whole file either way.
+    await opts.onProgress?.({ processed: total, total, created: r.created, failed: r.failed });
+    return;
+  }
+
+  // Skip what committed batches already did: batches end on group boundaries, so this is exact.
+  let from = imp.processed_rows;
+  let seen = 0;
+  let i = 0;
+  while (i < groups.length && seen < from) seen += groups[i++]?.rows.length ?? 0;
+  const size = opts.batchRows ?? BATCH_ROWS;
+  while (i < groups.length) {
+    if (opts.stopping?.()) {
+      await repo.release(ctx.db, imp.id, opts.owner);
+      return;
+    }
+    // The account's webhook endpoints are read once per batch, not once per order.
+    const shared = await batchOf(ctx, imp.account_id, imp.mode);
+    const batch: Outcome[] = [];
+    let rows = 0;
+    while (i < groups.length && rows < size) {
+      const g = groups[i++] as Group;
+      batch.push(await check(ctx, imp, columns, g, shared));
+      rows += g.rows.length;
+    }
+    const last = i >= groups.length;
+    const r = await commit(ctx, imp, opts, from, batch, last ? { status: 'succeeded' } : undefined);
+    from = r.processed;
+    progress.created += r.created;
+    progress.failed += r.failed;
+    await opts.onProgress?.({ processed: from, total, ...progress });
+    await yieldToEventLoop();
+  }
+}
+
+export { LeaseLost };

@@ -1,0 +1,83 @@
+import type { Scope } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
+import type { Tx } from '../../shared/db/index.js';
+import { ApiError } from '../../shared/errors.js';
+import { newId } from '../../shared/ids.js';
+import { withPending } from '../dispatch/location-writer.js';
+import * as dispatch from '../dispatch/repo.js';
+import type { Route, RouteCreate } from '../dispatch/schemas.js';
+import { presentRoute } from '../dispatch/service.js';
+import type { OrderRow } from '../orders/repo.js';
+import { resolveOrder } from '../orders/service.js';
+import { signalQueued } from '../webhooks/outbox.js';
+import { applyMove, assignEffect, checkFrom, type MoveEffect } from './service.js';
+
+/** A route checked and ready to write: its row and each order's assign move. */
+export interface PreparedRoute {
+  route: dispatch.RouteRow;
+  planned: { order: OrderRow; effect: MoveEffect }[];
+}
+
+/**
+ * Checks a route's orders and builds each one's assign move, writing nothing: a route plan's commit
+ * prepares all its routes first and writes them in one transaction (writeRoute).
+ */
+export async function prepareRoute(ctx: AppContext, scope: Scope, body: RouteCreate): Promise<PreparedRoute> {
+  const now = ctx.clock();
+  const route: dispatch.RouteRow = {
+    id: newId('rte', now),
+    account_id: scope.accountId,
+    mode: scope.mode,
+    courier_id: body.courier_id,
+    date: body.date ?? null,
+    created_at: now,
+  };
+  const planned: { order: OrderRow; effect: MoveEffect }[] = [];
+  for (const [i, id] of body.order_ids.entries()) {
+    let order: OrderRow;
+    try {
+      order = await resolveOrder(ctx, scope, id);
+    } catch {
+      throw new ApiError('parameter_invalid', `Invalid order_ids[${i}]: no such order '${id}'.`, `order_ids[${i}]`);
+    }
+    checkFrom('assign', order);
+    // The route row does not exist yet, so the effect is built without route_id and given it below.
+    const effect = await assignEffect(ctx, scope, order, { courier_id: body.courier_id });
+    effect.set = { ...effect.set, route_id: route.id };
+    effect.data = { ...effect.data, route: route.id };
+    planned.push({ order, effect });
+  }
+  const ids = planned.map((p) => p.order.id);
+  if (new Set(ids).size !== ids.length) {
+    throw new ApiError('parameter_invalid', 'Invalid order_ids: an order appears twice.', 'order_ids');
+  }
+  return { route, planned };
+}
+
+/** Writes a prepared route and its assign moves (one order.assigned each) inside the caller's transaction. */
+export async function writeRoute(
+  trx: Tx,
+  p: PreparedRoute,
+  now: number,
+  pending: (c: dispatch.CourierRow) => dispatch.CourierRow,
+): Promise<void> {
+  await dispatch.insertRoute(
+    trx,
+    p.route,
+    p.planned.map((x) => x.order.id),
+  );
+  for (const x of p.planned) await applyMove(trx, x.order, 'assign', x.effect, now, pending);
+}
+
+/**
+ * Creates a route and assigns every order to its courier in stop order: one transaction, all or
+ * nothing, one order.assigned per order. Any order that cannot be assigned fails the whole route.
+ */
+export async function createRoute(ctx: AppContext, scope: Scope, body: RouteCreate): Promise<Route> {
+  const prepared = await prepareRoute(ctx, scope, body);
+  const now = ctx.clock();
+  const pending = withPending(ctx);
+  await ctx.db.transaction().execute((trx) => writeRoute(trx, prepared, now, pending));
+  signalQueued(ctx);
+  return presentRoute(ctx, prepared.route);
+}

@@ -1,0 +1,202 @@
+import type { Executor } from '../../shared/db/index.js';
+import type {
+  CourierSessionsTable,
+  CourierSignInCodesTable,
+  CouriersTable,
+  InvitationsTable,
+  SessionsTable,
+  UsersTable,
+} from '../../shared/db/schema.js';
+
+export type UserRow = UsersTable;
+
+export async function insertUser(db: Executor, row: UserRow): Promise<void> {
+  await db.insertInto('users').values(row).execute();
+}
+
+export async function findUserByEmail(db: Executor, email: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export async function findUser(db: Executor, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/** Oldest first; a carrier has tens of users, not thousands, so one page holds them. */
+export async function listUsers(db: Executor): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+export async function countUsers(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('users')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}
+
+export async function updateUser(
+  db: Executor,
+  id: string,
+  set: Partial<Pick<UserRow, 'name' | 'role' | 'account_id' | 'status' | 'updated_at'>>,
+): Promise<UserRow | undefined> {
+  return db.updateTable('users').set(set).where('id', '=', id).returningAll().executeTakeFirst();
+}
+
+// Sessions
+
+export async function insertSession(db: Executor, row: SessionsTable): Promise<void> {
+  await db.insertInto('sessions').values(row).execute();
+}
+
+/** The session and its user in one read: every cookie request runs this. */
+export async function sessionByHash(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('sessions as s')
+    .innerJoin('users as u', 'u.id', 's.user_id')
+    .select([
+      's.id',
+      's.user_id',
+      's.created_at',
+      's.last_seen_at',
+      's.expires_at',
+      'u.role',
+      'u.account_id',
+      'u.status',
+    ])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+/** Idle timeout counts from last_seen_at; refreshed at most once a minute so reads stay reads. */
+export async function touchSession(db: Executor, id: string, at: number): Promise<void> {
+  await db.updateTable('sessions').set({ last_seen_at: at }).where('id', '=', id).execute();
+}
+
+export async function deleteSession(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('sessions').where('id', '=', id).execute();
+}
+
+/** A user's sessions that have ended by either timeout; swept when the user signs in again. */
+export async function purgeEndedSessions(db: Executor, userId: string, now: number, idleMs: number): Promise<void> {
+  await db
+    .deleteFrom('sessions')
+    .where('user_id', '=', userId)
+    .where((eb) => eb.or([eb('expires_at', '<=', now), eb('last_seen_at', '<=', now - idleMs)]))
+    .execute();
+}
+
+export async function deleteSessionsOf(db: Executor, userId: string): Promise<void> {
+  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+}
+
+// Failed attempts (lock-out): rows in the database, so every instance counts the same.
+
+export async function failuresSince(db: Executor, bucket: string, since: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('sign_in_failures')
+    .select('at')
+    .where('bucket', '=', bucket)
+    .where('at', '>', since)
+    .orderBy('at', 'asc')
+    .execute();
+  return rows.map((r) => Number(r.at));
+}
+
+export async function recordFailures(db: Executor, buckets: string[], at: number, purgeBefore: number): Promise<void> {
+  await db
+    .insertInto('sign_in_failures')
+    .values(buckets.map((bucket) => ({ bucket, at })))
+    .execute();
+  // Rows older than the window count for nothing; dropping them here keeps the table small.
+  await db.deleteFrom('sign_in_failures').where('at', '<=', purgeBefore).execute();
+}
+
+export async function clearFailures(db: Executor, bucket: string): Promise<void> {
+  await db.deleteFrom('sign_in_failures').where('bucket', '=', bucket).execute();
+}
+
+// Invitations
+
+export async function insertInvitation(db: Executor, row: InvitationsTable): Promise<void> {
+  await db.insertInto('invitations').values(row).execute();
+}
+
+/** An invitation that can still be used: unused and not expired. */
+export async function openInvitation(db: Executor, tokenHash: string, now: number) {
+  return db
+    .selectFrom('invitations')
+    .selectAll()
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Invitations still open (unused, unexpired), oldest first: a carrier invites tens, not thousands. */
+export async function pendingInvitations(db: Executor, now: number) {
+  return db
+    .selectFrom('invitations')
+    .select(['id', 'email', 'role', 'account_id', 'created_at', 'expires_at'])
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}
+
+/** Single use: of two concurrent accepts, only one matches `accepted_at is null`. */
+export async function takeInvitation(db: Executor, tokenHash: string, now: number) {
+  return db
+    .updateTable('invitations')
+    .set({ accepted_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// Couriers' sign-in codes and sessions
+
+export async function insertCode(db: Executor, row: CourierSignInCodesTable): Promise<void> {
+  await db.insertInto('courier_sign_in_codes').values(row).execute();
+}
+
+/** Single use, like invitations: the guarded UPDATE lets exactly one sign-in have the code. */
+export async function takeCode(db: Executor, codeHash: string, now: number) {
+  return db
+    .updateTable('courier_sign_in_codes')
+    .set({ used_at: now })
+    .where('code_hash', '=', codeHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+export async function insertCourierSession(db: Executor, row: CourierSessionsTable): Promise<void> {
+  await db.insertInto('courier_sessions').values(row).execute();
+}
+
+export async function courierSessionByHash(db: Executor, tokenHash: string) {
+  return db
+    .selectFrom('courier_sessions as s')
+    .innerJoin('couriers as c', 'c.id', 's.courier_id')
+    .select(['s.id', 's.courier_id', 's.expires_at', 'c.mode', 'c.account_id', 'c.status'])
+    .where('s.token_hash', '=', tokenHash)
+    .executeTakeFirst();
+}
+
+export async function courierRow(db: Executor, id: string): Promise<CouriersTable | undefined> {
+  return db.selectFrom('couriers').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function deleteCourierSession(db: Executor, id: string): Promise<void> {
+  await db.deleteFrom('courier_sessions').where('id', '=', id).execute();
+}
+
+export async function deleteCourierSessionsOf(db: Executor, courierId: string): Promise<number> {
+  const res = await db.deleteFrom('courier_sessions').where('courier_id', '=', courierId).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}

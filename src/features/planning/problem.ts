@@ -1,0 +1,148 @@
+import type { Config } from '../../shared/config.js';
+import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
+import type { Point } from '../orders/pricing.js';
+import type { OrderRow } from '../orders/repo.js';
+import { localInstant } from './clock.js';
+import type { PlanResult } from './schemas.js';
+import type { Job, Problem, SolveResult, Vehicle } from './solver/index.js';
+import { travelMatrices } from './travel.js';
+
+/** A courier as planned: its own fields with the plan's overrides applied. */
+export interface PlannedCourier {
+  courier_id: string;
+  capacity_kg: number | null;
+  capacity_packages: number | null;
+  shift_start: string | null;
+  shift_end: string | null;
+  start: DepotRow;
+  end: DepotRow;
+}
+
+/** No limit: large enough for any real load, small enough to stay exact in a double. */
+const UNLIMITED = 1e9;
+const MS_PER_MIN = 60_000;
+
+export interface Built {
+  problem: Problem;
+  /** The order of each job index. */
+  jobs: OrderRow[];
+  /** Orders left out before solving: no coordinates to drive to. */
+  noCoordinates: string[];
+  /** The instant of minute 0 (the local midnight that starts the plan's day). */
+  dayStart: number;
+}
+
+function pointOf(o: OrderRow): Point | null {
+  const a = o.delivery_address as { lat?: unknown; lng?: unknown };
+  return typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
+}
+
+/**
+ * Turns couriers and orders into the solver's generic problem: minutes since local midnight of the
+ * plan's day, kilometres, and two capacity dimensions [packages, kg].
+ */
+export async function buildProblem(
+  config: Config,
+  o: { date: string; depot: DepotRow; couriers: PlannedCourier[]; orders: OrderRow[] },
+  signal?: AbortSignal,
+): Promise<Built> {
+  const tz = o.depot.timezone;
+  const dayStart = localInstant(o.date, '00:00', tz);
+  const minuteOf = (hhmm: string) => (localInstant(o.date, hhmm, tz) - dayStart) / MS_PER_MIN;
+  const dayEnd = minuteOf('24:00');
+
+  const points: Point[] = [];
+  const depotIndex = new Map<string, number>();
+  const placeOfDepot = (d: DepotRow) => {
+    let i = depotIndex.get(d.id);
+    if (i === undefined) {
+      i = points.push({ lat: d.lat, lng: d.lng }) - 1;
+      depotIndex.set(d.id, i);
+    }
+    return i;
+  };
+  placeOfDepot(o.depot);
+  const vehicles: Vehicle[] = o.couriers.map((c) => ({
+    capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
+    shiftStart: c.shift_start ? minuteOf(c.shift_start) : 0,
+    shiftEnd: c.shift_end ? minuteOf(c.shift_end) : dayEnd,
+    startLocation: placeOfDepot(c.start),
+    endLocation: placeOfDepot(c.end),
+  }));
+
+  const jobs: Job[] = [];
+  const jobOrders: OrderRow[] = [];
+  const noCoordinates: string[] = [];
+  for (const order of o.orders) {
+    const p = pointOf(order);
+    if (!p) {
+      noCoordinates.push(order.id);
+      continue;
+    }
+    const w = order.time_window;
+    jobs.push({
+      location: points.push(p) - 1,
+      demand: [order.packages, order.weight_kg],
+      service: config.serviceMinutesPerStop,
+      // No window: any time (the courier's shift bounds it).
+      ready: w ? minuteOf(w.start) : 0,
+      due: w ? minuteOf(w.end) : dayEnd,
+      // Urgent outranks every priority; priority 1–3 maps to 0–2.
+      priority: order.is_urgent ? 3 : Math.max(0, Math.min(2, order.priority - 1)),
+    });
+    jobOrders.push(order);
+  }
+  const m = await travelMatrices(config, points, signal);
+  return {
+    problem: { size: points.length, time: m.minutes, distance: m.km, jobs, vehicles },
+    jobs: jobOrders,
+    noCoordinates,
+    dayStart,
+  };
+}
+
+const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The solver's answer in the API's terms: instants, order ids, courier ids. */
+export function presentResult(built: Built, couriers: PlannedCourier[], r: SolveResult): PlanResult {
+  const at = (min: number) => new Date(built.dayStart + Math.round(min * MS_PER_MIN)).toISOString();
+  const routes = r.schedules.map((s) => {
+    // The checker counts what has been delivered so far; the API answers what is still on board
+    // after each stop (everything is loaded at the depot): the route's total less that.
+    const total = s.stops[s.stops.length - 1]?.load ?? [];
+    const onBoard = (st: (typeof s.stops)[number], d: number) => round((total[d] ?? 0) - (st.load[d] ?? 0));
+    return {
+      courier_id: (couriers[s.vehicle] as PlannedCourier).courier_id,
+      stops: s.stops.map((st) => ({
+        order_id: (built.jobs[st.job] as OrderRow).id,
+        arrival_at: at(st.arrival),
+        service_start_at: at(st.serviceStart),
+        departure_at: at(st.departure),
+        load_packages: onBoard(st, 0),
+        load_kg: onBoard(st, 1),
+      })),
+      start_at: at(s.start),
+      end_at: at(s.end),
+      distance_km: round(s.distance),
+      duration_min: round(s.end - s.start, 1),
+    };
+  });
+  const unassigned = [
+    ...built.noCoordinates.map((id) => ({ order_id: id, reason: 'no_coordinates' as const })),
+    ...r.unassigned.map((u) => ({ order_id: (built.jobs[u.job] as OrderRow).id, reason: u.reason })),
+  ];
+  return {
+    routes,
+    unassigned,
+    totals: {
+      routes: routes.length,
+      orders: routes.reduce((n, x) => n + x.stops.length, 0),
+      unassigned: unassigned.length,
+      distance_km: round(routes.reduce((n, x) => n + x.distance_km, 0)),
+      duration_min: round(
+        routes.reduce((n, x) => n + x.duration_min, 0),
+        1,
+      ),
+    },
+  };
+}

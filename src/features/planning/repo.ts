@@ -1,0 +1,115 @@
+import type { Executor } from '../../shared/db/index.js';
+import type { DepotsTable, Mode, RoutePlansTable } from '../../shared/db/schema.js';
+import { fromColumns, type OrderRow } from '../orders/repo.js';
+import type { StoredRequest, StoredResult } from './stored.js';
+
+export type DepotRow = DepotsTable;
+/** A plan with its JSON columns parsed: callers never see the stored text. */
+export interface PlanRow extends Omit<RoutePlansTable, 'request' | 'versions' | 'result'> {
+  request: StoredRequest;
+  /** {order_id: version} of the planned orders when they were read (see versionOf). */
+  versions: Record<string, string>;
+  result: StoredResult | null;
+}
+type PlanSet = Partial<Pick<PlanRow, 'status' | 'progress' | 'result' | 'failure' | 'committed_at' | 'updated_at'>>;
+
+/** A whole plan gives a whole row; a change gives the columns it sets. */
+function toColumns(p: PlanRow): RoutePlansTable;
+function toColumns(p: PlanSet): Partial<RoutePlansTable>;
+function toColumns(p: Partial<PlanRow>): Partial<RoutePlansTable> {
+  const { request, versions, result, ...rest } = p;
+  return {
+    ...rest,
+    ...(request !== undefined ? { request: JSON.stringify(request) } : {}),
+    ...(versions !== undefined ? { versions: JSON.stringify(versions) } : {}),
+    ...(result !== undefined ? { result: result === null ? null : JSON.stringify(result) } : {}),
+  };
+}
+
+function fromPlanColumns(r: RoutePlansTable): PlanRow {
+  return {
+    ...r,
+    request: JSON.parse(r.request) as StoredRequest,
+    versions: JSON.parse(r.versions) as Record<string, string>,
+    result: r.result === null ? null : (JSON.parse(r.result) as StoredResult),
+  };
+}
+
+/** Statuses an order can be assigned from (the transition table's `assign`). */
+export const ASSIGNABLE = ['pending', 'validated', 'rescheduled'] as const;
+
+export async function insertDepot(db: Executor, row: DepotRow): Promise<void> {
+  await db.insertInto('depots').values(row).execute();
+}
+
+export async function findDepot(db: Executor, mode: Mode, id: string): Promise<DepotRow | undefined> {
+  return db.selectFrom('depots').selectAll().where('id', '=', id).where('mode', '=', mode).executeTakeFirst();
+}
+
+export async function listDepots(db: Executor, mode: Mode, f: { limit: number; after?: string }) {
+  let q = db.selectFrom('depots').selectAll().where('mode', '=', mode);
+  if (f.after !== undefined) q = q.where('id', '<', f.after);
+  return q
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+export async function insertPlan(db: Executor, row: PlanRow): Promise<void> {
+  await db.insertInto('route_plans').values(toColumns(row)).execute();
+}
+
+export async function findPlan(db: Executor, mode: Mode, id: string): Promise<PlanRow | undefined> {
+  const r = await db
+    .selectFrom('route_plans')
+    .selectAll()
+    .where('id', '=', id)
+    .where('mode', '=', mode)
+    .executeTakeFirst();
+  return r && fromPlanColumns(r);
+}
+
+export async function updatePlan(db: Executor, id: string, set: PlanSet): Promise<PlanRow> {
+  const r = await db
+    .updateTable('route_plans')
+    .set(toColumns(set))
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return fromPlanColumns(r);
+}
+
+/** Marks a plan committed unless another commit got there first (true when this one did). */
+export async function claimCommit(db: Executor, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('route_plans')
+    .set({ committed_at: now, updated_at: now })
+    .where('id', '=', id)
+    .where('committed_at', 'is', null)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+/** Orders of the environment by id (any account: plans are the carrier's). */
+export async function ordersByIds(db: Executor, mode: Mode, ids: string[]): Promise<OrderRow[]> {
+  if (ids.length === 0) return [];
+  const rows = await db.selectFrom('orders').selectAll().where('mode', '=', mode).where('id', 'in', ids).execute();
+  return rows.map(fromColumns);
+}
+
+/**
+ * Candidates for a plan's default order set: assignable orders of the environment. The date filter
+ * (requested_date on the plan's day in the depot's zone, or none) is applied by the caller.
+ */
+export async function assignableOrders(db: Executor, mode: Mode, limit: number): Promise<OrderRow[]> {
+  const rows = await db
+    .selectFrom('orders')
+    .selectAll()
+    .where('mode', '=', mode)
+    .where('status', 'in', [...ASSIGNABLE])
+    .orderBy('created_at', 'asc')
+    .orderBy('id', 'asc')
+    .limit(limit)
+    .execute();
+  return rows.map(fromColumns);
+}

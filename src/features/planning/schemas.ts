@@ -1,0 +1,161 @@
+import { type Static, Type } from 'typebox';
+import { ROUTE_PLAN_STATUSES } from '../../shared/db/tables/route_plans.js';
+import { ShiftFields } from '../dispatch/schemas.js';
+
+const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+const Id = Type.String({ minLength: 1, maxLength: 100 });
+
+export const DepotCreate = Type.Object(
+  {
+    name: Type.String({ minLength: 1, maxLength: 200 }),
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    lng: Type.Number({ minimum: -180, maximum: 180 }),
+    address: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    timezone: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 64,
+        description: 'IANA zone, e.g. America/Lima; default RUTA_DEFAULT_TIMEZONE',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'DepotCreateParams' },
+);
+export type DepotCreate = Static<typeof DepotCreate>;
+
+export const Depot = Type.Object(
+  {
+    id: Type.String({ examples: ['dep_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
+    object: Type.Literal('depot'),
+    livemode: Type.Boolean(),
+    name: Type.String(),
+    lat: Type.Number(),
+    lng: Type.Number(),
+    address: Nullable(Type.String()),
+    timezone: Type.String(),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'Depot' },
+);
+export type Depot = Static<typeof Depot>;
+
+export const DepotList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Depot), has_more: Type.Boolean() },
+  { $id: 'DepotList' },
+);
+
+export const DepotListQuery = Type.Object(
+  {
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type DepotListQuery = Static<typeof DepotListQuery>;
+
+export const PlanCourier = Type.Object(
+  { courier_id: Id, ...ShiftFields },
+  { additionalProperties: false, $id: 'RoutePlanCourier', description: 'A courier, with fields that override its own' },
+);
+export type PlanCourier = Static<typeof PlanCourier>;
+
+export const Objective = Type.Enum(['min_distance', 'min_vehicles'], { $id: 'RoutePlanObjective' });
+
+export const PlanCreate = Type.Object(
+  {
+    date: Type.String({ format: 'date', description: 'The day planned, YYYY-MM-DD, in the depot\u2019s timezone' }),
+    depot: Id,
+    couriers: Type.Array(PlanCourier, { minItems: 1, maxItems: 200 }),
+    order_ids: Type.Optional(
+      Type.Array(Id, {
+        minItems: 1,
+        maxItems: 2000,
+        uniqueItems: true,
+        description: 'Default: every assignable order of the environment due that date (or undated)',
+      }),
+    ),
+    objective: Type.Optional(Objective),
+    time_limit_ms: Type.Optional(Type.Integer({ minimum: 100, maximum: 60_000, default: 5000 })),
+    seed: Type.Optional(Type.Integer({ minimum: 0, maximum: 2 ** 31 - 1 })),
+  },
+  { additionalProperties: false, $id: 'RoutePlanCreateParams' },
+);
+export type PlanCreate = Static<typeof PlanCreate>;
+
+const PlanStop = Type.Object(
+  {
+    order_id: Type.String(),
+    arrival_at: Type.String({ format: 'date-time' }),
+    service_start_at: Type.String({ format: 'date-time' }),
+    departure_at: Type.String({ format: 'date-time' }),
+    load_packages: Type.Number({ description: 'Packages still on board after this stop' }),
+    load_kg: Type.Number({ description: 'Kilograms still on board after this stop' }),
+  },
+  { $id: 'RoutePlanStop' },
+);
+
+const PlanRoute = Type.Object(
+  {
+    courier_id: Type.String(),
+    stops: Type.Array(PlanStop),
+    start_at: Type.String({ format: 'date-time' }),
+    end_at: Type.String({ format: 'date-time' }),
+    distance_km: Type.Number(),
+    duration_min: Type.Number(),
+  },
+  { $id: 'RoutePlanRoute' },
+);
+
+export const UNASSIGNED_REASONS = ['no_coordinates', 'time_window', 'capacity', 'shift'] as const;
+
+export const PlanResult = Type.Object({
+  routes: Type.Array(PlanRoute),
+  unassigned: Type.Array(
+    Type.Object(
+      { order_id: Type.String(), reason: Type.Enum([...UNASSIGNED_REASONS]) },
+      { $id: 'RoutePlanUnassigned' },
+    ),
+  ),
+  totals: Type.Object(
+    {
+      routes: Type.Integer(),
+      orders: Type.Integer({ description: 'Orders placed on a route' }),
+      unassigned: Type.Integer(),
+      distance_km: Type.Number(),
+      duration_min: Type.Number(),
+    },
+    { $id: 'RoutePlanTotals' },
+  ),
+});
+export type PlanResult = Static<typeof PlanResult>;
+
+export const RoutePlan = Type.Object(
+  {
+    id: Type.String({ examples: ['rplan_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
+    object: Type.Literal('route_plan'),
+    livemode: Type.Boolean(),
+    status: Type.Enum([...ROUTE_PLAN_STATUSES], { $id: 'RoutePlanStatus' }),
+    progress: Type.Number({ minimum: 0, maximum: 1 }),
+    date: Type.String(),
+    depot: Type.String(),
+    objective: Objective,
+    time_limit_ms: Type.Integer(),
+    seed: Type.Integer(),
+    couriers: Type.Array(PlanCourier),
+    order_ids: Type.Array(Type.String(), { description: 'The orders planned (those with coordinates and without)' }),
+    routes: Nullable(Type.Array(PlanRoute)),
+    unassigned: Nullable(PlanResult.properties.unassigned),
+    totals: Nullable(PlanResult.properties.totals),
+    failure_message: Nullable(Type.String()),
+    committed_at: Nullable(Type.String({ format: 'date-time' })),
+    route_ids: Type.Array(Type.String(), { description: 'The routes a commit created' }),
+    created_at: Type.String({ format: 'date-time' }),
+    updated_at: Type.String({ format: 'date-time' }),
+  },
+  { $id: 'RoutePlan' },
+);
+export type RoutePlan = Static<typeof RoutePlan>;
+
+/** Commit takes no fields; an empty object (or no body) is accepted, anything else is 422. */
+export const CommitBody = Type.Object({}, { additionalProperties: false, $id: 'RoutePlanCommitParams' });

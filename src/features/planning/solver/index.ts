@@ -1,0 +1,17 @@
+// The route optimizer's public interface: everything outside this folder imports from here.
+export { type CheckResult, check } from './check.js';
+export { parseSolomon, type SolomonInstance } from './solomon.js';
+export { solve } from './solve.js';
+export type {
+  Job,
+  Objective,
+  Problem,
+  RouteSchedule,
+  Solution,
+  SolveOptions,
+  SolveResult,
+  StopTimes,
+  Unassigned,
+  UnassignedReason,
+  Vehicle,
+} from './types.js';

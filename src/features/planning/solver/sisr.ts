@@ -1,0 +1,221 @@
+import type { Model } from './model.js';
+import type { Rng } from './rng.js';
+import type { Routes } from './routes.js';
+
+// Ruin and recreate after "Slack Induction by String Removals" (Christiaens & Vanden Berghe, 2020):
+// ruin removes strings of consecutive jobs from a few routes near a random seed job, so the freed
+// slack lands where it can be reused; recreate puts jobs back one by one at their cheapest feasible
+// place, skipping each candidate place with a small probability ("blinks") for diversity.
+
+/** Average number of removed jobs (c̄), the longest string (L_max), split rate α, split depth β, blink rate. */
+const C_BAR = 10;
+const L_MAX = 10;
+const ALPHA = 0.5;
+const BETA = 0.01;
+const BLINK = 0.01;
+/** Recreate orders: random, demand, far, close, window length, window start, window end; by weight. */
+const ORDER_WEIGHTS = [4, 4, 2, 1, 2, 2, 2];
+const ORDER_TOTAL = ORDER_WEIGHTS.reduce((a, b) => a + b, 0);
+
+export class Sisr {
+  /** Routes touched since `clearTouched` (ruined or inserted into), listed once each. */
+  readonly touched: Int32Array;
+  nTouched = 0;
+  private readonly touchStamp: Int32Array;
+  private stamp = 1;
+  private classGen = 1;
+  private readonly ruinStamp: Int32Array;
+  private readonly classStamp: Int32Array;
+  private readonly buf: Int32Array;
+  private readonly keys: Float64Array;
+  /** Jobs no vehicle can serve even alone: never tried again. */
+  readonly hopeless: Uint8Array;
+
+  constructor(
+    private readonly m: Model,
+    private readonly rng: Rng,
+  ) {
+    this.touched = new Int32Array(m.vehicles);
+    this.touchStamp = new Int32Array(m.vehicles);
+    this.ruinStamp = new Int32Array(m.vehicles);
+    this.classStamp = new Int32Array(m.vehicles);
+    this.buf = new Int32Array(m.n);
+    this.keys = new Float64Array(m.n);
+    this.hopeless = new Uint8Array(m.n);
+  }
+
+  clearTouched(): void {
+    this.nTouched = 0;
+    this.stamp++;
+  }
+
+  private touch(v: number): void {
+    if (this.touchStamp[v] !== this.stamp) {
+      this.touchStamp[v] = this.stamp;
+      this.touched[this.nTouched++] = v;
+    }
+  }
+
+  ruin(s: Routes): void {
+    const m = this.m;
+    const rng = this.rng;
+    const assigned = m.n - s.nOut;
+    if (assigned === 0 || s.used === 0) return;
+    const lsMax = Math.min(L_MAX, assigned / s.used);
+    const ksMax = (4 * C_BAR) / (1 + lsMax) - 1;
+    const ks = Math.floor(rng.next() * ksMax) + 1;
+    let seed = rng.int(m.n);
+    while (s.routeOf[seed] === -1) seed = seed + 1 === m.n ? 0 : seed + 1;
+    const rs = this.stamp;
+    let ruined = 0;
+    for (let i = -1; i < m.neighbours && ruined < ks; i++) {
+      const c = i < 0 ? seed : (m.adj[seed * m.neighbours + i] as number);
+      const v = s.routeOf[c] as number;
+      if (v < 0 || this.ruinStamp[v] === rs) continue;
+      this.ruinStamp[v] = rs;
+      this.touch(v);
+      ruined++;
+      const len = s.len[v] as number;
+      const lt = Math.floor(rng.next() * Math.min(len, lsMax)) + 1;
+      const pos = s.posOf[c] as number;
+      if (lt === len || rng.next() < ALPHA) {
+        const lo = Math.max(1, pos - lt + 1);
+        const hi = Math.min(pos, len - lt + 1);
+        s.removeSpan(v, lo + rng.int(hi - lo + 1), lt);
+      } else {
+        // Split string: a window of lt + kept jobs around c, of which a run of `kept` stays.
+        let kept = 1;
+        while (lt + kept < len && rng.next() >= BETA) kept++;
+        const total = lt + kept;
+        const lo = Math.max(1, pos - total + 1);
+        const hi = Math.min(pos, len - total + 1);
+        const start = lo + rng.int(hi - lo + 1);
+        const r = rng.int(lt + 1);
+        if (lt - r > 0) s.removeSpan(v, start + r + kept, lt - r);
+        if (r > 0) s.removeSpan(v, start, r);
+      }
+    }
+  }
+
+  /** Inserts the unassigned jobs back; `allowNew` lets it open an empty vehicle. */
+  recreate(s: Routes, allowNew: boolean): void {
+    const m = this.m;
+    const rng = this.rng;
+    let k = 0;
+    for (let i = 0; i < s.nOut; i++) {
+      const j = s.out[i] as number;
+      if (this.hopeless[j] === 0) this.buf[k++] = j;
+    }
+    this.order(k);
+    const { time, dist, size } = m;
+    const K = m.dims;
+    const S = s.stride;
+    const { es, ls, sv, len, load } = s;
+    const sloc = s.loc;
+    const { demand, cap, vClass, ready, due, service } = m;
+    const V = m.vehicles;
+    // Blinks drawn as gaps between skipped places (geometric), not one draw per place: same law, fewer draws.
+    const logKeep = Math.log(1 - BLINK);
+    let gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
+    for (let i = 0; i < k; i++) {
+      const j = this.buf[i] as number;
+      const lj = m.loc[j] as number;
+      const readyJ = ready[j] as number;
+      const dueJ = due[j] as number;
+      const svJ = service[j] as number;
+      let best = Number.POSITIVE_INFINITY;
+      let bv = -1;
+      let bp = -1;
+      const cs = ++this.classGen;
+      for (let v = 0; v < V; v++) {
+        const n = len[v] as number;
+        if (n === 0) {
+          if (!allowNew) continue;
+          const c = vClass[v] as number;
+          if (this.classStamp[c] === cs) continue;
+          this.classStamp[c] = cs;
+        }
+        let fits = true;
+        for (let d = 0; d < K; d++) {
+          if ((load[v * K + d] as number) + (demand[j * K + d] as number) > (cap[v * K + d] as number) + 1e-9) {
+            fits = false;
+            break;
+          }
+        }
+        if (!fits) continue;
+        const b = v * S;
+        for (let p = 0; p <= n; p++) {
+          const e = es[b + p] as number;
+          if (e > dueJ) break; // every later position starts even later
+          if (--gap === 0) {
+            gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
+            continue;
+          }
+          const a = sloc[b + p] as number;
+          const c = sloc[b + p + 1] as number;
+          const delta =
+            (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
+          if (delta >= best) continue;
+          const arr = e + (sv[b + p] as number) + (time[a * size + lj] as number);
+          const start = Math.max(arr, readyJ);
+          if (start > dueJ) continue;
+          if (start + svJ + (time[lj * size + c] as number) > (ls[b + p + 1] as number)) continue;
+          best = delta;
+          bv = v;
+          bp = p;
+        }
+      }
+      if (bv >= 0) {
+        s.insert(j, bv, bp);
+        this.touch(bv);
+      }
+    }
+  }
+
+  /** Shuffles buf[0..k) and then sorts it stably by one of the recreate orders. */
+  private order(k: number): void {
+    const m = this.m;
+    const rng = this.rng;
+    const buf = this.buf;
+    for (let i = k - 1; i > 0; i--) {
+      const r = rng.int(i + 1);
+      const t = buf[i] as number;
+      buf[i] = buf[r] as number;
+      buf[r] = t;
+    }
+    let pick = rng.next() * ORDER_TOTAL;
+    let which = 0;
+    while (which < ORDER_WEIGHTS.length - 1 && pick >= (ORDER_WEIGHTS[which] as number)) {
+      pick -= ORDER_WEIGHTS[which] as number;
+      which++;
+    }
+    if (which === 0) return;
+    const keys = this.keys;
+    const K = m.dims;
+    const home = m.vStart[0] as number;
+    for (let i = 0; i < k; i++) {
+      const j = buf[i] as number;
+      let key = 0;
+      if (which === 1) {
+        for (let d = 0; d < K; d++) key -= (m.demand[j * K + d] as number) / ((m.cap[d] as number) || 1);
+      } else if (which === 2) key = -(m.dist[home * m.size + (m.loc[j] as number)] as number);
+      else if (which === 3) key = m.dist[home * m.size + (m.loc[j] as number)] as number;
+      else if (which === 4) key = (m.due[j] as number) - (m.ready[j] as number);
+      else if (which === 5) key = m.ready[j] as number;
+      else key = -(m.due[j] as number);
+      keys[i] = key;
+    }
+    for (let i = 1; i < k; i++) {
+      const j = buf[i] as number;
+      const key = keys[i] as number;
+      let p = i - 1;
+      while (p >= 0 && (keys[p] as number) > key) {
+        buf[p + 1] = buf[p] as number;
+        keys[p + 1] = keys[p] as number;
+        p--;
+      }
+      buf[p + 1] = j;
+      keys[p + 1] = key;
+    }
+  }
+}

@@ -1,0 +1,20 @@
+import type { OrderRow } from '../orders/repo.js';
+import type { PlannedCourier } from './problem.js';
+import type { PlanCourier, PlanResult } from './schemas.js';
+
+/** What a plan stores of its request: everything its run needs, resolved (couriers with overrides applied). */
+export interface StoredRequest {
+  objective: 'min_distance' | 'min_vehicles';
+  time_limit_ms: number;
+  seed: number;
+  /** As sent, for the answer. */
+  couriers: PlanCourier[];
+  /** Resolved: own fields, then the overrides; depots by id. */
+  planned: (Omit<PlannedCourier, 'start' | 'end'> & { start_depot: string; end_depot: string })[];
+  order_ids: string[];
+}
+
+export type StoredResult = PlanResult & { route_ids?: string[] };
+
+/** An order's version for staleness: its status and last change. */
+export const versionOf = (o: Pick<OrderRow, 'status' | 'updated_at'>) => `${o.status}@${o.updated_at}`;

@@ -1,0 +1,48 @@
+import type { FastifyRequest } from 'fastify';
+import { courierRefused, isCarrier, type Principal, principalOf, type Scope } from './auth.js';
+import { ApiError } from './errors.js';
+
+/**
+ * Who may drive deliveries (lifecycle moves, couriers, routes, proof files): the carrier (operator
+ * keys, admins, dispatchers) across every account of their environment, and merchants in test
+ * mode on their own data (the sandbox). Live merchants get 403: in production only the carrier
+ * moves parcels. A courier session only where the route says so (`courier: true`), and then only
+ * on what is assigned to it (the scope carries its id).
+ */
+export function requireMover(req: FastifyRequest, opts: { courier?: boolean } = {}): Scope {
+  const p = principalOf(req);
+  if (p.role === 'courier') {
+    if (!opts.courier || !p.courierId) throw courierRefused();
+    return { mode: p.mode, accountId: p.accountId, courierId: p.courierId };
+  }
+  if (isCarrier(p)) return { mode: p.mode, accountId: null };
+  if (p.mode === 'test' && p.accountId) return { mode: 'test', accountId: p.accountId };
+  throw new ApiError(
+    'permission_denied',
+    'Live secret keys cannot drive deliveries; use an operator key, or a test key to simulate one in the sandbox.',
+  );
+}
+
+/** The carrier only: operator keys, admins, dispatchers (e.g. issuing a courier's sign-in code). */
+export function requireCarrier(req: FastifyRequest): Scope {
+  const p = principalOf(req);
+  if (!isCarrier(p))
+    throw new ApiError('permission_denied', 'Only the carrier (operator keys, admins, dispatchers) may do this.');
+  return { mode: p.mode, accountId: null };
+}
+
+/** A signed-in person (not a key, not a courier's phone). */
+export function requireUser(req: FastifyRequest): Principal & { userId: string } {
+  const p = principalOf(req);
+  if (p.kind !== 'user' || !p.userId) {
+    throw new ApiError('permission_denied', 'This needs a signed-in user (POST /v1/session); API keys cannot do it.');
+  }
+  return p as Principal & { userId: string };
+}
+
+/** Admins only: users, invitations, accounts and their pricing, operator keys. */
+export function requireAdmin(req: FastifyRequest): Principal & { userId: string } {
+  const p = requireUser(req);
+  if (p.role !== 'admin') throw new ApiError('permission_denied', 'Only an admin may do this.');
+  return p;
+}

@@ -1,0 +1,22 @@
+export const RELATIONSHIPS = ['self', 'family', 'neighbor', 'doorman', 'coworker', 'other'] as const;
+export const PAYMENT_METHODS = ['cash', 'card', 'bank_transfer', 'mobile_wallet'] as const;
+export const COD_STATUSES = ['collected', 'short', 'over'] as const;
+
+/** Created by 002_lifecycle. */
+export interface ProofsTable {
+  order_id: string;
+  receiver_name: string;
+  receiver_document: string | null;
+  relationship: (typeof RELATIONSHIPS)[number] | null;
+  signature_file: string | null;
+  /** JSON array of file ids. */
+  photo_files: string;
+  /** minor units */
+  collected_amount: number | null;
+  payment_method: (typeof PAYMENT_METHODS)[number] | null;
+  cod_status: (typeof COD_STATUSES)[number] | null;
+  delivered_packages: number;
+  lat: number | null;
+  lng: number | null;
+  delivered_at: number;
+}

@@ -1,0 +1,5 @@
+/** Created by 001_core. */
+export interface SettingsTable {
+  key: string;
+  value: string;
+}

@@ -1,0 +1,74 @@
+import { execSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { PASSWORD } from './people-helpers.js';
+
+export const CHROMIUM = process.env.RUTA_CHROMIUM_PATH ?? '/usr/bin/chromium';
+export const hasChromium = existsSync(CHROMIUM);
+export const skipNote = hasChromium ? '' : ` [skipped: no Chromium at ${CHROMIUM}; apt-get install chromium]`;
+export const ROOT = join(import.meta.dirname, '..');
+export const IMAGES = join(ROOT, 'docs', 'images');
+
+/**
+ * The console and courier app are served from dist/web, which `npm ci` builds (prepare). A checkout
+ * that has not been built is built here once, so the browser tests never pass against the 503 page.
+ */
+export function ensureWebBuilt(): void {
+  if (existsSync(join(ROOT, 'dist', 'web', 'console', 'index.html'))) return;
+  execSync('npm run build', { cwd: ROOT, stdio: 'inherit' });
+}
+
+export async function launch(): Promise<Browser> {
+  const { chromium } = await import('playwright-core');
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}
+
+/** A tiny valid PNG (a 2×2 image), standing in for a camera photo. */
+export const PHOTO_PNG = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAIAAAD91JpzAAAAFklEQVR4nGP8z8DAwMDAxMDAwMDAAAANHQEDasKb6QAAAABJRU5ErkJggg==',
+  'base64',
+);
+
+/** A port free right now, so that RUTA_PUBLIC_URL can name the server's origin before it listens
+ * (the session routes check Origin against it). */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+/** Collects what the page reports as Content-Security-Policy refusals: every page test expects none. */
+export function cspErrorsOf(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (msg) => {
+    if (/Content.Security.Policy|Refused to/i.test(msg.text())) errors.push(msg.text());
+  });
+  return errors;
+}
+
+/** Opens the console and submits its sign-in form; the caller waits for what it expects next. */
+export async function submitSignIn(page: Page, base: string, email: string, password = PASSWORD): Promise<void> {
+  await page.goto(`${base}/console/`);
+  await page.getByLabel('Email').fill(email);
+  await page.getByLabel('Password').fill(password);
+  await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}

@@ -1,0 +1,289 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { orderIn } from './lifecycle-helpers.js';
+import { newUser, PASSWORD } from './people-helpers.js';
+
+/** The admin pages, the Exceptions page, and the session's guards, driven through the console. */
+describeEach('console admin pages in headless Chromium', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let operator: string;
+  let adminEmail: string;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    const port = await freePort();
+    t = await startApp(engine, {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    operator = await newOperator(t, 'test');
+    adminEmail = (await newUser(t, 'admin')).email;
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    return page;
+  }
+
+  async function signIn(page: Page, email: string, password = PASSWORD) {
+    await submitSignIn(page, base, email, password);
+    await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
+  }
+
+  const userByEmail = (email: string) =>
+    t.ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+
+  it.skipIf(!hasChromium)(
+    `an admin invites a dispatcher, who sets a password from the link and signs in; the admin disables them${skipNote}`,
+    async () => {
+      const admin = await newPage();
+      await signIn(admin, adminEmail);
+      await admin.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Users' }).click();
+      await admin.getByRole('heading', { name: 'Users' }).waitFor();
+      const email = `dora-${engine}@example.com`;
+      await admin.getByLabel('Email').fill(email);
+      // The role select is left at its first option: the default role must be sent too.
+      expect(await admin.getByLabel('Role').inputValue()).toBe('dispatcher');
+      await admin.getByRole('button', { name: 'Invite' }).click();
+      const shown = admin.getByRole('status');
+      await shown.waitFor();
+      const url = /(http\S+#invitation=\S+)/.exec((await shown.textContent()) ?? '')?.[1];
+      expect(url, (await shown.textContent()) ?? '').toBeDefined();
+      expect(url?.startsWith(`${base}/console/#invitation=`)).toBe(true);
+      // Listed among the open invitations (never with its link).
+      const open = admin.getByRole('table', { name: 'Open invitations' });
+      await open.getByRole('cell', { name: email, exact: true }).waitFor();
+      expect(await open.textContent()).not.toContain('#invitation=');
+
+      // A fresh browser context: no cookie of the admin's.
+      const invited = await newPage();
+      await invited.goto(url as string);
+      await invited.getByRole('heading', { name: 'Join Ruta' }).waitFor();
+      await invited.getByText(`Invitation for ${email}`).waitFor();
+      await invited.getByLabel('Your name').fill('Dora Díaz');
+      await invited.getByLabel('Choose a password (at least 10 characters)').fill('dora password 42');
+      await invited.getByRole('button', { name: 'Set password and sign in' }).click();
+      await invited.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
+      expect(await invited.locator('.who').textContent()).toBe('Dora Díaz · dispatcher');
+      const nav = invited.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Exceptions' }).waitFor();
+      expect(await nav.getByRole('link', { name: 'Users' }).count()).toBe(0);
+      expect(await userByEmail(email)).toMatchObject({ role: 'dispatcher', status: 'active', name: 'Dora Díaz' });
+      // The password they chose signs them in again.
+      await invited.getByRole('button', { name: 'Sign out' }).click();
+      await invited.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+      await signIn(invited, email, 'dora password 42');
+
+      // The admin's lists: the invitation is used, the user is there; disabling ends their session.
+      await admin.reload();
+      const users = admin.getByRole('table', { name: 'Users' });
+      await users.getByRole('cell', { name: email, exact: true }).waitFor();
+      await admin.getByText('No open invitations.').waitFor();
+      await admin.getByRole('button', { name: `Disable ${email}` }).click();
+      await admin.getByRole('button', { name: `Enable ${email}` }).waitFor();
+      expect((await userByEmail(email))?.status).toBe('disabled');
+      await invited.reload();
+      await invited.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+      await admin.context().close();
+      await invited.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    `an admin creates an operator key and an account (secrets shown once) and edits its pricing${skipNote}`,
+    async () => {
+      const page = await newPage();
+      await signIn(page, adminEmail);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Operator keys' }).click();
+      await page.getByRole('heading', { name: 'Operator keys' }).waitFor();
+      await page.getByLabel('Key environment').selectOption('live');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const status = page.getByRole('status');
+      await status.waitFor();
+      const opKey = /(ok_live_[0-9A-Za-z]{32})/.exec((await status.textContent()) ?? '')?.[1];
+      expect(opKey, (await status.textContent()) ?? '').toBeDefined();
+      // The key works, as an operator key of live.
+      const asOp = await client(t.app, opKey as string)('GET', '/v1/couriers');
+      expect(asOp.status).toBe(200);
+      const display = `${(opKey as string).slice(0, 12)}…${(opKey as string).slice(-4)}`;
+      await page.getByRole('table', { name: 'Operator keys' }).getByText(display).waitFor();
+
+      await nav.getByRole('link', { name: 'Accounts' }).click();
+      const form = page.getByRole('form', { name: 'New account' });
+      await form.getByLabel('Name').fill('Tienda Nueva');
+      await form.getByLabel('Currency').fill('PEN');
+      await form.getByLabel('Origin latitude').fill('-12.09');
+      await form.getByLabel('Origin longitude').fill('-77.05');
+      await form.getByLabel('Base fee (minor units)').fill('700');
+      await form.getByRole('button', { name: 'Create account' }).click();
+      await page.getByRole('status').waitFor();
+      const text = (await page.getByRole('status').textContent()) ?? '';
+      const test = /(sk_test_[0-9A-Za-z]{32})/.exec(text)?.[1];
+      const live = /(sk_live_[0-9A-Za-z]{32})/.exec(text)?.[1];
+      expect(test, text).toBeDefined();
+      expect(live, text).toBeDefined();
+      const id = /(acct_[0-9A-Za-z]+)/.exec(text)?.[1] as string;
+      const account = await t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      expect(account).toMatchObject({ name: 'Tienda Nueva', currency: 'PEN', origin_lat: -12.09, origin_lng: -77.05 });
+      expect(JSON.parse(account?.pricing ?? 'null')).toEqual({ base_fee: 700 });
+      const made = await client(t.app, test as string)('POST', '/v1/orders', validOrder());
+      expect(made.status).toBe(201);
+      expect(made.body.currency).toBe('PEN');
+      expect((await client(t.app, live as string)('GET', '/v1/orders')).status).toBe(200);
+      // The account's row, by its id cell (the edit form below it has the name in an input, not the id).
+      const row = page
+        .getByRole('table', { name: 'Accounts' })
+        .locator('tr', { has: page.getByRole('cell', { name: id, exact: true }) });
+      await row.getByText('base fee 700').waitFor();
+
+      // Edit the pricing and the pickup origin.
+      await page.getByRole('button', { name: 'Edit Tienda Nueva' }).click();
+      const edit = page.getByRole('form', { name: 'Edit Tienda Nueva' });
+      expect(await edit.getByLabel('Base fee (minor units)').inputValue()).toBe('700');
+      await edit.getByLabel('Base fee (minor units)').fill('900');
+      await edit.getByLabel('Per km (minor units)').fill('150');
+      await edit.getByLabel('Origin latitude').fill('-12.1');
+      await edit.getByRole('button', { name: 'Save account' }).click();
+      await row.getByText('base fee 900, per km 150').waitFor();
+      expect(await row.textContent()).toContain('-12.1, -77.05');
+      const after = (await t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+      expect(JSON.parse(after?.pricing ?? 'null')).toEqual({ base_fee: 900, per_km: 150 });
+      expect(after?.origin_lat).toBe(-12.1);
+
+      // Shown once: after a reload, no secret is anywhere in the page.
+      await page.reload();
+      await row.getByText('base fee 900, per km 150').waitFor();
+      const html = await page.content();
+      for (const secret of [test, live, opKey]) expect(html).not.toContain(secret);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`a merchant user opening another account's order sees not-found${skipNote}`, async () => {
+    const mine = await newMerchant(t, 'Mine');
+    const theirs = await newMerchant(t, 'Theirs');
+    const own = (await client(t.app, mine.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Own Olga' } })))
+      .body;
+    const other = (
+      await client(t.app, theirs.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Other Omar' } }))
+    ).body;
+    const user = await newUser(t, 'merchant', mine.accountId);
+    const page = await newPage();
+    await signIn(page, user.email);
+    await page.goto(`${base}/console/#/orders/${other.id}`);
+    const alert = page.getByRole('alert');
+    await alert.waitFor();
+    expect(await alert.textContent()).toBe(`No such order: '${other.id}'`);
+    expect(await page.content()).not.toContain('Other Omar');
+    // Its own order opens on the same page (so the not-found above is about the account, not the page).
+    await page.goto(`${base}/console/#/board`);
+    await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
+    await page.goto(`${base}/console/#/orders/${own.id}`);
+    await page.getByRole('heading', { name: /Own Olga/ }).waitFor();
+    // Straight from its own order to the other account's: the page must not keep showing the first.
+    await page.evaluate(`location.hash = '#/orders/${other.id}'`);
+    await page.getByRole('alert').waitFor();
+    expect(await page.getByRole('alert').textContent()).toBe(`No such order: '${other.id}'`);
+    expect(await page.getByRole('heading', { name: /Own Olga/ }).count()).toBe(0);
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `a state change with the session cookie but without the CSRF token is refused (403)${skipNote}`,
+    async () => {
+      const page = await newPage();
+      await signIn(page, adminEmail);
+      const operatorKeys = async () =>
+        (
+          await t.ctx.db
+            .selectFrom('api_keys')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('account_id', 'is', null)
+            .executeTakeFirstOrThrow()
+        ).n;
+      const before = Number(await operatorKeys());
+      const post = (csrf: boolean) =>
+        page.evaluate(async (withToken) => {
+          const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+          if (withToken) {
+            const s = (await (await fetch('/v1/session', { credentials: 'include' })).json()) as { csrf_token: string };
+            headers['X-CSRF-Token'] = s.csrf_token;
+          }
+          const res = await fetch('/v1/api_keys', {
+            method: 'POST',
+            credentials: 'include',
+            headers,
+            body: JSON.stringify({ mode: 'test' }),
+          });
+          return { status: res.status, body: (await res.json()) as { error?: { code: string } } };
+        }, csrf);
+      const refused = await post(false);
+      expect(refused.status).toBe(403);
+      expect(refused.body.error?.code).toBe('csrf_failed');
+      expect(Number(await operatorKeys())).toBe(before);
+      // The same request with the token passes: the cookie alone was the difference.
+      const allowed = await post(true);
+      expect(allowed.status).toBe(201);
+      expect(Number(await operatorKeys())).toBe(before + 1);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`the Exceptions page lists failed orders and short collections${skipNote}`, async () => {
+    const shop = await newMerchant(t, 'Exceptional');
+    const op = client(t.app, operator);
+    const courier = (await op('POST', '/v1/couriers', { name: 'Eva Exc' })).body.id;
+    const failed = await orderIn(t, shop.test, operator, courier, 'failed', {
+      customer: { name: 'Fallida Fabiola', phone: '+51987650001' },
+    });
+    await orderIn(t, shop.test, operator, courier, 'in_transit', {
+      customer: { name: 'Viajera Vera', phone: '+51987650002' },
+    });
+    const short = await orderIn(t, shop.test, operator, courier, 'in_transit', {
+      customer: { name: 'Corta Carla', phone: '+51987650003' },
+      cash_on_delivery: 100,
+    });
+    expect(
+      (
+        await op('POST', `/v1/orders/${short.id}/deliver`, {
+          receiver_name: 'Carla',
+          collected_amount: 60,
+          payment_method: 'cash',
+        })
+      ).status,
+    ).toBe(200);
+    const dispatcher = await newUser(t, 'dispatcher');
+    const page = await newPage();
+    await signIn(page, dispatcher.email);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Exceptions' }).click();
+    await page.getByRole('heading', { name: 'Exceptions', level: 1 }).waitFor();
+    const failedTable = page.getByRole('table', { name: 'Failed deliveries' });
+    const link = failedTable.getByRole('link', { name: 'Fallida Fabiola' });
+    await link.waitFor();
+    expect(await failedTable.textContent()).toContain('customer absent');
+    expect(await failedTable.textContent()).not.toContain('Viajera Vera');
+    expect(await failedTable.textContent()).not.toContain('Corta Carla');
+    const shortTable = page.getByRole('table', { name: 'Cash on delivery short' });
+    await shortTable.getByRole('link', { name: 'Corta Carla' }).waitFor();
+    expect(await shortTable.textContent()).not.toContain('Fallida Fabiola');
+    await page.getByText('No over collections.').waitFor();
+    await link.click();
+    await page.getByRole('heading', { name: /Fallida Fabiola/ }).waitFor();
+    expect(page.url()).toContain(`#/orders/${failed.id}`);
+    await page.context().close();
+  });
+});

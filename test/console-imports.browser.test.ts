@@ -1,0 +1,231 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type ImportRunner, startImportRunner } from '../src/features/imports/runner.js';
+import {
+  cspErrorsOf,
+  ensureWebBuilt,
+  freePort,
+  hasChromium,
+  IMAGES,
+  launch,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
+import { csv } from './imports-helpers.js';
+import { newUser } from './people-helpers.js';
+
+const HEADER = [
+  'external_order_id',
+  'customer_name',
+  'customer_phone',
+  'address',
+  'city',
+  'item_description',
+  'item_quantity',
+];
+
+describeEach('console imports page in headless Chromium', (engine) => {
+  let t: TestApp;
+  let runner: ImportRunner;
+  let browser: Browser;
+  let base: string;
+  let dir: string;
+  let merchant: Merchant;
+  let email: string;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    const port = await freePort();
+    t = await startApp(engine, { RUTA_PUBLIC_URL: `http://127.0.0.1:${port}` });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    // What `ruta serve` runs in the background: imports are claimed and run by it, not by the test.
+    runner = startImportRunner(t.ctx, pino({ level: 'silent' }));
+    merchant = await newMerchant(t, 'Tienda Imports');
+    email = (await newUser(t, 'merchant', merchant.accountId)).email;
+    dir = mkdtempSync(join(tmpdir(), 'ruta-imports-browser-'));
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await runner?.stop();
+    await t?.close();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function signIn(userEmail: string, width = 1280, height = 900): Promise<{ page: Page; cspErrors: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const cspErrors = cspErrorsOf(page);
+    await submitSignIn(page, base, userEmail);
+    await page.getByRole('navigation', { name: 'Main' }).waitFor();
+    return { page, cspErrors };
+  }
+
+  function file(name: string, text: string): string {
+    const path = join(dir, `${engine}-${name}`);
+    writeFileSync(path, text);
+    return path;
+  }
+
+  /** The page's width, and what sticks out past the viewport (the message when the check fails). */
+  async function overflow(page: Page): Promise<{ width: number; culprits: string }> {
+    // A string, run in the page: the test's own compiler has no DOM types.
+    return page.evaluate(`(() => {
+      const out = [...document.querySelectorAll('body *')]
+        .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 1)
+        .slice(0, 5)
+        .map((e) => e.tagName.toLowerCase() + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right) + 'px');
+      return { width: document.documentElement.scrollWidth, culprits: out.join('; ') };
+    })()`);
+  }
+
+  const fileInput = (page: Page) => page.getByLabel('Spreadsheet (.csv or .xlsx) *');
+  const count = (page: Page, name: string) => page.locator(`.import-counts dd[data-count="${name}"]`).textContent();
+
+  it.skipIf(!hasChromium)(
+    `imports a CSV as a merchant: progress, counts, row errors, failed rows, orders with source excel${skipNote}`,
+    async () => {
+      const { page, cspErrors } = await signIn(email);
+      await page.getByRole('link', { name: 'Imports', exact: true }).click();
+      await page.getByRole('heading', { name: 'Imports', exact: true }).waitFor();
+      await page.getByText('No imports yet.').waitFor();
+
+      // Not a spreadsheet: the API's 415, said in terms of the file, next to the file field.
+      await fileInput(page).setInputFiles(file('notes.txt', 'customer_name,address\nAna,Av. Uno 1\n'));
+      await page.getByRole('button', { name: 'Upload' }).click();
+      const fileError = page.locator('.field.has-error', { hasText: 'Spreadsheet' }).getByRole('alert');
+      await fileError.waitFor();
+      expect(await fileError.textContent()).toMatch(/notes\.txt is neither a CSV nor an \.xlsx workbook/);
+
+      // A file the upload itself refuses (an unknown column): the 422 is shown next to the file field.
+      await fileInput(page).setInputFiles(
+        file(
+          'unknown.csv',
+          csv([
+            ['customer_name', 'address', 'colour'],
+            ['Ana', 'Av. Uno 1', 'red'],
+          ]),
+        ),
+      );
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await fileError.filter({ hasText: 'colour' }).waitFor();
+      expect(await fileError.textContent()).toMatch(/^Unknown column "colour"/);
+      expect(await page.evaluate('document.activeElement.name')).toBe('file');
+
+      // Three good rows (the first two one order with two items) and one bad phone on row 5.
+      const text = csv([
+        HEADER,
+        ['IMP-1', 'Rosa Quispe', '+51987654321', 'Av. Arequipa 100', 'Lima', 'Zapatos', 1],
+        ['IMP-1', 'Rosa Quispe', '+51987654321', 'Av. Arequipa 100', 'Lima', 'Medias', 2],
+        ['IMP-2', 'Carlos Mendoza', '+51987654322', 'Jr. Cusco 200', 'Lima', 'Polo', 1],
+        ['IMP-3', 'Pedro Sin Prefijo', '987654321', 'Av. Brasil 300', 'Lima', 'Gorra', 1],
+      ]);
+      await fileInput(page).setInputFiles(file('orders.csv', text));
+      await page.getByRole('button', { name: 'Upload' }).click();
+      const title = page.getByRole('heading', { name: /^Import imp_/ });
+      await title.waitFor();
+      const id = ((await title.textContent()) ?? '').replace(/^Import /, '');
+      expect(id).toMatch(/^imp_[0-9A-Z]+$/);
+      expect(page.url()).toBe(`${base}/console/#/imports/${id}`);
+
+      await page.getByRole('status').filter({ hasText: 'Import finished' }).waitFor({ timeout: 20_000 });
+      expect(await page.getByRole('status').filter({ hasText: 'Import finished' }).textContent()).toBe(
+        'Import finished: 2 orders created, 1 row rejected.',
+      );
+      const bar = page.getByRole('progressbar', { name: 'Import progress' });
+      expect(await bar.getAttribute('aria-valuenow')).toBe('100');
+      expect(await bar.getAttribute('aria-valuetext')).toBe('4 of 4 rows');
+      expect(await count(page, 'total')).toBe('4');
+      expect(await count(page, 'processed')).toBe('4');
+      expect(await count(page, 'created')).toBe('2');
+      expect(await count(page, 'failed')).toBe('1');
+
+      const rows = page.locator('table.import-errors tbody tr');
+      expect(await rows.count()).toBe(1);
+      const cells = await rows.first().locator('td').allTextContents();
+      expect(cells.slice(0, 4)).toEqual(['5', 'customer_phone', 'customer.phone', 'parameter_invalid']);
+      expect(cells[4]).toMatch(/^Invalid customer\.phone: .*E\.164/);
+
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        page.getByRole('button', { name: 'Download failed rows' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe(`${id}-failed-rows.csv`);
+      const failedRows = readFileSync((await download.path()) as string, 'utf8')
+        .replace(/^\uFEFF/, '')
+        .trim()
+        .split(/\r?\n/);
+      expect(failedRows).toHaveLength(2);
+      expect(failedRows[0]).toBe(`${HEADER.join(',')},error`);
+      expect(failedRows[1]).toMatch(
+        /^IMP-3,Pedro Sin Prefijo,987654321,Av\. Brasil 300,Lima,Gorra,1,"?Row 5 \(column customer_phone\): Invalid customer\.phone: /,
+      );
+
+      // Through the API with the account's own secret key: the orders exist, made from the file.
+      const api = client(t.app, merchant.test);
+      const one = (await api('GET', '/v1/orders?external_order_id=IMP-1')).body.data;
+      expect(one).toHaveLength(1);
+      expect(one[0].source).toBe('excel');
+      expect(one[0].items.map((i: { description: string; quantity: number }) => [i.description, i.quantity])).toEqual([
+        ['Zapatos', 1],
+        ['Medias', 2],
+      ]);
+      const two = (await api('GET', '/v1/orders?external_order_id=IMP-2')).body.data;
+      expect(two.map((o: { source: string; customer: { name: string } }) => [o.source, o.customer.name])).toEqual([
+        ['excel', 'Carlos Mendoza'],
+      ]);
+      expect((await api('GET', '/v1/orders?external_order_id=IMP-3')).body.data).toEqual([]);
+
+      mkdirSync(IMAGES, { recursive: true });
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-imports.png'), fullPage: true });
+
+      // A second import; the list shows both, newest first, each linking to its page.
+      await page.getByRole('link', { name: '← Imports' }).click();
+      await fileInput(page).setInputFiles(
+        file('more.csv', csv([HEADER, ['IMP-4', 'Lucía Flores', '+51987654323', 'Av. Sol 4', 'Cusco', 'Caja', 1]])),
+      );
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.getByRole('status').filter({ hasText: 'Import finished: 1 order created, 0 rows rejected.' }).waitFor({
+        timeout: 20_000,
+      });
+      const second = ((await page.getByRole('heading', { name: /^Import imp_/ }).textContent()) ?? '').slice(7);
+      expect(second).not.toBe(id);
+      await page.getByRole('link', { name: '← Imports' }).click();
+      const links = page.locator('table a[href^="#/imports/imp_"]');
+      await expect.poll(() => links.count()).toBe(2);
+      expect(await links.allTextContents()).toEqual([second, id]);
+      await page.getByRole('link', { name: id }).click();
+      await page.getByRole('heading', { name: `Import ${id}` }).waitFor();
+      expect(await count(page, 'created')).toBe('2');
+
+      // Usable at 360 px: nothing wider than the screen (tables scroll inside their box).
+      await page.setViewportSize({ width: 360, height: 740 });
+      const wide = await overflow(page);
+      expect(wide.width, wide.culprits).toBeLessThanOrEqual(360);
+      await page.getByRole('link', { name: '← Imports' }).click();
+      await page.getByRole('button', { name: 'Upload' }).waitFor();
+      const wideList = await overflow(page);
+      expect(wideList.width, wideList.culprits).toBeLessThanOrEqual(360);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+
+      // Another account's merchant: the same address is not found.
+      const other = await newMerchant(t, 'Otra Tienda');
+      const otherUser = await newUser(t, 'merchant', other.accountId);
+      const { page: otherPage } = await signIn(otherUser.email);
+      await otherPage.goto(`${base}/console/#/imports/${id}`);
+      await otherPage.getByRole('heading', { name: 'Import not found' }).waitFor();
+      expect(await otherPage.getByText('Orders created').count()).toBe(0);
+      await otherPage.getByRole('link', { name: '← Imports' }).click();
+      await otherPage.getByText('No imports yet.').waitFor();
+      await otherPage.context().close();
+    },
+  );
+});

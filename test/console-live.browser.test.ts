@@ -1,0 +1,213 @@
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
+import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
+import {
+  client,
+  describeEach,
+  type Merchant,
+  newMerchant,
+  newOperator,
+  startApp,
+  type TestApp,
+  validOrder,
+} from './helpers.js';
+import { courierSession, newUser } from './people-helpers.js';
+import { Receiver, waitFor } from './webhook-receiver.js';
+
+/**
+ * The console's live parts in a real browser, signed in with a password (the stream needs a
+ * session: EventSource sends the cookie, never an API key): the board follows the stream in test
+ * and in live mode, a merchant redelivers an event to a real receiver, and the couriers page
+ * disables a courier and signs its phones out.
+ */
+describeEach('console live parts in headless Chromium', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let operator: string;
+  let shop: Merchant;
+  let rx: Receiver;
+  let dispatcher: { stop(): Promise<void> } | undefined;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    const port = await freePort();
+    t = await startApp(engine, {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // The receiver is a local address (no DNS, no TLS in tests).
+      RUTA_WEBHOOK_ALLOW_INSECURE: '1',
+    });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    operator = await newOperator(t, 'test');
+    shop = await newMerchant(t, 'Live Shop');
+    rx = await new Receiver().start();
+    // What `ruta serve` runs in the background: the webhook dispatcher, polling often for the test.
+    dispatcher = new Dispatcher(t.ctx, { pollMs: 50 }).start();
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await dispatcher?.stop();
+    await rx?.close();
+    await t?.close();
+  });
+
+  async function newPage(): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    return page;
+  }
+
+  async function signIn(page: Page, email: string) {
+    await submitSignIn(page, base, email);
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  }
+
+  /** The board's stream answered (its headers arrived): from then on every commit reaches it. */
+  const streamOpened = (page: Page, mode: 'test' | 'live') =>
+    page.waitForResponse((r) => {
+      const u = new URL(r.url());
+      return u.pathname === '/v1/stream' && (u.searchParams.get('mode') ?? 'test') === mode;
+    });
+
+  it.skipIf(!hasChromium)(
+    `the board shows an order created through the API within a second, in test and in live mode${skipNote}`,
+    async () => {
+      const page = await newPage();
+      // The polling fallback reads the newest 50 orders every 3 s; with a stream it never runs.
+      const polls: string[] = [];
+      page.on('request', (r) => {
+        const u = new URL(r.url());
+        if (u.pathname === '/v1/orders' && u.searchParams.get('limit') === '50') polls.push(u.search);
+      });
+      const user = await newUser(t, 'dispatcher');
+      const m = client(t.app, shop.test);
+      await m(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'LIVE-0', customer: { name: 'Rosa Quispe', phone: '+51987654321' } }),
+      );
+      const opened = streamOpened(page, 'test');
+      await signIn(page, user.email);
+      await page.getByRole('link', { name: 'Rosa Quispe' }).waitFor();
+      expect((await opened).status()).toBe(200);
+
+      const created = await m(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'LIVE-1', customer: { name: 'Carlos Mendoza', phone: '+51987654322' } }),
+      );
+      expect(created.status).toBe(201);
+      // A bound for a broken stream, not a measurement: the polling fallback would take 3 s.
+      await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 2000 });
+      // The stream brought it, not the fallback.
+      expect(polls).toEqual([]);
+
+      // Live mode: the stream reconnects with ?mode=live and carries live orders only.
+      const openedLive = streamOpened(page, 'live');
+      await page.getByRole('radio', { name: 'Live' }).check();
+      await page.getByText('No orders match.').waitFor();
+      expect((await openedLive).status()).toBe(200);
+      const live = await client(t.app, shop.live)(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'LIVE-2', customer: { name: 'Lucía Live', phone: '+51987654323' } }),
+      );
+      expect(live.status).toBe(201);
+      expect(live.body.livemode).toBe(true);
+      await page.getByRole('link', { name: 'Lucía Live' }).waitFor({ timeout: 2000 });
+      expect(await page.getByRole('link', { name: 'Carlos Mendoza' }).count()).toBe(0);
+      expect(polls).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    `a merchant redelivers an event from the attempt log, and the receiver gets it again${skipNote}`,
+    async () => {
+      const merchant = await newMerchant(t, 'Redeliver SAC');
+      const m = client(t.app, merchant.test);
+      const ep = await m('POST', '/v1/webhook_endpoints', { url: rx.url('/redeliver'), events: ['order.created'] });
+      expect(ep.status).toBe(201);
+      const order = await m('POST', '/v1/orders', validOrder({ external_order_id: 'RD-1' }));
+      expect(order.status).toBe(201);
+      // The dispatcher delivers it once.
+      const first = await waitFor(() => rx.on('/redeliver')[0] ?? false);
+      const event = JSON.parse(first.body) as { id: string; data: { id: string } };
+      expect(event.data.id).toBe(order.body.id);
+      await waitFor(async () => {
+        const log = await m('GET', `/v1/webhook_endpoints/${ep.body.id}/deliveries`);
+        return log.body.data.length === 1;
+      });
+
+      const user = await newUser(t, 'merchant', merchant.accountId);
+      const page = await newPage();
+      await signIn(page, user.email);
+      await page.goto(`${base}/console/#/webhooks/${ep.body.id}`);
+      await page.getByRole('heading', { name: 'Attempt log' }).waitFor();
+      const row = page.getByRole('row', { name: new RegExp(event.id) });
+      await row.waitFor();
+      expect(rx.on('/redeliver')).toHaveLength(1);
+      await row.getByRole('button', { name: 'Redeliver' }).click();
+      await expect(page.locator('p.note[role=status]').textContent()).resolves.toBe('Redelivery queued.');
+      const second = await waitFor(() => rx.on('/redeliver')[1] ?? false);
+      expect((JSON.parse(second.body) as { id: string }).id).toBe(event.id);
+      expect(rx.on('/redeliver')).toHaveLength(2);
+      // Once the attempt is recorded, the log shows both attempts of the event.
+      await waitFor(async () => {
+        const log = await m('GET', `/v1/webhook_endpoints/${ep.body.id}/deliveries`);
+        return log.body.data.length === 2;
+      });
+      await page.reload();
+      await page.getByRole('heading', { name: 'Attempt log' }).waitFor();
+      await page
+        .getByRole('row', { name: new RegExp(event.id) })
+        .nth(1)
+        .waitFor();
+      expect(await page.getByRole('row', { name: new RegExp(event.id) }).count()).toBe(2);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    `the couriers page signs a courier's phones out, and disables and enables the courier${skipNote}`,
+    async () => {
+      const op = client(t.app, operator);
+      const courier = (await op('POST', '/v1/couriers', { name: 'Nina Phone' })).body as { id: string };
+      const phoneAnswers = (cookie: string) =>
+        t.app
+          .inject({ method: 'GET', url: `/v1/couriers/${courier.id}`, headers: { cookie } })
+          .then((r) => r.statusCode);
+      const phone = await courierSession(t, operator, courier.id);
+      expect(await phoneAnswers(phone.cookie)).toBe(200);
+
+      const user = await newUser(t, 'dispatcher');
+      const page = await newPage();
+      await signIn(page, user.email);
+      await page.getByRole('link', { name: 'Couriers' }).click();
+      const card = page.locator('li.card', { hasText: 'Nina Phone' });
+      await card.getByText(`${courier.id} · active`).waitFor();
+      await card.getByRole('button', { name: 'Sign out everywhere' }).click();
+      await expect(card.getByRole('status').textContent()).resolves.toBe('Signed out of 1 phone session.');
+      expect(await phoneAnswers(phone.cookie)).toBe(401);
+
+      // Disabling ends the phone sessions too, and the courier cannot sign in until enabled.
+      const again = await courierSession(t, operator, courier.id);
+      expect(await phoneAnswers(again.cookie)).toBe(200);
+      await card.getByRole('button', { name: 'Disable' }).click();
+      await card.getByText(`${courier.id} · disabled`).waitFor();
+      await expect(card.getByRole('status').textContent()).resolves.toBe('Nina Phone is disabled.');
+      expect((await op('GET', `/v1/couriers/${courier.id}`)).body.status).toBe('disabled');
+      expect(await phoneAnswers(again.cookie)).toBe(401);
+      await card.getByRole('button', { name: 'Enable' }).click();
+      await card.getByText(`${courier.id} · active`).waitFor();
+      expect((await op('GET', `/v1/couriers/${courier.id}`)).body.status).toBe('active');
+      await expect(card.getByRole('button', { name: 'Disable' }).isVisible()).resolves.toBe(true);
+      await page.context().close();
+    },
+  );
+});

@@ -1,0 +1,294 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  cspErrorsOf,
+  ensureWebBuilt,
+  freePort,
+  hasChromium,
+  IMAGES,
+  launch,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { newUser } from './people-helpers.js';
+
+const DATE = '2030-03-04';
+const LIMA = { lat: -12.1211, lng: -77.0297 };
+const at = (dLat: number, dLng: number) => ({
+  address: `Av. Larco ${Math.round(1000 + dLat * 10_000)}`,
+  district: 'Miraflores',
+  city: 'Lima',
+  lat: LIMA.lat + dLat,
+  lng: LIMA.lng + dLng,
+});
+
+interface PlanStop {
+  order_id: string;
+  load_packages: number;
+}
+interface PlanRoute {
+  courier_id: string;
+  stops: PlanStop[];
+}
+
+describeEach('console planning page in headless Chromium', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let op: ReturnType<typeof client>;
+  let merchant: ReturnType<typeof client>;
+  let depot: { id: string };
+  let carla: { id: string };
+  let diego: { id: string };
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    // Tiles from a port nothing listens on: the routes must still be drawn.
+    const port = await freePort();
+    t = await startApp(engine, {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      RUTA_SERVICE_MINUTES_PER_STOP: '5',
+    });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    op = client(t.app, await newOperator(t, 'test'));
+    merchant = client(t.app, (await newMerchant(t, 'Tienda Lima')).test);
+    const d = await op('POST', '/v1/depots', {
+      name: 'Surquillo',
+      lat: LIMA.lat,
+      lng: LIMA.lng,
+      timezone: 'America/Lima',
+    });
+    expect(d.status, JSON.stringify(d.body)).toBe(201);
+    depot = d.body;
+    // Four packages each: six one-package orders need both couriers.
+    const c1 = await op('POST', '/v1/couriers', {
+      name: 'Carla Ruta',
+      capacity_packages: 4,
+      shift_start: '08:00',
+      shift_end: '18:00',
+    });
+    const c2 = await op('POST', '/v1/couriers', { name: 'Diego Ruta', capacity_packages: 4 });
+    expect([c1.status, c2.status]).toEqual([201, 201]);
+    carla = c1.body;
+    diego = c2.body;
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function order(name: string, address: Record<string, unknown>): Promise<{ id: string }> {
+    const res = await merchant(
+      'POST',
+      '/v1/orders',
+      validOrder({
+        external_order_id: name,
+        customer: { name, phone: '+51987654321' },
+        delivery_address: address,
+        items: [{ description: 'Box', quantity: 1, weight_kg: 1.5 }],
+      }),
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body;
+  }
+
+  async function signedInPage(
+    width = 1280,
+    height = 900,
+    role: 'dispatcher' | 'admin' = 'dispatcher',
+  ): Promise<{ page: Page; cspErrors: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    const cspErrors = cspErrorsOf(page);
+    const user = await newUser(t, role);
+    await submitSignIn(page, base, user.email);
+    await page.getByRole('link', { name: 'Planning' }).click();
+    await page.getByRole('heading', { name: 'Planning', level: 1 }).waitFor();
+    return { page, cspErrors };
+  }
+
+  async function optimize(page: Page, seconds: string) {
+    await page.getByLabel('Date').fill(DATE);
+    await page.getByLabel('Time limit (seconds)').fill(seconds);
+    await page.getByRole('button', { name: 'Optimize' }).click();
+  }
+
+  const planIdOf = async (page: Page) =>
+    /#\/planning\/(rplan_\w+)/.exec(await page.evaluate<string>('location.hash'))?.[1];
+
+  it.skipIf(!hasChromium)(
+    `optimizes a day for two couriers, shows the routes and the order left out, and commits${skipNote}`,
+    async () => {
+      const names = ['Rosa Quispe', 'Carlos Mendoza', 'Lucía Flores', 'Pedro Castillo', 'Elena Ríos', 'Juan Pérez'];
+      const spots = [
+        at(0.01, 0.01),
+        at(0.02, -0.01),
+        at(-0.01, 0.02),
+        at(-0.02, -0.015),
+        at(0.015, 0.025),
+        at(-0.025, 0.005),
+      ];
+      const placed: Record<string, string> = {};
+      for (const [i, name] of names.entries()) placed[name] = (await order(name, spots[i]!)).id;
+      const nowhere = await order('Sin Coordenadas', { address: 'Jr. Desconocido 1', city: 'Lima' });
+
+      const { page, cspErrors } = await signedInPage();
+      // The orders the planner takes: the seven assignable ones, the last without coordinates.
+      const toPlan = page.getByRole('list', { name: 'Orders to plan' });
+      await expect.poll(() => toPlan.getByRole('listitem').count()).toBe(7);
+      await expect(toPlan.locator('li', { hasText: 'Sin Coordenadas' }).textContent()).resolves.toContain(
+        'no coordinates',
+      );
+      await expect(page.getByLabel('Depot').inputValue()).resolves.toBe(depot.id);
+      // Both couriers, picked by default, with their shift and capacity.
+      await expect(page.getByRole('checkbox', { name: /Carla Ruta/ }).isChecked()).resolves.toBe(true);
+      await expect(page.getByRole('checkbox', { name: /Diego Ruta/ }).isChecked()).resolves.toBe(true);
+      await expect(page.locator('.pick-list li', { hasText: 'Carla Ruta' }).textContent()).resolves.toContain(
+        'shift 08:00–18:00 · 4 packages',
+      );
+      // Before any plan, the orders with coordinates and the depot are on the map.
+      await expect.poll(() => page.locator('.planning-map path.leaflet-interactive').count()).toBe(7);
+
+      await optimize(page, '2');
+      const bar = page.getByRole('progressbar');
+      await bar.waitFor();
+      const now = Number(await bar.getAttribute('aria-valuenow'));
+      expect(now).toBeGreaterThanOrEqual(0);
+      expect(now).toBeLessThanOrEqual(100);
+
+      const result = page.getByRole('heading', { name: 'Proposed routes' });
+      await result.waitFor({ timeout: 30_000 });
+      expect(await bar.count()).toBe(0);
+      // The focus moves to the result.
+      await expect
+        .poll(() => page.evaluate<string | null>('document.activeElement?.textContent ?? null'))
+        .toBe('Proposed routes');
+
+      const planId = await planIdOf(page);
+      expect(planId).toMatch(/^rplan_/);
+      const plan = (await op('GET', `/v1/route_plans/${planId}`)).body;
+      expect(plan.status).toBe('succeeded');
+      expect(plan.routes).toHaveLength(2);
+      const byId = Object.fromEntries(Object.entries(placed).map(([n, id]) => [id, n]));
+      const courierName = { [carla.id]: 'Carla Ruta', [diego.id]: 'Diego Ruta' };
+      let shown = 0;
+      for (const r of plan.routes as PlanRoute[]) {
+        const stops = page.getByRole('list', { name: `Stops of ${courierName[r.courier_id]}` }).getByRole('listitem');
+        const texts = await stops.allTextContents();
+        // The page lists each route's stops in the plan's order, with arrival times and loads.
+        expect(texts.map((s) => names.find((n) => s.includes(n)))).toEqual(r.stops.map((s) => byId[s.order_id]));
+        for (const [k, s] of texts.entries()) {
+          expect(s).toMatch(/Arrives \d\d:\d\d/);
+          expect(s).toContain(`Load: ${r.stops[k]?.load_packages} pkg`);
+        }
+        shown += texts.length;
+      }
+      expect(shown).toBe(6);
+      await expect(page.locator('.totals').textContent()).resolves.toMatch(
+        /2 routes · 6 orders planned · 1 not planned/,
+      );
+      const notPlanned = page.getByRole('list', { name: 'Orders not planned' }).getByRole('listitem');
+      expect(await notPlanned.allTextContents()).toEqual([
+        expect.stringMatching(/^Sin Coordenadas .*: No coordinates/),
+      ]);
+      // Drawn without tiles: two lines, six numbered stops and the depot.
+      await expect.poll(() => page.locator('.planning-map path.leaflet-interactive').count()).toBe(9);
+      expect(await page.locator('.planning-map .leaflet-tooltip.stop-number').allTextContents()).toHaveLength(6);
+      mkdirSync(IMAGES, { recursive: true });
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-planning.png') });
+
+      await page.getByRole('button', { name: 'Commit' }).click();
+      await page.getByText(/Committed: 2 routes created/).waitFor();
+
+      const committed = (await op('GET', `/v1/route_plans/${planId}`)).body;
+      expect(committed.committed_at).not.toBeNull();
+      expect(committed.route_ids).toHaveLength(2);
+      for (const [i, r] of (plan.routes as PlanRoute[]).entries()) {
+        const route = await op('GET', `/v1/routes/${committed.route_ids[i]}`);
+        expect(route.status).toBe(200);
+        expect(route.body.courier.id).toBe(r.courier_id);
+        expect(route.body.stops.map((s: { order: string }) => s.order)).toEqual(r.stops.map((s) => s.order_id));
+        for (const s of r.stops) {
+          const o = (await op('GET', `/v1/orders/${s.order_id}`)).body;
+          expect([o.status, o.courier?.id, o.route]).toEqual(['assigned', r.courier_id, committed.route_ids[i]]);
+        }
+      }
+      const left = (await op('GET', `/v1/orders/${nowhere.id}`)).body;
+      expect([left.status, left.courier]).toEqual(['pending', null]);
+
+      // Usable on a phone: nothing wider than 360 px.
+      await page.setViewportSize({ width: 360, height: 740 });
+      await expect.poll(() => page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `says which orders changed when a commit is stale, and plans again${skipNote}`,
+    async () => {
+      const uno = await order('Stale Uno', at(0.005, 0.005));
+      const dos = await order('Stale Dos', at(-0.005, 0.01));
+      const { page } = await signedInPage(390, 844);
+      await optimize(page, '1');
+      await page.getByRole('heading', { name: 'Proposed routes' }).waitFor({ timeout: 30_000 });
+      const first = await planIdOf(page);
+      // The order moves after the plan read it: the commit must write nothing.
+      expect((await op('POST', `/v1/orders/${uno.id}/validate`)).status).toBe(200);
+      await page.getByRole('button', { name: 'Commit' }).click();
+      const alert = page.locator('.stale[role="alert"]');
+      await alert.waitFor();
+      await expect(alert.textContent()).resolves.toContain('Nothing was committed');
+      expect(await alert.getByRole('list', { name: 'Orders that changed' }).textContent()).toContain('Stale Uno');
+      const still = (await op('GET', `/v1/orders/${dos.id}`)).body;
+      expect([still.status, still.route]).toEqual(['pending', null]);
+
+      await page.getByRole('button', { name: 'Plan again' }).click();
+      // A new plan runs (its bar replaces the old result), then it can be committed.
+      await page.getByRole('progressbar').waitFor();
+      await expect.poll(() => planIdOf(page)).not.toBe(first);
+      await page.getByRole('heading', { name: 'Proposed routes' }).waitFor({ timeout: 30_000 });
+      await page.getByRole('button', { name: 'Commit' }).click();
+      await page.getByText(/Committed: \d+ routes? created/).waitFor();
+      for (const o of [uno, dos]) {
+        expect((await op('GET', `/v1/orders/${o.id}`)).body.status).toBe('assigned');
+      }
+      await page.context().close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `lets an admin create an environment's first depot, with the API's error next to its field${skipNote}`,
+    async () => {
+      const { page, cspErrors } = await signedInPage(360, 740, 'admin');
+      // Depots belong to one environment: live has none yet.
+      await page.getByRole('radio', { name: 'Live' }).check();
+      await page.getByText('No depot yet.').waitFor();
+      await page.getByLabel('Depot name *').fill('Callao');
+      await page.getByLabel('Latitude *').fill('-12.05');
+      await page.getByLabel('Longitude *').fill('-77.12');
+      await page.getByLabel('Time zone').fill('Mars/Olympus');
+      await page.getByRole('button', { name: 'Create depot' }).click();
+      await page.locator('.field.has-error', { hasText: 'Time zone' }).getByRole('alert').waitFor();
+      await page.getByLabel('Time zone').fill('America/Lima');
+      await page.getByRole('button', { name: 'Create depot' }).click();
+      await page.getByText('No depot yet.').waitFor({ state: 'detached' });
+      const live = client(t.app, await newOperator(t, 'live'));
+      const depots = (await live('GET', '/v1/depots')).body.data as { id: string; name: string; timezone: string }[];
+      expect(depots.map((d) => [d.name, d.timezone])).toEqual([['Callao', 'America/Lima']]);
+      await expect(page.getByLabel('Depot', { exact: true }).inputValue()).resolves.toBe(depots[0]?.id);
+      expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
+});

@@ -1,0 +1,282 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  cspErrorsOf,
+  ensureWebBuilt,
+  freePort,
+  hasChromium,
+  IMAGES,
+  launch,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { newUser } from './people-helpers.js';
+
+describeEach('console in headless Chromium', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let operator: string;
+  let merchantKey: string;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    // Tiles from a port nothing listens on: the map must still draw its markers and lines.
+    const port = await freePort();
+    t = await startApp(engine, {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      // The merchant's endpoint is a local address (no DNS in tests).
+      RUTA_WEBHOOK_ALLOW_INSECURE: '1',
+    });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    operator = await newOperator(t, 'test');
+    merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function newPage(width = 1280, height = 800): Promise<{ page: Page; cspErrors: string[] }> {
+    const context = await browser.newContext({ viewport: { width, height } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(8000);
+    const cspErrors = cspErrorsOf(page);
+    return { page, cspErrors };
+  }
+
+  async function signInWithKey(page: Page, key: string) {
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Use an API key instead' }).click();
+    await page.getByLabel('API key (ok_… or sk_…)').fill(key);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Orders' }).waitFor();
+  }
+
+  it.skipIf(!hasChromium)(
+    `serves the sign-in form under a strict CSP, and refuses a wrong password${skipNote}`,
+    async () => {
+      const { page, cspErrors } = await newPage(360, 740);
+      const res = await page.goto(`${base}/console/`);
+      expect(res?.status()).toBe(200);
+      expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
+      // The form renders once the app has asked who is signed in: wait for it, then look.
+      await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+      await expect(page.getByLabel('Email').isVisible()).resolves.toBe(true);
+      await page.getByLabel('Email').fill('nobody@example.com');
+      await page.getByLabel('Password').fill('wrong password 123');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      const alert = page.getByRole('alert');
+      await alert.waitFor();
+      // The same 401 for a wrong email as for a wrong password.
+      expect(await alert.textContent()).toBe('Wrong email or password.');
+      await page.getByRole('button', { name: 'Use an API key instead' }).click();
+      await page.getByLabel('API key (ok_… or sk_…)').fill('ok_test_not_a_real_key');
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await expect(page.getByRole('alert').textContent()).resolves.toBe('That API key is not valid.');
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    `shows an order created through the API on the board without a reload${skipNote}`,
+    async () => {
+      const { page, cspErrors } = await newPage();
+      const m = client(t.app, merchantKey);
+      await m(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'BOARD-1', customer: { name: 'Rosa Quispe', phone: '+51987654321' } }),
+      );
+      await signInWithKey(page, operator);
+      await page.getByRole('link', { name: 'Rosa Quispe' }).waitFor();
+      const created = await m(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'BOARD-2', customer: { name: 'Carlos Mendoza', phone: '+51987654322' } }),
+      );
+      expect(created.status).toBe(201);
+      // Live: the stream with a session, polling with a key; either way no reload.
+      await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 10_000 });
+      expect(await page.locator('.row').count()).toBe(2);
+      // The status filter narrows the list (server side).
+      await page.getByLabel('Status', { exact: true }).selectOption('delivered');
+      await page.getByText('No orders match.').waitFor({ timeout: 5000 });
+      await page.getByLabel('Status', { exact: true }).selectOption('');
+      await page.getByLabel('Search', { exact: true }).fill('Carlos');
+      await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 5000 });
+      expect(await page.locator('.row').count()).toBe(1);
+      await page.getByLabel('Search', { exact: true }).fill('');
+      mkdirSync(IMAGES, { recursive: true });
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-board.png') });
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`moves an order from its page with the moves its status allows${skipNote}`, async () => {
+    const { page, cspErrors } = await newPage();
+    const m = client(t.app, merchantKey);
+    const order = (
+      await m(
+        'POST',
+        '/v1/orders',
+        validOrder({ external_order_id: 'PAGE-1', customer: { name: 'Lucía Flores', phone: '+51987654323' } }),
+      )
+    ).body;
+    const op = client(t.app, operator);
+    const courier = (await op('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' })).body;
+    await signInWithKey(page, operator);
+    await page.goto(`${base}/console/#/orders/${order.id}`);
+    await page.getByRole('heading', { name: /Lucía Flores/ }).waitFor();
+    const moves = page.locator('.moves .buttons button');
+    // pending: validate, assign, reschedule, cancel (the transition table).
+    expect(await moves.allTextContents()).toEqual(['Validate', 'Assign', 'Reschedule', 'Cancel']);
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.locator('.badge', { hasText: 'validated' }).first().waitFor();
+    await page.getByRole('button', { name: 'Assign' }).click();
+    await page.getByLabel('Courier').selectOption(courier.id);
+    await page.locator('.move-form').getByRole('button', { name: 'Assign' }).click();
+    await page.getByText('Juan Pérez').first().waitFor();
+    expect((await op('GET', `/v1/orders/${order.id}`)).body.status).toBe('assigned');
+    expect(await moves.allTextContents()).toEqual(['Assign', 'Ready for pickup', 'Picked up', 'Reschedule', 'Cancel']);
+    if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-order.png'), fullPage: true });
+    expect(cspErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(`draws couriers and orders on the map when tiles cannot load${skipNote}`, async () => {
+    const { page } = await newPage();
+    const op = client(t.app, operator);
+    const courier = (await op('POST', '/v1/couriers', { name: 'Ana Map' })).body;
+    await op('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 });
+    await signInWithKey(page, operator);
+    await page.getByRole('link', { name: 'Live map' }).click();
+    await page.getByRole('application', { name: /Map of couriers/ }).waitFor();
+    // Every order of validOrder() has coordinates, plus one courier: vectors, not images.
+    await page.locator('.leaflet-tooltip', { hasText: 'Ana Map' }).waitFor();
+    expect(await page.locator('path.leaflet-interactive').count()).toBeGreaterThanOrEqual(2);
+    if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-map.png') });
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(`signs a dispatcher in with a password, switches to live, signs out${skipNote}`, async () => {
+    const { page, cspErrors } = await newPage(390, 844);
+    const user = await newUser(t, 'dispatcher');
+    await client(t.app, merchantKey)(
+      'POST',
+      '/v1/orders',
+      validOrder({ external_order_id: 'SESS-1', customer: { name: 'Pedro Castillo', phone: '+51987654329' } }),
+    );
+    await submitSignIn(page, base, user.email);
+    await page.getByRole('link', { name: 'Pedro Castillo' }).waitFor();
+    // A reload keeps the session (cookie) and fetches a new CSRF token.
+    await page.reload();
+    await page.getByRole('link', { name: 'Pedro Castillo' }).waitFor();
+    // A state change through the session: the CSRF header is sent by the client's middleware.
+    await page.getByRole('link', { name: 'Pedro Castillo' }).click();
+    await page.getByRole('button', { name: 'Validate' }).click();
+    await page.locator('.badge', { hasText: 'validated' }).first().waitFor();
+    await page.getByRole('link', { name: '← Orders' }).click();
+    await page.getByRole('radio', { name: 'Live' }).check();
+    await page.getByText('No orders match.').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
+    expect(cspErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(`signs a courier's phone in from the couriers page: code and QR${skipNote}`, async () => {
+    const { page, cspErrors } = await newPage();
+    await client(t.app, operator)('POST', '/v1/couriers', { name: 'Marta Phone' });
+    await signInWithKey(page, operator);
+    await page.getByRole('link', { name: 'Couriers' }).click();
+    const card = page.locator('li.card', { hasText: 'Marta Phone' });
+    await card.getByRole('button', { name: 'Sign in a phone' }).click();
+    const code = (await card.locator('.code').textContent()) ?? '';
+    expect(code).toMatch(/^[0-9A-Z]{8}$/);
+    await expect(card.getByRole('img', { name: /QR code/ }).getAttribute('src')).resolves.toMatch(
+      /^data:image\/png;base64,/,
+    );
+    // The code really signs a phone in, once.
+    const first = await t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } });
+    expect(first.statusCode).toBe(200);
+    expect(first.json().courier.name).toBe('Marta Phone');
+    expect((await t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } })).statusCode).toBe(
+      401,
+    );
+    expect(cspErrors).toEqual([]);
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `lets a merchant create an order, with API errors next to their field, and a webhook endpoint${skipNote}`,
+    async () => {
+      const merchant = await newMerchant(t, 'Zapatos SAC');
+      const user = await newUser(t, 'merchant', merchant.accountId);
+      const { page, cspErrors } = await newPage(390, 844);
+      await submitSignIn(page, base, user.email);
+      await page.getByRole('link', { name: 'New order' }).click();
+      await page.getByLabel('Customer name *').fill('Elena Ríos');
+      await page.getByLabel('Customer phone').fill('987654321');
+      await page.getByLabel('Address *').fill('Jr. Cusco 456');
+      await page.getByRole('button', { name: 'Create order' }).click();
+      // 422 with param customer.phone: shown under that field, which takes the focus.
+      const phoneField = page.locator('.field.has-error', { hasText: 'Customer phone' });
+      await phoneField.getByRole('alert').waitFor();
+      expect(await page.evaluate('document.activeElement.name')).toBe('customer.phone');
+      await page.getByLabel('Customer phone').fill('+51987654321');
+      await page.getByRole('button', { name: 'Create order' }).click();
+      await page.getByRole('heading', { name: /Elena Ríos/ }).waitFor();
+      const list = (await client(t.app, merchant.test)('GET', '/v1/orders')).body;
+      expect(list.data.map((o: { customer: { name: string } }) => o.customer.name)).toEqual(['Elena Ríos']);
+
+      await page.getByRole('link', { name: 'Webhooks' }).click();
+      await page.getByLabel('URL *').fill('ftp://nope');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await page.locator('.field.has-error', { hasText: 'URL' }).getByRole('alert').waitFor();
+      await page.getByLabel('URL *').fill('http://127.0.0.1:9/ruta');
+      await page.getByRole('button', { name: 'Add endpoint' }).click();
+      await expect(page.getByRole('status').textContent()).resolves.toMatch(/signing secret \(shown once\) whsec_/);
+      await page.getByRole('link', { name: 'http://127.0.0.1:9/ruta' }).click();
+      await page.getByRole('heading', { name: 'Attempt log' }).waitFor();
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`keeps only the rows in view in the page, and pages on by scrolling${skipNote}`, async () => {
+    const merchant = await newMerchant(t, 'Bulk Shop');
+    const m = client(t.app, merchant.test);
+    for (let i = 0; i < 130; i++) {
+      const r = await m('POST', '/v1/orders', validOrder({ external_order_id: `BULK-${i}` }));
+      expect(r.status).toBe(201);
+    }
+    const { page } = await newPage();
+    await signInWithKey(page, operator);
+    await page.getByLabel('Account', { exact: true }).fill(merchant.accountId);
+    await page.locator('li.row[aria-posinset="1"]', { hasText: 'BULK-129' }).waitFor();
+    // The first page is 100 orders, but only about a screenful of rows exists in the DOM.
+    expect(await page.locator('li.row').first().getAttribute('aria-setsize')).toBe('100');
+    expect(await page.locator('li.row').count()).toBeLessThan(40);
+    await page.locator('li.row').first().hover();
+    await page.mouse.wheel(0, 20_000);
+    await expect.poll(() => page.locator('li.row').first().getAttribute('aria-setsize')).toBe('130');
+    await page.locator('li.row').first().hover();
+    await page.mouse.wheel(0, 20_000);
+    await page.locator('li.row[aria-posinset="130"]', { hasText: 'BULK-0' }).waitFor();
+    expect(await page.locator('li.row').count()).toBeLessThan(40);
+    await page.context().close();
+  });
+});

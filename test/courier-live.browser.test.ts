@@ -1,0 +1,167 @@
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, startApp, type TestApp } from './helpers.js';
+import { orderIn } from './lifecycle-helpers.js';
+import { newUser } from './people-helpers.js';
+
+// Two places the phone's position must reach (issue 10): the console's live map, without a reload,
+// and the public tracking page of the parcel the courier carries. The phone sends a batch every 10 s.
+const FIRST = { latitude: -12.1005, longitude: -77.0301 };
+const SECOND = { latitude: -12.0852, longitude: -77.0203 };
+const BATCH_WAIT = { timeout: 30_000, interval: 500 };
+
+describeEach('a courier phone moves the console map and the tracking page', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let operator: string;
+  let merchantKey: string;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    const port = await freePort();
+    // Tiles from a port nothing listens on: the markers are vectors and draw anyway.
+    t = await startApp(engine, {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    operator = await newOperator(t, 'test');
+    merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function desk(): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    return { context, page };
+  }
+
+  /** The live map of a dispatcher signed in with a password: updates come on the stream (SSE). */
+  async function dispatcherMap(): Promise<Page> {
+    const { page } = await desk();
+    const user = await newUser(t, 'dispatcher');
+    await submitSignIn(page, base, user.email);
+    await page.getByRole('link', { name: 'Live map' }).click();
+    await page.getByRole('application', { name: /Map of couriers/ }).waitFor();
+    return page;
+  }
+
+  /** The live map with an operator key in the tab: no stream, so it polls. */
+  async function operatorKeyMap(): Promise<Page> {
+    const { page } = await desk();
+    await page.goto(`${base}/console/`);
+    await page.getByRole('button', { name: 'Use an API key instead' }).click();
+    await page.getByLabel('API key (ok_… or sk_…)').fill(operator);
+    await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+    await page.getByRole('heading', { name: 'Orders' }).waitFor();
+    await page.getByRole('link', { name: 'Live map' }).click();
+    await page.getByRole('application', { name: /Map of couriers/ }).waitFor();
+    return page;
+  }
+
+  /** Where a map draws the courier, read from its marker: [lat, lng], or null when not drawn. */
+  async function markerAt(page: Page, courierId: string): Promise<[number, number] | null> {
+    const marker = page.locator(`[data-courier="${courierId}"]`);
+    if ((await marker.count()) !== 1) return null;
+    const lat = await marker.getAttribute('data-lat');
+    const lng = await marker.getAttribute('data-lng');
+    return lat === null || lng === null ? null : [Number(lat), Number(lng)];
+  }
+
+  /** The courier card of a tracking page, loaded afresh (the page itself refreshes every minute). */
+  async function trackingCourierCard(page: Page, code: string): Promise<string> {
+    const res = await page.goto(`${base}/track/${code}`);
+    expect(res?.status()).toBe(200);
+    const card = page.getByRole('region', { name: 'Courier', exact: true });
+    return (await card.count()) === 0 ? '' : ((await card.textContent()) ?? '');
+  }
+
+  it.skipIf(!hasChromium)(
+    `shows the phone's emulated position on both kinds of console map, live, and on the tracking page${skipNote}`,
+    async () => {
+      const op = client(t.app, operator);
+      const courier = (await op('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' })).body;
+      // One parcel on its way (the page shows the courier's position), one still waiting for pickup (it must not).
+      const carried = await orderIn(t, merchantKey, operator, courier.id, 'in_transit');
+      const waiting = await orderIn(t, merchantKey, operator, courier.id, 'assigned');
+      expect((await op('GET', `/v1/orders/${carried.id}`)).body.status).toBe('in_transit');
+
+      // Both maps are open before the phone reports anything: the courier has no marker yet.
+      const maps = [await dispatcherMap(), await operatorKeyMap()];
+      for (const map of maps) {
+        // The two orders are drawn, so the map has loaded what it knows.
+        await expect.poll(() => map.locator('path.leaflet-interactive').count()).toBeGreaterThanOrEqual(2);
+        expect(await markerAt(map, courier.id)).toBeNull();
+        // Set on the window now: still there at the end only if the page never reloaded.
+        await map.evaluate('window.notReloaded = true');
+      }
+
+      const phone = await browser.newContext({
+        viewport: { width: 390, height: 844 },
+        deviceScaleFactor: 2,
+        hasTouch: true,
+        permissions: ['geolocation'],
+        geolocation: FIRST,
+      });
+      const app = await phone.newPage();
+      app.setDefaultTimeout(10_000);
+      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
+      await app.goto(`${base}/courier/`);
+      await app.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await app.getByRole('button', { name: 'Sign in' }).click();
+      await app.getByRole('heading', { name: "Today's route" }).waitFor();
+      await app.getByLabel('On duty').check();
+
+      for (const map of maps) {
+        await expect.poll(() => markerAt(map, courier.id), BATCH_WAIT).toEqual([FIRST.latitude, FIRST.longitude]);
+        // The marker is named for people too, and carries the courier's name on the map.
+        expect(await map.getByRole('img', { name: 'Courier Juan Pérez' }).getAttribute('data-courier')).toBe(
+          courier.id,
+        );
+        await map.locator('.leaflet-tooltip', { hasText: 'Juan Pérez' }).waitFor();
+      }
+      const drawnFirst = await maps[0]!.locator(`[data-courier="${courier.id}"]`).getAttribute('d');
+
+      // The public page of the parcel on its way: first name only, and the phone's position.
+      const track = await (
+        await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
+      ).newPage();
+      const firstCard = await trackingCourierCard(track, carried.tracking_code);
+      expect(firstCard).toContain('Juan is bringing your parcel');
+      expect(firstCard).not.toContain('Pérez');
+      expect(firstCard).toContain(`Last position ${FIRST.latitude.toFixed(5)}, ${FIRST.longitude.toFixed(5)}`);
+      // Before pickup the page shows no courier and no position at all.
+      expect(await trackingCourierCard(track, waiting.tracking_code)).toBe('');
+      // biome-ignore lint/performance/useDomNodeTextContent: the point is the rendered text a customer sees
+      expect(await track.locator('body').innerText()).not.toContain(FIRST.latitude.toFixed(5));
+
+      // The phone moves again: the maps follow without a reload, and so does the page on its next load.
+      await phone.setGeolocation(SECOND);
+      for (const map of maps) {
+        await expect.poll(() => markerAt(map, courier.id), BATCH_WAIT).toEqual([SECOND.latitude, SECOND.longitude]);
+        expect(await map.evaluate('window.notReloaded')).toBe(true);
+        expect(await map.locator('[data-courier]').count()).toBe(1);
+      }
+      // Not only the attribute: the circle itself is drawn somewhere else.
+      expect(await maps[0]!.locator(`[data-courier="${courier.id}"]`).getAttribute('d')).not.toBe(drawnFirst);
+      const secondCard = await trackingCourierCard(track, carried.tracking_code);
+      expect(secondCard).toContain(`Last position ${SECOND.latitude.toFixed(5)}, ${SECOND.longitude.toFixed(5)}`);
+      expect(await track.getByRole('link', { name: 'Open in a map' }).getAttribute('href')).toContain(
+        `mlat=${SECOND.latitude.toFixed(5)}&mlon=${SECOND.longitude.toFixed(5)}`,
+      );
+
+      await phone.close();
+      for (const map of maps) await map.context().close();
+      await track.context().close();
+    },
+    120_000,
+  );
+});

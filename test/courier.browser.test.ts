@@ -1,0 +1,176 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { ensureWebBuilt, freePort, hasChromium, IMAGES, launch, PHOTO_PNG, skipNote } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+
+describeEach('courier app in headless Chromium on a phone', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let operator: string;
+  let merchantKey: string;
+  let courier: { id: string; name: string };
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ensureWebBuilt();
+    const port = await freePort();
+    t = await startApp(engine, { RUTA_PUBLIC_URL: `http://127.0.0.1:${port}` });
+    base = await t.app.listen({ port, host: '127.0.0.1' });
+    operator = await newOperator(t, 'test');
+    merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
+    courier = (await client(t.app, operator)('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' }))
+      .body;
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  async function phone(): Promise<{ context: BrowserContext; page: Page; code: string }> {
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 844 },
+      deviceScaleFactor: 2,
+      hasTouch: true,
+      permissions: ['geolocation'],
+      geolocation: { latitude: -12.12, longitude: -77.03 },
+    });
+    const code = (await client(t.app, operator)('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
+    const page = await context.newPage();
+    page.setDefaultTimeout(10_000);
+    return { context, page, code };
+  }
+
+  async function serviceWorkerReady(page: Page) {
+    await page.evaluate('navigator.serviceWorker.ready.then(() => true)');
+    // The first load is not controlled by a worker installed during it: reload once under it.
+    await page.reload();
+    expect(await page.evaluate('navigator.serviceWorker.controller !== null')).toBe(true);
+  }
+
+  it.skipIf(!hasChromium)(`opens with no network once loaded (service worker)${skipNote}`, async () => {
+    const { context, page } = await phone();
+    const res = await page.goto(`${base}/courier/`);
+    expect(res?.status()).toBe(200);
+    await page.getByLabel('Sign-in code from your dispatcher').waitFor();
+    await serviceWorkerReady(page);
+    await context.setOffline(true);
+    await page.reload();
+    await page.getByLabel('Sign-in code from your dispatcher').waitFor();
+    const manifest = await page.evaluate("document.querySelector('link[rel=manifest]').getAttribute('href')");
+    expect(manifest).toBe('/courier/manifest.webmanifest');
+    await context.close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `runs a stop through a network cut: queued moves and proof sync once, in order${skipNote}`,
+    async () => {
+      const m = client(t.app, merchantKey);
+      const op = client(t.app, operator);
+      const first = (
+        await m(
+          'POST',
+          '/v1/orders',
+          validOrder({ external_order_id: 'C-1', customer: { name: 'Ana Torres', phone: '+51987654321' } }),
+        )
+      ).body;
+      const second = (
+        await m(
+          'POST',
+          '/v1/orders',
+          validOrder({ external_order_id: 'C-2', customer: { name: 'Rosa Quispe', phone: '+51987654322' } }),
+        )
+      ).body;
+      // Stop order on purpose opposite to creation order.
+      const route = await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [second.id, first.id] });
+      expect(route.status).toBe(201);
+
+      const { context, page, code } = await phone();
+      await page.goto(`${base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill('WRONG123');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('alert').waitFor();
+      expect(await page.getByRole('alert').textContent()).toContain('not valid or has expired');
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: "Today's route" }).waitFor();
+      const stops = page.locator('li.stop');
+      await stops.nth(1).waitFor();
+      expect(await stops.locator('h2').allTextContents()).toEqual(['Rosa', 'Ana']);
+      await serviceWorkerReady(page);
+      mkdirSync(IMAGES, { recursive: true });
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'courier-route.png'), fullPage: true });
+
+      const stop = page.locator(`li.stop[data-order="${second.id}"]`);
+      await stop.getByRole('button', { name: 'Picked up' }).click();
+      await page.getByText('All synced').waitFor();
+      await expect.poll(async () => (await op('GET', `/v1/orders/${second.id}`)).body.status).toBe('picked_up');
+
+      await context.setOffline(true);
+      await stop.getByRole('button', { name: 'Depart' }).click();
+      await page.getByText('1 waiting to sync').waitFor();
+      await stop.getByRole('button', { name: 'Deliver' }).click();
+      const pad = page.getByRole('img', { name: /Signature area/ });
+      const box = (await pad.boundingBox())!;
+      await page.mouse.move(box.x + 20, box.y + 40);
+      await page.mouse.down();
+      await page.mouse.move(box.x + 120, box.y + 120, { steps: 8 });
+      await page.mouse.move(box.x + 220, box.y + 50, { steps: 8 });
+      await page.mouse.up();
+      await page
+        .locator('input[name="photos"]')
+        .setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO_PNG });
+      await page.getByText('1 photo(s) ready').waitFor();
+      await page.getByLabel('Collected').fill('100');
+      await page.getByRole('button', { name: 'Confirm delivery' }).click();
+      // depart, the signature, the photo and the deliver move.
+      await page.getByText('4 waiting to sync').waitFor();
+      expect((await op('GET', `/v1/orders/${second.id}`)).body.status).toBe('picked_up');
+
+      // A reload while offline keeps both the app (service worker) and the queue (IndexedDB).
+      await page.reload();
+      await page.getByText('4 waiting to sync').waitFor();
+
+      await context.setOffline(false);
+      await page.getByText('All synced').waitFor({ timeout: 20_000 });
+      const after = (await op('GET', `/v1/orders/${second.id}`)).body;
+      expect(after.status).toBe('delivered');
+      expect(after.attempts).toBe(1);
+      const proof = (await op('GET', `/v1/orders/${second.id}/proof`)).body;
+      expect(proof.collected_amount).toBe(100);
+      expect(proof.cod_status).toBe('short');
+      expect(proof.signature_url).toMatch(/^http/);
+      expect(proof.photo_urls).toHaveLength(1);
+      // Exactly one delivery recorded, however many times the phone tried.
+      const events = (await m('GET', `/v1/events?order=${second.id}&event=order.delivered`)).body;
+      expect(events.data).toHaveLength(1);
+      await context.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `sends the phone's position while on duty${skipNote}`,
+    async () => {
+      const { context, page, code } = await phone();
+      await page.goto(`${base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: "Today's route" }).waitFor();
+      await context.setGeolocation({ latitude: -12.0931, longitude: -77.0465 });
+      await page.getByLabel('On duty').check();
+      // Batched every 10 s (DESIGN §9): wait for the batch to land rather than for a fixed time.
+      await expect
+        .poll(async () => (await client(t.app, operator)('GET', `/v1/couriers/${courier.id}`)).body.location?.lat, {
+          timeout: 25_000,
+          interval: 1000,
+        })
+        .toBe(-12.0931);
+      await context.close();
+    },
+    40_000,
+  );
+});

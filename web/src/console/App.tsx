@@ -1,0 +1,160 @@
+import { lazy, type ReactNode, Suspense, useEffect, useRef } from 'react';
+import { Board } from './Board';
+import { go, useRoute } from './router';
+import { SignIn } from './SignIn';
+import { type Role, type Session, SessionProvider, useSession, useSessionState } from './session';
+
+// Leaflet and the less used pages load on demand: the first screen is the board.
+const MapPage = lazy(() => import('./MapPage'));
+const OrderPage = lazy(() => import('./OrderPage'));
+const Couriers = lazy(() => import('./Couriers'));
+const NewOrder = lazy(() => import('./NewOrder'));
+const Webhooks = lazy(() => import('./Webhooks'));
+const Admin = lazy(() => import('./Admin'));
+const Exceptions = lazy(() => import('./Exceptions'));
+const Planning = lazy(() => import('./Planning'));
+const Imports = lazy(() => import('./Imports'));
+
+interface NavItem {
+  path: string;
+  label: string;
+  roles: Role[];
+}
+
+const NAV: NavItem[] = [
+  { path: 'board', label: 'Orders', roles: ['admin', 'dispatcher', 'merchant'] },
+  { path: 'map', label: 'Live map', roles: ['admin', 'dispatcher'] },
+  { path: 'couriers', label: 'Couriers', roles: ['admin', 'dispatcher'] },
+  { path: 'exceptions', label: 'Exceptions', roles: ['admin', 'dispatcher'] },
+  { path: 'planning', label: 'Planning', roles: ['admin', 'dispatcher'] },
+  { path: 'new-order', label: 'New order', roles: ['merchant'] },
+  { path: 'webhooks', label: 'Webhooks', roles: ['merchant'] },
+  { path: 'imports', label: 'Imports', roles: ['merchant'] },
+  { path: 'keys', label: 'API keys', roles: ['merchant'] },
+  { path: 'admin/users', label: 'Users', roles: ['admin'] },
+  { path: 'admin/accounts', label: 'Accounts', roles: ['admin'] },
+  { path: 'admin/operator-keys', label: 'Operator keys', roles: ['admin'] },
+];
+
+function Page({ parts }: { parts: string[] }): ReactNode {
+  const [first, second] = parts;
+  switch (first) {
+    case 'board':
+      return <Board />;
+    case 'map':
+      return <MapPage />;
+    case 'orders':
+      return second ? <OrderPage id={second} /> : <Board />;
+    case 'couriers':
+      return <Couriers />;
+    case 'exceptions':
+      return <Exceptions />;
+    case 'planning':
+      return <Planning id={second} />;
+    case 'new-order':
+      return <NewOrder />;
+    case 'webhooks':
+      return <Webhooks id={second} />;
+    case 'imports':
+      return <Imports id={second} />;
+    case 'keys':
+      return <Admin section="keys" />;
+    case 'admin':
+      return <Admin section={second ?? 'users'} />;
+    default:
+      return (
+        <section>
+          <h1>Not found</h1>
+          <p>
+            <a href="#/board">Back to the orders</a>
+          </p>
+        </section>
+      );
+  }
+}
+
+function Layout({ session }: { session: Session }) {
+  const parts = useRoute();
+  const me = session.me!;
+  const main = useRef<HTMLElement>(null);
+  const path = parts.join('/');
+  // Moving focus to the page on navigation tells keyboard and screen-reader users where they are.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
+  useEffect(() => {
+    main.current?.focus({ preventScroll: true });
+  }, [path]);
+  return (
+    <div className={`shell mode-${session.mode}`}>
+      <button type="button" className="skip" onClick={() => main.current?.focus()}>
+        Skip to content
+      </button>
+      <header className="topbar">
+        <strong className="brand">Ruta</strong>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.filter((n) => n.roles.includes(me.role)).map((n) => (
+              <li key={n.path}>
+                <a href={`#/${n.path}`} aria-current={path.startsWith(n.path) ? 'page' : undefined}>
+                  {n.label}
+                </a>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <div className="tools">
+          <fieldset className="mode" aria-label="Environment">
+            <legend className="sr-only">Environment</legend>
+            {(['test', 'live'] as const).map((m) => (
+              <label key={m}>
+                <input
+                  type="radio"
+                  name="mode"
+                  value={m}
+                  checked={session.mode === m}
+                  disabled={me.via === 'key' && session.mode !== m}
+                  onChange={() => session.setMode(m)}
+                />
+                {m === 'test' ? 'Test' : 'Live'}
+              </label>
+            ))}
+          </fieldset>
+          <span className="who" title={me.email ?? undefined}>
+            {me.name} · {me.role}
+          </span>
+          <button type="button" onClick={() => void session.signOut().then(() => go('board'))}>
+            Sign out
+          </button>
+        </div>
+      </header>
+      {session.mode === 'test' && <div className="test-banner">Test data</div>}
+      <main id="main" ref={main} tabIndex={-1}>
+        <Suspense fallback={<p className="muted">Loading…</p>}>
+          <Page key={`${session.mode}:${parts[0]}`} parts={parts} />
+        </Suspense>
+      </main>
+    </div>
+  );
+}
+
+export function App() {
+  const session = useSessionState();
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once, at start
+  useEffect(() => {
+    void session.check();
+  }, []);
+  return (
+    <SessionProvider value={session}>
+      {!session.checked ? (
+        <p className="muted center">Loading…</p>
+      ) : session.me ? (
+        <Layout session={session} />
+      ) : (
+        <SignIn />
+      )}
+    </SessionProvider>
+  );
+}
+
+export function useMe() {
+  return useSession().me!;
+}

@@ -1,0 +1,218 @@
+import { type FormEvent, useState } from 'react';
+import { unwrap, when } from '../shared/api';
+import { useSession } from './session';
+import { ErrorNote, errorsOf, Field, useLoad } from './ui';
+
+function Endpoint({ id }: { id: string }) {
+  const { client } = useSession();
+  const ep = useLoad(() => unwrap(client.GET('/v1/webhook_endpoints/{id}', { params: { path: { id } } })), [id]);
+  const attempts = useLoad(
+    () =>
+      unwrap(client.GET('/v1/webhook_endpoints/{id}/deliveries', { params: { path: { id }, query: { limit: 100 } } })),
+    [id],
+  );
+  const [note, setNote] = useState('');
+  const [error, setError] = useState<unknown>(null);
+  const key = { 'Idempotency-Key': crypto.randomUUID() };
+
+  async function act(label: string, fn: () => Promise<unknown>) {
+    setError(null);
+    try {
+      const r = await fn();
+      const secret = (r as { secret?: string } | null)?.secret;
+      setNote(secret ? `${label}. New secret (shown once): ${secret}` : `${label}.`);
+      await Promise.all([ep.reload(), attempts.reload()]);
+    } catch (e) {
+      setError(e);
+    }
+  }
+
+  const e = ep.data;
+  if (!e) return <ErrorNote error={ep.error} />;
+  return (
+    <article aria-labelledby="ep-title">
+      <p>
+        <a href="#/webhooks">← Webhook endpoints</a>
+      </p>
+      <h1 id="ep-title">{e.url}</h1>
+      <p className="muted">
+        {e.id} · {e.status} · {e.events.join(', ')}
+      </p>
+      <div className="buttons">
+        <button
+          type="button"
+          onClick={() =>
+            void act('Test event sent', () =>
+              unwrap(client.POST('/v1/webhook_endpoints/{id}/test', { params: { path: { id } }, headers: key })),
+            )
+          }
+        >
+          Send a test event
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            void act('Secret rotated', () =>
+              unwrap(
+                client.POST('/v1/webhook_endpoints/{id}/rotate_secret', { params: { path: { id } }, headers: key }),
+              ),
+            )
+          }
+        >
+          Rotate secret
+        </button>
+        <button
+          type="button"
+          onClick={() =>
+            void act(e.status === 'enabled' ? 'Disabled' : 'Enabled', () =>
+              unwrap(
+                client.PATCH('/v1/webhook_endpoints/{id}', {
+                  params: { path: { id } },
+                  body: { status: e.status === 'enabled' ? 'disabled' : 'enabled' },
+                }),
+              ),
+            )
+          }
+        >
+          {e.status === 'enabled' ? 'Disable' : 'Enable'}
+        </button>
+      </div>
+      {note && (
+        <p className="note" role="status">
+          {note}
+        </p>
+      )}
+      <ErrorNote error={error} />
+      <h2>Attempt log</h2>
+      <table className="table">
+        <thead>
+          <tr>
+            <th scope="col">Event</th>
+            <th scope="col">Attempt</th>
+            <th scope="col">Started</th>
+            <th scope="col">Result</th>
+            <th scope="col">
+              <span className="sr-only">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {(attempts.data?.data ?? []).map((a) => (
+            <tr key={a.id}>
+              <td>{a.event}</td>
+              <td>{a.attempt}</td>
+              <td>{when(a.started_at)}</td>
+              <td>
+                {a.succeeded ? 'ok' : 'failed'} {a.response_status ?? a.error_class ?? ''} · {a.duration_ms} ms
+                {a.response_body ? <pre className="body">{a.response_body}</pre> : null}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  onClick={() =>
+                    void act('Redelivery queued', () =>
+                      unwrap(
+                        client.POST('/v1/events/{id}/redeliver', {
+                          params: { path: { id: a.event } },
+                          body: { endpoint: id },
+                          headers: key,
+                        }),
+                      ),
+                    )
+                  }
+                >
+                  Redeliver
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </article>
+  );
+}
+
+export default function Webhooks({ id }: { id?: string }) {
+  const { client } = useSession();
+  const list = useLoad(() => unwrap(client.GET('/v1/webhook_endpoints', { params: { query: { limit: 100 } } })), []);
+  const [url, setUrl] = useState('');
+  const [events, setEvents] = useState('*');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [secret, setSecret] = useState('');
+  if (id) return <Endpoint id={id} />;
+
+  async function create(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    try {
+      const ep = await unwrap(
+        client.POST('/v1/webhook_endpoints', {
+          body: {
+            url,
+            events: events
+              .split(',')
+              .map((s) => s.trim())
+              .filter(Boolean),
+          },
+          headers: { 'Idempotency-Key': crypto.randomUUID() },
+        }),
+      );
+      setSecret(`${ep.url}: signing secret (shown once) ${ep.secret}`);
+      setUrl('');
+      await list.reload();
+    } catch (err) {
+      // events[0] and friends are shown next to the events field.
+      const errs = errorsOf(err);
+      setErrors(Object.fromEntries(Object.entries(errs).map(([k, v]) => [k.startsWith('events') ? 'events' : k, v])));
+    }
+  }
+
+  return (
+    <section aria-labelledby="wh-title">
+      <h1 id="wh-title">Webhook endpoints</h1>
+      <form className="inline-form" onSubmit={create} noValidate>
+        <Field
+          label="URL"
+          name="url"
+          type="url"
+          value={url}
+          onChange={setUrl}
+          errors={errors}
+          required
+          placeholder="https://…"
+        />
+        <Field
+          label="Events (comma-separated, * for all)"
+          name="events"
+          value={events}
+          onChange={setEvents}
+          errors={errors}
+        />
+        {errors[''] && (
+          <p className="error-note" role="alert">
+            {errors['']}
+          </p>
+        )}
+        <button type="submit" className="primary">
+          Add endpoint
+        </button>
+      </form>
+      {secret && (
+        <p className="note" role="status">
+          {secret}
+        </p>
+      )}
+      <ErrorNote error={list.error} />
+      <ul className="cards">
+        {(list.data?.data ?? []).map((e) => (
+          <li key={e.id} className="card">
+            <a href={`#/webhooks/${e.id}`}>{e.url}</a>
+            <p className="muted">
+              {e.status} · {e.events.join(', ')}
+            </p>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}

@@ -1,0 +1,103 @@
+import { useState } from 'react';
+import { type Schemas, unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, useLoad } from '../ui';
+import { AccountForm } from './AccountForm';
+import { ShownOnce } from './shared';
+
+type Account = Schemas['Account'];
+
+function pricingText(p: Account['pricing']): string {
+  if (!p) return 'defaults';
+  return Object.entries(p)
+    .map(([k, v]) => `${k.replace(/_/g, ' ')} ${v}`)
+    .join(', ');
+}
+
+export function Accounts() {
+  const { client, mode } = useSession();
+  const list = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
+  const [made, setMade] = useState<Schemas['CreatedAccount'] | null>(null);
+  const [editing, setEditing] = useState<string | null>(null);
+
+  return (
+    <section aria-labelledby="admin-title">
+      <h1 id="admin-title">Accounts</h1>
+      <AccountForm
+        onSaved={(m) => {
+          setMade(m ?? null);
+          void list.reload();
+        }}
+      />
+      {made && (
+        <ShownOnce>
+          <p>
+            Account {made.name} ({made.id}) created. Its secret keys are shown once: store them now.
+          </p>
+          <p>
+            Test key: <code className="secret">{made.keys.test}</code>
+          </p>
+          <p>
+            Live key: <code className="secret">{made.keys.live}</code>
+          </p>
+        </ShownOnce>
+      )}
+      <ErrorNote error={list.error} />
+      <div className="table-wrap">
+        <table className="table" aria-label="Accounts">
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">ID</th>
+              <th scope="col">Currency</th>
+              <th scope="col">Pickup origin</th>
+              <th scope="col">Pricing</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data?.data ?? []).flatMap((a) => {
+              const rows = [
+                <tr key={a.id}>
+                  <td>{a.name}</td>
+                  <td>{a.id}</td>
+                  <td>{a.currency}</td>
+                  <td>{a.origin ? `${a.origin.lat}, ${a.origin.lng}` : '—'}</td>
+                  <td>{pricingText(a.pricing)}</td>
+                  <td>
+                    <button
+                      type="button"
+                      aria-expanded={editing === a.id}
+                      aria-label={`Edit ${a.name}`}
+                      onClick={() => setEditing(editing === a.id ? null : a.id)}
+                    >
+                      Edit
+                    </button>
+                  </td>
+                </tr>,
+              ];
+              if (editing === a.id) {
+                rows.push(
+                  <tr key={`${a.id}-edit`}>
+                    <td colSpan={6}>
+                      <AccountForm
+                        initial={a}
+                        onSaved={() => {
+                          setEditing(null);
+                          void list.reload();
+                        }}
+                      />
+                    </td>
+                  </tr>,
+                );
+              }
+              return rows;
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

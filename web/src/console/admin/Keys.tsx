@@ -1,0 +1,116 @@
+import { type FormEvent, useState } from 'react';
+import { type Schemas, unwrap, when } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, errorsOf, Field, useLoad } from '../ui';
+import { FormError, ShownOnce } from './shared';
+
+type ApiKey = Schemas['ApiKey'];
+
+// API keys: an admin's operator keys, a merchant user's account keys (the server decides which).
+
+export function Keys({ title }: { title: string }) {
+  const session = useSession();
+  const { client } = session;
+  const list = useLoad(() => unwrap(client.GET('/v1/api_keys')), [session.mode]);
+  const [mode, setMode] = useState<ApiKey['mode']>(session.mode);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [shown, setShown] = useState<{ text: string; secret: string } | null>(null);
+
+  async function create(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    try {
+      const k = await unwrap(client.POST('/v1/api_keys', { body: { mode } }));
+      setShown({ text: `New ${k.mode} key ${k.id}, shown once: store it now.`, secret: k.secret });
+      await list.reload();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  async function roll(k: ApiKey) {
+    setErrors({});
+    try {
+      const r = await unwrap(client.POST('/v1/api_keys/{id}/roll', { params: { path: { id: k.id } }, body: {} }));
+      setShown({ text: 'New key, shown once (the old one works for 24 h more):', secret: r.secret });
+      await list.reload();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  async function revoke(k: ApiKey) {
+    if (!confirm(`Revoke ${k.display}? It stops working at once.`)) return;
+    setErrors({});
+    try {
+      await unwrap(client.DELETE('/v1/api_keys/{id}', { params: { path: { id: k.id } } }));
+      await list.reload();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  return (
+    <section aria-labelledby="admin-title">
+      <h1 id="admin-title">{title}</h1>
+      <form className="inline-form" onSubmit={create} noValidate aria-label={`New ${title.toLowerCase()}`}>
+        <Field label="Key environment" name="mode" errors={errors}>
+          <select aria-label="Key environment" value={mode} onChange={(e) => setMode(e.target.value as ApiKey['mode'])}>
+            <option value="test">test</option>
+            <option value="live">live</option>
+          </select>
+        </Field>
+        <FormError errors={errors} />
+        <button type="submit" className="primary">
+          Create key
+        </button>
+      </form>
+      {shown && (
+        <ShownOnce>
+          <p>{shown.text}</p>
+          <code className="secret">{shown.secret}</code>
+        </ShownOnce>
+      )}
+      <ErrorNote error={list.error} />
+      <div className="table-wrap">
+        <table className="table" aria-label={title}>
+          <thead>
+            <tr>
+              <th scope="col">Key</th>
+              <th scope="col">Environment</th>
+              <th scope="col">Created</th>
+              <th scope="col">Expires</th>
+              <th scope="col">Revoked</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(list.data?.data ?? []).map((k) => (
+              <tr key={k.id}>
+                <td>
+                  <code>{k.display}</code>
+                  <br />
+                  <small className="muted">{k.id}</small>
+                </td>
+                <td>{k.mode}</td>
+                <td>{when(k.created_at)}</td>
+                <td>{when(k.expires_at)}</td>
+                <td>{when(k.revoked_at)}</td>
+                <td className="buttons">
+                  <button type="button" disabled={!!k.revoked_at} onClick={() => void roll(k)}>
+                    Roll
+                  </button>
+                  <button type="button" className="danger" disabled={!!k.revoked_at} onClick={() => void revoke(k)}>
+                    Revoke
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </section>
+  );
+}

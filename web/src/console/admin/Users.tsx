@@ -1,0 +1,172 @@
+import { type FormEvent, useState } from 'react';
+import { type Schemas, unwrap, when } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, errorsOf, Field, useLoad } from '../ui';
+import { FormError, ShownOnce } from './shared';
+
+type User = Schemas['User'];
+type UserRole = Schemas['UserRole'];
+
+const ROLES: UserRole[] = ['dispatcher', 'admin', 'merchant'];
+
+// Users and invitations
+
+export function Users() {
+  const { client, mode } = useSession();
+  const users = useLoad(() => unwrap(client.GET('/v1/users')), [mode]);
+  const invitations = useLoad(() => unwrap(client.GET('/v1/invitations')), [mode]);
+  const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
+  const [email, setEmail] = useState('');
+  const [role, setRole] = useState<UserRole>('dispatcher');
+  const [account, setAccount] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [link, setLink] = useState<{ email: string; url: string; expires: string } | null>(null);
+  const [rowError, setRowError] = useState<unknown>(null);
+
+  async function invite(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    setLink(null);
+    try {
+      // The role is always sent (the select's first option is a real choice); the account only for merchants.
+      const inv = await unwrap(
+        client.POST('/v1/invitations', {
+          body: { email, role, ...(role === 'merchant' && account ? { account } : {}) },
+        }),
+      );
+      setLink({ email: inv.email, url: inv.url, expires: inv.expires_at });
+      setEmail('');
+      await invitations.reload();
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  async function setStatus(u: User, status: User['status']) {
+    setRowError(null);
+    try {
+      await unwrap(client.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { status } }));
+      await users.reload();
+    } catch (err) {
+      setRowError(err);
+    }
+  }
+
+  const accountName = (id: string | null) =>
+    id === null ? '—' : (accounts.data?.data.find((a) => a.id === id)?.name ?? id);
+
+  return (
+    <section aria-labelledby="admin-title">
+      <h1 id="admin-title">Users</h1>
+      <form className="inline-form" onSubmit={invite} noValidate aria-label="Invite a person">
+        <Field label="Email" name="email" type="email" value={email} onChange={setEmail} errors={errors} required />
+        <Field label="Role" name="role" errors={errors}>
+          <select aria-label="Role" value={role} onChange={(e) => setRole(e.target.value as UserRole)}>
+            {ROLES.map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </Field>
+        {role === 'merchant' && (
+          <Field label="Account" name="account" errors={errors}>
+            <select aria-label="Account" value={account} onChange={(e) => setAccount(e.target.value)}>
+              <option value="">—</option>
+              {(accounts.data?.data ?? []).map((a) => (
+                <option key={a.id} value={a.id}>
+                  {a.name} ({a.id})
+                </option>
+              ))}
+            </select>
+          </Field>
+        )}
+        <FormError errors={errors} />
+        <button type="submit" className="primary">
+          Invite
+        </button>
+      </form>
+      {link && (
+        <ShownOnce>
+          <p>
+            Invitation link for {link.email}, single use, valid until {when(link.expires)}. It is shown once: send it
+            now.
+          </p>
+          <code className="secret">{link.url}</code>
+        </ShownOnce>
+      )}
+      <ErrorNote error={users.error ?? rowError} />
+      <div className="table-wrap">
+        <table className="table" aria-label="Users">
+          <thead>
+            <tr>
+              <th scope="col">Email</th>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Account</th>
+              <th scope="col">Status</th>
+              <th scope="col">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {(users.data?.data ?? []).map((u) => (
+              <tr key={u.id}>
+                <td>{u.email}</td>
+                <td>{u.name}</td>
+                <td>{u.role}</td>
+                <td>{accountName(u.account)}</td>
+                <td>{u.status}</td>
+                <td className="buttons">
+                  {u.status === 'active' ? (
+                    <button
+                      type="button"
+                      className="danger"
+                      aria-label={`Disable ${u.email}`}
+                      onClick={() => void setStatus(u, 'disabled')}
+                    >
+                      Disable
+                    </button>
+                  ) : (
+                    <button type="button" aria-label={`Enable ${u.email}`} onClick={() => void setStatus(u, 'active')}>
+                      Enable
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <h2>Open invitations</h2>
+      <ErrorNote error={invitations.error} />
+      {invitations.data && invitations.data.data.length === 0 ? (
+        <p className="muted">No open invitations.</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="Open invitations">
+            <thead>
+              <tr>
+                <th scope="col">Email</th>
+                <th scope="col">Role</th>
+                <th scope="col">Account</th>
+                <th scope="col">Sent</th>
+                <th scope="col">Expires</th>
+              </tr>
+            </thead>
+            <tbody>
+              {(invitations.data?.data ?? []).map((i) => (
+                <tr key={i.id}>
+                  <td>{i.email}</td>
+                  <td>{i.role}</td>
+                  <td>{accountName(i.account)}</td>
+                  <td>{when(i.created_at)}</td>
+                  <td>{when(i.expires_at)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,217 @@
+import { useEffect, useRef, useState } from 'react';
+import { ApiFailure, unwrap, when } from '../../shared/api';
+import { streamable } from '../live';
+import { useSession } from '../session';
+import { ErrorNote, StatusBadge, useLoad } from '../ui';
+import { type OrderImport, saveBlob, XLSX_TYPE } from './files';
+
+const DONE: readonly OrderImport['status'][] = ['succeeded', 'failed'];
+
+function percent(imp: Pick<OrderImport, 'processed_rows' | 'total_rows' | 'status'>): number {
+  if (imp.status === 'succeeded') return 100;
+  if (imp.total_rows <= 0) return 0;
+  return Math.min(100, Math.round((imp.processed_rows / imp.total_rows) * 100));
+}
+
+function Progress({ imp }: { imp: OrderImport }) {
+  const pct = percent(imp);
+  return (
+    <div className="import-progress">
+      <div
+        className="bar"
+        role="progressbar"
+        aria-label="Import progress"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={pct}
+        aria-valuetext={`${imp.processed_rows} of ${imp.total_rows} rows`}
+      >
+        <span style={{ width: `${pct}%` }} />
+      </div>
+      <span className="muted small">
+        {imp.processed_rows} of {imp.total_rows} rows · {pct}%
+      </span>
+    </div>
+  );
+}
+
+function Counts({ imp }: { imp: OrderImport }) {
+  return (
+    <dl className="fields import-counts">
+      <dt>Status</dt>
+      <dd>
+        <StatusBadge status={imp.status} />
+      </dd>
+      <dt>Rows in the file</dt>
+      <dd data-count="total">{imp.total_rows}</dd>
+      <dt>Rows processed</dt>
+      <dd data-count="processed">{imp.processed_rows}</dd>
+      <dt>Orders created</dt>
+      <dd data-count="created">{imp.created}</dd>
+      <dt>Rows rejected</dt>
+      <dd data-count="failed">{imp.failed}</dd>
+      <dt>Mode</dt>
+      <dd>{imp.mode === 'all_or_nothing' ? 'All or nothing' : 'Valid rows'}</dd>
+      <dt>Uploaded</dt>
+      <dd>{when(imp.created_at)}</dd>
+      <dt>Finished</dt>
+      <dd>{when(imp.completed_at)}</dd>
+    </dl>
+  );
+}
+
+/** One import: progress (the stream's `order_import` events, or polling), counts, row errors. */
+export function ImportPage({ id }: { id: string }) {
+  const session = useSession();
+  const { client } = session;
+  const imp = useLoad(() => unwrap(client.GET('/v1/order_imports/{id}', { params: { path: { id } } })), [id]);
+  const [downloadError, setDownloadError] = useState<unknown>(null);
+  const data = imp.data;
+  const done = data ? DONE.includes(data.status) : false;
+  const found = !(imp.error instanceof ApiFailure && imp.error.status === 404);
+  const reload = useRef(imp.reload);
+  reload.current = imp.reload;
+  const setData = imp.setData;
+
+  // Progress: the stream when the session has one (events move the bar at once), and a poll as a
+  // safety net (a stream opened after the import ended, or no stream at all).
+  const live = streamable(session);
+  useEffect(() => {
+    if (done || !found) return;
+    let es: EventSource | undefined;
+    if (live && typeof EventSource !== 'undefined') {
+      const source = new EventSource(live, { withCredentials: true });
+      es = source;
+      let opened = false;
+      source.onopen = () => {
+        opened = true;
+        void reload.current();
+      };
+      // Never opened: no stream for us; the poll below carries on alone instead of retrying forever.
+      source.onerror = () => {
+        if (!opened) source.close();
+      };
+      source.addEventListener('order_import', (ev) => {
+        try {
+          const p = JSON.parse((ev as MessageEvent<string>).data) as Partial<OrderImport>;
+          if (p.id !== id) return;
+          setData((cur) =>
+            cur
+              ? {
+                  ...cur,
+                  processed_rows: p.processed_rows ?? cur.processed_rows,
+                  total_rows: p.total_rows ?? cur.total_rows,
+                }
+              : cur,
+          );
+          // The counts and errors are on the import itself.
+          void reload.current();
+        } catch {}
+      });
+    }
+    const timer = setInterval(() => void reload.current(), live ? 3000 : 1000);
+    return () => {
+      es?.close();
+      clearInterval(timer);
+    };
+  }, [id, done, found, live, setData]);
+
+  async function downloadFailed() {
+    setDownloadError(null);
+    try {
+      const blob = await unwrap(
+        client.GET('/v1/order_imports/{id}/failed_rows.csv', { params: { path: { id } }, parseAs: 'blob' }),
+      );
+      saveBlob(blob as Blob, `${id}-failed-rows.csv`);
+    } catch (e) {
+      setDownloadError(e);
+    }
+  }
+
+  if (!found) {
+    return (
+      <section aria-labelledby="imp-title">
+        <h1 id="imp-title">Import not found</h1>
+        <p>There is no import {id} in this account and environment.</p>
+        <p>
+          <a href="#/imports">← Imports</a>
+        </p>
+      </section>
+    );
+  }
+  if (!data) return imp.error ? <ErrorNote error={imp.error} /> : <p className="muted">Loading…</p>;
+  return (
+    <article aria-labelledby="imp-title">
+      <p>
+        <a href="#/imports">← Imports</a>
+      </p>
+      <h1 id="imp-title" className="import-title">
+        Import {data.id}
+      </h1>
+      <p className="muted small">
+        {data.content_type === XLSX_TYPE ? 'Excel workbook' : 'CSV'} · {data.size.toLocaleString()} bytes
+        {data.livemode ? ' · live' : ' · test'}
+      </p>
+      <Progress imp={data} />
+      <p role="status" className="import-state">
+        {data.status === 'queued' && 'Waiting to start…'}
+        {data.status === 'processing' && 'Importing…'}
+        {data.status === 'succeeded' &&
+          `Import finished: ${data.created} ${data.created === 1 ? 'order' : 'orders'} created, ${data.failed} ${
+            data.failed === 1 ? 'row' : 'rows'
+          } rejected.`}
+        {data.status === 'failed' && `Import failed${data.failure_message ? `: ${data.failure_message}` : '.'}`}
+      </p>
+      <ErrorNote error={imp.error} />
+      <Counts imp={data} />
+      {data.failed > 0 && (
+        <>
+          <h2 id="imp-errors">Rejected rows</h2>
+          <div className="buttons">
+            <button type="button" onClick={() => void downloadFailed()}>
+              Download failed rows
+            </button>
+          </div>
+          <ErrorNote error={downloadError} />
+          <p className="muted small">
+            The rejected rows as uploaded, with an <code>error</code> column: fix the cells and upload the file again.
+            {data.errors.length < data.failed && ` The table shows the first ${data.errors.length}; the file has all.`}
+          </p>
+          <div className="table-wrap">
+            <table className="table import-errors" aria-labelledby="imp-errors">
+              <thead>
+                <tr>
+                  <th scope="col">Row</th>
+                  <th scope="col">Column</th>
+                  <th scope="col">Field</th>
+                  <th scope="col">Code</th>
+                  <th scope="col">Message</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.errors.map((e) => (
+                  <tr key={`${e.row}:${e.param ?? ''}`}>
+                    <td>{e.row}</td>
+                    <td>{e.column ?? '—'}</td>
+                    <td>
+                      <code>{e.param ?? '—'}</code>
+                    </td>
+                    <td>
+                      <code>{e.code}</code>
+                    </td>
+                    <td>{e.message}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+        </>
+      )}
+      {done && data.created > 0 && (
+        <p>
+          <a href="#/board">See the orders</a>
+        </p>
+      )}
+    </article>
+  );
+}

@@ -1,0 +1,171 @@
+import { type FormEvent, useId, useRef, useState } from 'react';
+import { ApiFailure, unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import { errorsOf } from '../ui';
+import { type OrderImport, XLSX_TYPE } from './files';
+
+type ImportMode = NonNullable<OrderImport['mode']>;
+type DateFormat = NonNullable<OrderImport['date_format']>;
+
+/** The server's limit (docs/imports.md); checked here too, so a big file is not sent for nothing. */
+const MAX_BYTES = 10 * 1024 * 1024;
+
+const MODES: [ImportMode, string][] = [
+  ['valid_rows', 'Create the valid rows, report the others'],
+  ['all_or_nothing', 'All or nothing: create nothing if a row is rejected'],
+];
+const DATE_FORMATS: [DateFormat | '', string][] = [
+  ['', 'Unambiguous dates only (ISO, or a day above 12)'],
+  ['DMY', 'Day/month/year (31/12/2026)'],
+  ['MDY', 'Month/day/year (12/31/2026)'],
+  ['ISO', 'ISO only (2026-12-31)'],
+];
+
+/** The Content-Type the API expects, from the file's name: browsers name .csv files inconsistently. */
+function contentTypeOf(file: File): string {
+  const name = file.name.toLowerCase();
+  if (name.endsWith('.xlsx')) return XLSX_TYPE;
+  if (name.endsWith('.csv')) return 'text/csv';
+  return file.type || 'application/octet-stream';
+}
+
+export function UploadForm({ onUploaded }: { onUploaded: (imp: OrderImport) => void }) {
+  const { client } = useSession();
+  const ids = useId();
+  const fileInput = useRef<HTMLInputElement>(null);
+  const [file, setFile] = useState<File | null>(null);
+  const [mode, setMode] = useState<ImportMode>('valid_rows');
+  const [dateFormat, setDateFormat] = useState<DateFormat | ''>('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+  // One key per chosen file and options: a retry after a lost answer is not a second import.
+  const idempotencyKey = useRef(crypto.randomUUID());
+
+  function fail(errs: Record<string, string>) {
+    setErrors(errs);
+    const target = errs.mode !== undefined ? 'mode' : errs.date_format !== undefined ? 'date_format' : 'file';
+    document.getElementById(`${ids}-${target}`)?.focus();
+  }
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    if (!file) return fail({ file: 'Choose a .csv or .xlsx file.' });
+    if (file.size > MAX_BYTES) return fail({ file: 'The file is larger than 10 MiB: split it into several files.' });
+    setBusy(true);
+    try {
+      const imp = await unwrap(
+        client.POST('/v1/order_imports', {
+          params: { query: { mode, ...(dateFormat ? { date_format: dateFormat } : {}) } },
+          body: file as never,
+          bodySerializer: () => file,
+          headers: { 'Content-Type': contentTypeOf(file), 'Idempotency-Key': idempotencyKey.current },
+        }),
+      );
+      idempotencyKey.current = crypto.randomUUID();
+      setFile(null);
+      if (fileInput.current) fileInput.current.value = '';
+      onUploaded(imp);
+    } catch (err) {
+      // Errors about the file itself (413, 415, 422 without a param, or naming a column) go next to the file.
+      // The API's generic 413/415 messages speak of request bodies and JSON: say it in terms of the file.
+      const status = err instanceof ApiFailure ? err.status : 0;
+      const errs =
+        status === 413
+          ? { file: 'The file is larger than 10 MiB: split it into several files.' }
+          : status === 415
+            ? { file: `${file.name} is neither a CSV nor an .xlsx workbook: choose a .csv or .xlsx file.` }
+            : errorsOf(err);
+      const out: Record<string, string> = {};
+      for (const [k, v] of Object.entries(errs)) {
+        const key = k === 'mode' || k === 'date_format' ? k : 'file';
+        out[key] = out[key] ? `${out[key]} ${v}` : v;
+      }
+      fail(out);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const describe = (name: string, hint?: string) =>
+    [hint, errors[name] ? `${ids}-${name}-err` : undefined].filter(Boolean).join(' ') || undefined;
+  const fieldError = (name: string) =>
+    errors[name] ? (
+      <p className="field-error" id={`${ids}-${name}-err`} role="alert">
+        {errors[name]}
+      </p>
+    ) : null;
+
+  return (
+    <form className="import-form" onSubmit={submit} noValidate aria-labelledby={`${ids}-title`}>
+      <h2 id={`${ids}-title`}>Upload a file</h2>
+      <div className={`field${errors.file ? ' has-error' : ''}`}>
+        <label htmlFor={`${ids}-file`}>Spreadsheet (.csv or .xlsx) *</label>
+        <input
+          ref={fileInput}
+          id={`${ids}-file`}
+          name="file"
+          type="file"
+          accept=".csv,.xlsx,text/csv,application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+          required
+          aria-invalid={errors.file ? true : undefined}
+          aria-describedby={describe('file', `${ids}-file-hint`)}
+          onChange={(e) => {
+            setFile(e.target.files?.[0] ?? null);
+            idempotencyKey.current = crypto.randomUUID();
+            setErrors({});
+          }}
+        />
+        <p className="muted small" id={`${ids}-file-hint`}>
+          Row 1 names the columns. UTF-8 CSV (comma or semicolon) or an Excel workbook, up to 10 MiB and 10 000 rows.
+        </p>
+        {fieldError('file')}
+      </div>
+      <div className={`field${errors.mode ? ' has-error' : ''}`}>
+        <label htmlFor={`${ids}-mode`}>Mode</label>
+        <select
+          id={`${ids}-mode`}
+          name="mode"
+          value={mode}
+          aria-invalid={errors.mode ? true : undefined}
+          aria-describedby={describe('mode')}
+          onChange={(e) => {
+            setMode(e.target.value as ImportMode);
+            idempotencyKey.current = crypto.randomUUID();
+          }}
+        >
+          {MODES.map(([v, label]) => (
+            <option key={v} value={v}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {fieldError('mode')}
+      </div>
+      <div className={`field${errors.date_format ? ' has-error' : ''}`}>
+        <label htmlFor={`${ids}-date_format`}>Dates like 01/02/2026</label>
+        <select
+          id={`${ids}-date_format`}
+          name="date_format"
+          value={dateFormat}
+          aria-invalid={errors.date_format ? true : undefined}
+          aria-describedby={describe('date_format')}
+          onChange={(e) => {
+            setDateFormat(e.target.value as DateFormat | '');
+            idempotencyKey.current = crypto.randomUUID();
+          }}
+        >
+          {DATE_FORMATS.map(([v, label]) => (
+            <option key={v} value={v}>
+              {label}
+            </option>
+          ))}
+        </select>
+        {fieldError('date_format')}
+      </div>
+      <button type="submit" className="primary" disabled={busy}>
+        {busy ? 'Uploading…' : 'Upload'}
+      </button>
+    </form>
+  );
+}

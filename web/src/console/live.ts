@@ -1,0 +1,83 @@
+import { useEffect, useRef } from 'react';
+
+/** The order id named by an order event's data (DESIGN §13: the webhook envelope). */
+export function orderIdOf(envelope: unknown): string | null {
+  const data = (envelope as { data?: Record<string, unknown> } | null)?.data;
+  if (!data) return null;
+  if (typeof data.id === 'string' && data.id.startsWith('ord_')) return data.id;
+  const o = data.order;
+  if (typeof o === 'string') return o;
+  if (o && typeof o === 'object' && typeof (o as { id?: unknown }).id === 'string') return (o as { id: string }).id;
+  if (typeof data.order_id === 'string') return data.order_id;
+  return null;
+}
+
+/**
+ * The stream's address for this tab, or null when it has none. EventSource sends the cookie but no
+ * headers, so a session names its environment with `?mode=` (what Ruta-Mode does for the other
+ * requests); with an API key in the tab there is no stream (no Authorization header), and pages poll.
+ */
+export function streamable(s: { me: { via: string } | null; mode: string }): string | null {
+  if (s.me?.via !== 'session') return null;
+  return s.mode === 'live' ? '/v1/stream?mode=live' : '/v1/stream';
+}
+
+export interface LiveHandlers {
+  order?: (orderId: string) => void;
+  courierLocation?: (p: { courier: string; lat: number; lng: number }) => void;
+  /** Called every few seconds when no stream is available (an API key in the tab, or no /v1/stream). */
+  poll?: () => void;
+}
+
+/**
+ * Live updates: the SSE stream at `stream` (from `streamable`) when the session can open one
+ * (EventSource sends the cookie but no Authorization header), polling otherwise. Reconnection is the browser's, and Last-Event-ID with it.
+ */
+export function useLive(enabled: boolean, stream: string | null, handlers: LiveHandlers, pollMs = 3000): void {
+  const h = useRef(handlers);
+  h.current = handlers;
+  useEffect(() => {
+    if (!enabled) return;
+    let timer: ReturnType<typeof setInterval> | undefined;
+    let es: EventSource | undefined;
+    const startPolling = () => {
+      if (!timer) timer = setInterval(() => h.current.poll?.(), pollMs);
+    };
+    if (stream && typeof EventSource !== 'undefined') {
+      es = new EventSource(stream, { withCredentials: true });
+      let opened = false;
+      es.onopen = () => {
+        opened = true;
+      };
+      es.onerror = () => {
+        // Never opened: the server has no stream for us; poll instead of retrying forever.
+        if (!opened) {
+          es?.close();
+          startPolling();
+        }
+      };
+      es.addEventListener('order', (ev) => {
+        try {
+          const id = orderIdOf(JSON.parse((ev as MessageEvent<string>).data));
+          if (id) h.current.order?.(id);
+        } catch {}
+      });
+      es.addEventListener('courier.location', (ev) => {
+        try {
+          const p = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
+          const d = (p.data as Record<string, unknown> | undefined) ?? p;
+          const courier = (d.courier ?? d.courier_id ?? d.id) as string;
+          if (typeof d.lat === 'number' && typeof d.lng === 'number' && courier) {
+            h.current.courierLocation?.({ courier, lat: d.lat, lng: d.lng });
+          }
+        } catch {}
+      });
+    } else {
+      startPolling();
+    }
+    return () => {
+      es?.close();
+      if (timer) clearInterval(timer);
+    };
+  }, [enabled, stream, pollMs]);
+}

@@ -1,0 +1,81 @@
+import { type FormEvent, useState } from 'react';
+import { unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import { errorsOf, Field } from '../ui';
+import type { Depot } from './common';
+
+export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
+  const { client } = useSession();
+  const [name, setName] = useState('');
+  const [lat, setLat] = useState('');
+  const [lng, setLng] = useState('');
+  const [address, setAddress] = useState('');
+  const [timezone, setTimezone] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    const la = Number.parseFloat(lat);
+    const ln = Number.parseFloat(lng);
+    const local: Record<string, string> = {};
+    if (!Number.isFinite(la)) local.lat = 'Enter a latitude, such as -12.0464.';
+    if (!Number.isFinite(ln)) local.lng = 'Enter a longitude, such as -77.0428.';
+    setErrors(local);
+    if (Object.keys(local).length) return;
+    try {
+      const d = await unwrap(
+        client.POST('/v1/depots', {
+          body: { name, lat: la, lng: ln, ...(address ? { address } : {}), ...(timezone ? { timezone } : {}) },
+        }),
+      );
+      onCreated(d);
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  return (
+    <form className="grid-form depot-form" onSubmit={submit} aria-label="New depot">
+      <Field label="Depot name" name="name" value={name} onChange={setName} errors={errors} required />
+      <Field
+        label="Latitude"
+        name="lat"
+        value={lat}
+        onChange={setLat}
+        errors={errors}
+        required
+        inputMode="decimal"
+        placeholder="-12.0464"
+      />
+      <Field
+        label="Longitude"
+        name="lng"
+        value={lng}
+        onChange={setLng}
+        errors={errors}
+        required
+        inputMode="decimal"
+        placeholder="-77.0428"
+      />
+      <Field label="Address" name="address" value={address} onChange={setAddress} errors={errors} />
+      <Field
+        label="Time zone"
+        name="timezone"
+        value={timezone}
+        onChange={setTimezone}
+        errors={errors}
+        placeholder="America/Lima"
+      />
+      {errors[''] && (
+        <p className="error-note" role="alert">
+          {errors['']}
+        </p>
+      )}
+      <div className="actions">
+        <button type="submit" className="primary">
+          Create depot
+        </button>
+      </div>
+    </form>
+  );
+}

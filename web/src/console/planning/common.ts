@@ -1,0 +1,74 @@
+import type { Order, Schemas } from '../../shared/api';
+
+/* What the planning page's parts share: the API's plan types, and how plans are read and shown. */
+
+export type Depot = Schemas['Depot'];
+export type RoutePlan = Schemas['RoutePlan'];
+export type PlanRoute = Schemas['RoutePlanRoute'];
+export type Objective = Schemas['RoutePlanObjective'];
+export type Reason = Schemas['RoutePlanUnassigned']['reason'];
+export type OrderStatus = Schemas['OrderStatus'];
+
+/** The statuses the planner takes (src/features/planning/repo.ts ASSIGNABLE). */
+export const ASSIGNABLE: OrderStatus[] = ['pending', 'validated', 'rescheduled'];
+export const ROUTE_COLORS = ['#0b5fff', '#16a34a', '#d97706', '#9333ea', '#dc2626', '#0891b2', '#db2777', '#65a30d'];
+export const REASON: Record<Reason, string> = {
+  no_coordinates: 'No coordinates: its address has no latitude and longitude',
+  time_window: 'Time window: it cannot be reached within its window',
+  capacity: 'Capacity: it does not fit in any vehicle',
+  shift: 'Shift: it cannot be served with a return before the shift ends',
+};
+
+/** Params the plan form shows next to a field; any other is shown above the Optimize button. */
+export const FORM_PARAMS = ['date', 'depot', 'objective', 'time_limit_ms'];
+
+export const running = (p: RoutePlan | null) => p !== null && (p.status === 'queued' || p.status === 'running');
+
+/** YYYY-MM-DD of an instant in an IANA zone (what the server compares requested_date with). */
+export function localDate(ms: number, tz: string): string {
+  try {
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    }).formatToParts(ms);
+    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+    return `${get('year')}-${get('month')}-${get('day')}`;
+  } catch {
+    return new Date(ms).toISOString().slice(0, 10);
+  }
+}
+
+/** HH:mm of an instant in the depot's zone (plans' times of day are the depot's). */
+export function clock(iso: string, tz: string): string {
+  try {
+    return new Intl.DateTimeFormat(undefined, {
+      timeZone: tz,
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    }).format(new Date(iso));
+  } catch {
+    return iso.slice(11, 16);
+  }
+}
+
+export const hasPoint = (o: Order) =>
+  typeof o.delivery_address.lat === 'number' && typeof o.delivery_address.lng === 'number';
+
+/** Every page of a keyset-paged list, up to `pages` pages of 100. */
+export async function allPages<T extends { id: string }>(
+  fetchPage: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
+  pages: number,
+): Promise<T[]> {
+  const out: T[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < pages; i++) {
+    const page = await fetchPage(after);
+    out.push(...page.data);
+    if (!page.has_more || page.data.length === 0) break;
+    after = page.data[page.data.length - 1]?.id;
+  }
+  return out;
+}

@@ -1,0 +1,127 @@
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
+import { type Courier, type Order, unwrap } from '../../shared/api';
+import { streamable } from '../live';
+import type { Session } from '../session';
+import { ASSIGNABLE, allPages, type Depot, type RoutePlan, running } from './common';
+
+/** The depots, active couriers and assignable orders the planning page works from, read once it mounts. */
+export function usePlanningData(client: Session['client'], setDepotId: Dispatch<SetStateAction<string>>) {
+  const [depots, setDepots] = useState<Depot[] | null>(null);
+  const [couriers, setCouriers] = useState<Courier[] | null>(null);
+  const [orders, setOrders] = useState<Order[] | null>(null);
+  /** Every order this page has read, so a committed plan still names its stops. */
+  const [known, setKnown] = useState<Map<string, Order>>(new Map());
+  const [loadError, setLoadError] = useState<unknown>(null);
+
+  const remember = useCallback((list: Order[]) => {
+    setKnown((prev) => {
+      const next = new Map(prev);
+      for (const o of list) next.set(o.id, o);
+      return next;
+    });
+  }, []);
+
+  const loadOrders = useCallback(async () => {
+    try {
+      const all: Order[] = [];
+      for (const status of ASSIGNABLE) {
+        all.push(
+          ...(await allPages(
+            (after) =>
+              unwrap(
+                client.GET('/v1/orders', {
+                  params: { query: { status, limit: 100, ...(after ? { starting_after: after } : {}) } },
+                }),
+              ),
+            10,
+          )),
+        );
+      }
+      setOrders(all);
+      remember(all);
+    } catch (e) {
+      setLoadError(e);
+    }
+  }, [client, remember]);
+
+  const loadDepots = useCallback(async () => {
+    const list = await unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } }));
+    setDepots(list.data);
+    setDepotId((cur) => (cur && list.data.some((d) => d.id === cur) ? cur : (list.data[0]?.id ?? '')));
+    return list.data;
+  }, [client, setDepotId]);
+
+  // biome-ignore lint/correctness/useExhaustiveDependencies: once per mount
+  useEffect(() => {
+    (async () => {
+      try {
+        await loadDepots();
+        const cs = await allPages(
+          (after) =>
+            unwrap(
+              client.GET('/v1/couriers', {
+                params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } },
+              }),
+            ),
+          5,
+        );
+        setCouriers(cs.filter((c) => c.status === 'active'));
+      } catch (e) {
+        setLoadError(e);
+      }
+    })();
+    void loadOrders();
+  }, []);
+
+  return { depots, couriers, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots };
+}
+
+export function useFollowPlan(
+  planId: string | undefined,
+  isRunning: boolean,
+  client: Session['client'],
+  session: Session,
+  setPlan: Dispatch<SetStateAction<RoutePlan | null>>,
+  setLoadError: Dispatch<SetStateAction<unknown>>,
+) {
+  // Following a running plan: route_plan messages on the stream when there is one, and a poll of
+  // GET /v1/route_plans/{id} every second either way (the stream may be missing or late).
+  useEffect(() => {
+    if (!planId || !isRunning) return;
+    let stopped = false;
+    const refresh = async () => {
+      try {
+        const p = await unwrap(client.GET('/v1/route_plans/{id}', { params: { path: { id: planId } } }));
+        if (!stopped) setPlan(p);
+      } catch (e) {
+        if (!stopped) setLoadError(e);
+      }
+    };
+    const timer = setInterval(() => void refresh(), 1000);
+    let es: EventSource | undefined;
+    const stream = streamable(session);
+    if (stream && typeof EventSource !== 'undefined') {
+      es = new EventSource(stream, { withCredentials: true });
+      es.onerror = () => es?.close();
+      es.addEventListener('route_plan', (ev) => {
+        try {
+          const m = JSON.parse((ev as MessageEvent<string>).data) as Partial<
+            Pick<RoutePlan, 'id' | 'status' | 'progress'>
+          >;
+          if (m.id !== planId || stopped) return;
+          if (m.status === 'succeeded' || m.status === 'failed') void refresh();
+          else if (typeof m.progress === 'number') {
+            const progress = m.progress;
+            const status = m.status ?? 'running';
+            setPlan((p) => (p && p.id === planId && running(p) ? { ...p, status, progress } : p));
+          }
+        } catch {}
+      });
+    }
+    return () => {
+      stopped = true;
+      clearInterval(timer);
+      es?.close();
+    };
+  }, [planId, isRunning, client, session, setPlan, setLoadError]);
+}

@@ -1,0 +1,178 @@
+/**
+ * The outbox of the phone: every action the courier takes is written here first (IndexedDB, so it
+ * survives a reload, a crash or a dead battery) and sent in order when the network allows. Each
+ * entry carries its own Idempotency-Key, fixed when it was queued: a send that timed out and is
+ * sent again gets the server's first answer back, so a move is never applied twice.
+ */
+
+export interface FileEntry {
+  seq?: number;
+  kind: 'file';
+  /** A local name that moves queued after it use in place of the server's file id. */
+  localId: string;
+  purpose: 'signature' | 'photo';
+  blob: Blob;
+  idempotencyKey: string;
+  orderId: string;
+  queuedAt: number;
+}
+
+export interface MoveEntry {
+  seq?: number;
+  kind: 'move';
+  orderId: string;
+  action: string;
+  /** Values `{"$file": localId}` are replaced by the uploaded file's id before sending. */
+  body: Record<string, unknown>;
+  idempotencyKey: string;
+  queuedAt: number;
+  /** The status this move leads to, shown on the phone before the server has it. */
+  to: string;
+}
+
+export type Entry = FileEntry | MoveEntry;
+
+export interface Failure {
+  seq: number;
+  orderId: string;
+  what: string;
+  message: string;
+}
+
+const DB_NAME = 'ruta-courier';
+
+function open(): Promise<IDBDatabase> {
+  return new Promise((resolve, reject) => {
+    const req = indexedDB.open(DB_NAME, 1);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      db.createObjectStore('queue', { keyPath: 'seq', autoIncrement: true });
+      // localId → server file id, kept until the moves naming it are sent.
+      db.createObjectStore('files');
+      db.createObjectStore('failed', { keyPath: 'seq' });
+    };
+    req.onsuccess = () => resolve(req.result);
+    req.onerror = () => reject(req.error);
+  });
+}
+
+function tx<T>(store: string, mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  return open().then(
+    (db) =>
+      new Promise<T>((resolve, reject) => {
+        const t = db.transaction(store, mode);
+        const req = fn(t.objectStore(store));
+        t.oncomplete = () => {
+          db.close();
+          resolve(req.result);
+        };
+        t.onerror = () => {
+          db.close();
+          reject(t.error);
+        };
+      }),
+  );
+}
+
+export async function enqueue(entries: Entry[]): Promise<void> {
+  // One transaction: the files and the move that names them are queued together or not at all.
+  const db = await open();
+  await new Promise<void>((resolve, reject) => {
+    const t = db.transaction('queue', 'readwrite');
+    for (const e of entries) t.objectStore('queue').add(e);
+    t.oncomplete = () => resolve();
+    t.onerror = () => reject(t.error);
+  });
+  db.close();
+}
+
+export const pending = (): Promise<Entry[]> => tx('queue', 'readonly', (s) => s.getAll() as IDBRequest<Entry[]>);
+export const failures = (): Promise<Failure[]> => tx('failed', 'readonly', (s) => s.getAll() as IDBRequest<Failure[]>);
+export const clearFailure = (seq: number) => tx('failed', 'readwrite', (s) => s.delete(seq));
+const remove = (seq: number) => tx('queue', 'readwrite', (s) => s.delete(seq));
+const fileId = (localId: string) => tx('files', 'readonly', (s) => s.get(localId) as IDBRequest<string | undefined>);
+const saveFileId = (localId: string, id: string) => tx('files', 'readwrite', (s) => s.put(id, localId));
+
+/** Sends one request; answers the HTTP status and JSON body, or throws when the network fails. */
+export type Sender = (
+  method: string,
+  url: string,
+  body: Blob | Record<string, unknown>,
+  headers: Record<string, string>,
+) => Promise<{ status: number; json: unknown }>;
+
+async function resolveFiles(body: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (v && typeof v === 'object' && '$file' in v) out[k] = await fileId((v as { $file: string }).$file);
+    else if (Array.isArray(v))
+      out[k] = await Promise.all(
+        v.map((x) => (x && typeof x === 'object' && '$file' in x ? fileId((x as { $file: string }).$file) : x)),
+      );
+    else out[k] = v;
+  }
+  return out;
+}
+
+/**
+ * Sends what is queued, oldest first, and stops at the first entry that may succeed later (no
+ * network, 5xx, 429): later moves of the same order must not overtake it. A refusal that will not
+ * change on retry (4xx) is set aside with its message for the courier to see, and sending goes on.
+ * `onMoved` gets the order each accepted move answers with: the phone shows the server's word at
+ * once, even if the network drops before the route can be reloaded.
+ */
+export async function flush(
+  send: Sender,
+  onMoved: (order: unknown) => void = () => {},
+): Promise<{ sent: number; blocked: boolean }> {
+  let sent = 0;
+  for (const e of await pending()) {
+    const seq = e.seq!;
+    let res: { status: number; json: unknown };
+    try {
+      if (e.kind === 'file') {
+        res = await send('POST', `/v1/files?purpose=${e.purpose}`, e.blob, {
+          'Idempotency-Key': e.idempotencyKey,
+          'Content-Type': e.blob.type,
+        });
+      } else {
+        res = await send(
+          'POST',
+          `/v1/orders/${encodeURIComponent(e.orderId)}/${e.action}`,
+          await resolveFiles(e.body),
+          {
+            'Idempotency-Key': e.idempotencyKey,
+            'Content-Type': 'application/json',
+          },
+        );
+      }
+    } catch {
+      return { sent, blocked: true };
+    }
+    if (res.status >= 500 || res.status === 429 || res.status === 401 || (res.status === 409 && isInFlight(res.json))) {
+      return { sent, blocked: true };
+    }
+    if (res.status >= 200 && res.status < 300) {
+      if (e.kind === 'file') await saveFileId(e.localId, (res.json as { id: string }).id);
+      else onMoved(res.json);
+    } else {
+      const message = (res.json as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${res.status}`;
+      await tx('failed', 'readwrite', (s) =>
+        s.put({
+          seq,
+          orderId: e.orderId,
+          what: e.kind === 'file' ? `${e.purpose} upload` : e.action,
+          message,
+        } satisfies Failure),
+      );
+    }
+    await remove(seq);
+    sent++;
+  }
+  return { sent, blocked: false };
+}
+
+/** 409 idempotency_key_in_use: the first send is still being handled; try again later. */
+function isInFlight(json: unknown): boolean {
+  return (json as { error?: { code?: string } } | null)?.error?.code === 'idempotency_key_in_use';
+}

@@ -1,0 +1,147 @@
+import createClient, { type Middleware } from 'openapi-fetch';
+import type { components, paths } from '../api/schema';
+
+export type Schemas = components['schemas'];
+export type Order = Schemas['Order'];
+export type OrderStatus = Schemas['OrderStatus'];
+export type Courier = Schemas['Courier'];
+export type ApiErrorBody = Schemas['Error']['error'];
+
+export type Mode = 'test' | 'live';
+
+/**
+ * How this tab talks to /v1. With a session (cookie), state changes carry the CSRF token; with an
+ * operator or secret key (for carriers' integrators, and before sessions exist) the key is sent
+ * as a bearer and kept only for this tab (sessionStorage).
+ */
+export interface Credentials {
+  csrf: string | null;
+  key: string | null;
+  mode: Mode;
+}
+
+export class ApiFailure extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: ApiErrorBody | null,
+    readonly retryAfter: string | null,
+  ) {
+    super(body?.message ?? `Request failed (${status})`);
+  }
+  get param(): string | undefined {
+    return this.body?.param ?? undefined;
+  }
+  get code(): string | undefined {
+    return this.body?.code;
+  }
+}
+
+export function newIdempotencyKey(): string {
+  return crypto.randomUUID();
+}
+
+/** One typed client per app; `creds` is read on every request, so a mode switch applies at once. */
+export function makeClient(creds: () => Credentials, onUnauthorized: () => void = () => {}) {
+  const client = createClient<paths>({ baseUrl: '/', credentials: 'include' });
+  const auth: Middleware = {
+    onRequest({ request }) {
+      const c = creds();
+      request.headers.set('Ruta-Mode', c.mode);
+      if (c.key) request.headers.set('Authorization', `Bearer ${c.key}`);
+      if (c.csrf && request.method !== 'GET' && request.method !== 'HEAD') request.headers.set('X-CSRF-Token', c.csrf);
+      return request;
+    },
+    onResponse({ response }) {
+      // The session ended (idle timeout, sign-out elsewhere, user disabled): back to sign-in.
+      if (response.status === 401) onUnauthorized();
+      return response;
+    },
+  };
+  client.use(auth);
+  return client;
+}
+
+/** The data of an openapi-fetch answer, or an ApiFailure carrying the Error body (and its param). */
+export async function unwrap<T>(
+  p: Promise<{ data?: T; error?: unknown; response: Response }>,
+): Promise<NonNullable<T>> {
+  const { data, error, response } = await p;
+  if (response.ok && data !== undefined) return data as NonNullable<T>;
+  const body = (error as { error?: ApiErrorBody } | undefined)?.error ?? null;
+  throw new ApiFailure(response.status, body, response.headers.get('Retry-After'));
+}
+
+/** Plain JSON calls for routes that may not be in the generated schema yet (sessions, people). */
+export async function rawJson<T>(creds: Credentials, method: string, url: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { 'Ruta-Mode': creds.mode };
+  if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (creds.key) headers.Authorization = `Bearer ${creds.key}`;
+  if (creds.csrf && method !== 'GET') headers['X-CSRF-Token'] = creds.csrf;
+  const res = await fetch(url, {
+    method,
+    headers,
+    credentials: 'include',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const json = text ? (JSON.parse(text) as unknown) : null;
+  if (!res.ok) {
+    throw new ApiFailure(
+      res.status,
+      (json as { error?: ApiErrorBody } | null)?.error ?? null,
+      res.headers.get('Retry-After'),
+    );
+  }
+  return json as T;
+}
+
+export const TERMINAL: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
+
+export const STATUS_LABEL: Record<OrderStatus, string> = {
+  pending: 'Pending',
+  validated: 'Validated',
+  assigned: 'Assigned',
+  ready_for_pickup: 'Ready for pickup',
+  picked_up: 'Picked up',
+  in_transit: 'In transit',
+  arriving: 'Arriving',
+  at_location: 'At location',
+  delivered: 'Delivered',
+  partially_delivered: 'Partially delivered',
+  failed: 'Failed',
+  rescheduled: 'Rescheduled',
+  returned: 'Returned',
+  cancelled: 'Cancelled',
+};
+
+/** Colours for statuses on the board and the map (readable on light and dark). */
+export const STATUS_COLOR: Record<OrderStatus, string> = {
+  pending: '#8a8f98',
+  validated: '#6b7280',
+  assigned: '#7c3aed',
+  ready_for_pickup: '#9333ea',
+  picked_up: '#2563eb',
+  in_transit: '#0b5fff',
+  arriving: '#0891b2',
+  at_location: '#0d9488',
+  delivered: '#16a34a',
+  partially_delivered: '#65a30d',
+  failed: '#dc2626',
+  rescheduled: '#d97706',
+  returned: '#b45309',
+  cancelled: '#4b5563',
+};
+
+export function money(n: number | null | undefined, currency: string): string {
+  if (n === null || n === undefined) return '—';
+  try {
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(n);
+  } catch {
+    return `${n.toFixed(2)} ${currency}`;
+  }
+}
+
+export function when(iso: string | null | undefined): string {
+  if (!iso) return '—';
+  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+}
