@@ -72,6 +72,27 @@ describeEach('cli', (engine: Engine) => {
   );
 
   it(
+    'three processes migrating a fresh database at once: one applies, the others find it done',
+    async () => {
+      const fresh = await freshDatabaseUrl(engine);
+      try {
+        const runs = await Promise.all([1, 2, 3].map(() => ruta(fresh.url, 'migrate')));
+        expect(runs.map((r) => [r.code, r.stderr])).toEqual([
+          [0, ''],
+          [0, ''],
+          [0, ''],
+        ]);
+        const applied = runs.filter((r) => r.stdout.startsWith('applied: 001_core'));
+        expect(applied).toHaveLength(1);
+        expect(runs.filter((r) => r.stdout === 'database is up to date\n')).toHaveLength(2);
+      } finally {
+        await fresh.drop();
+      }
+    },
+    SLOW,
+  );
+
+  it(
     'accounts create --json prints exactly the account and its two keys, which work',
     async () => {
       const run = await ruta(tdb.url, 'accounts', 'create', '--name', 'Acme Perú', '--json');

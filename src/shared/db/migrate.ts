@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
 import type { Database } from './index.js';
 import type { MigrationContext } from './migration-context.js';
 import * as m001 from './migrations/001_core.js';
@@ -38,7 +38,28 @@ class StaticProvider implements MigrationProvider {
 export async function migrate(database: Database): Promise<string[]> {
   const ctx: MigrationContext = { engine: database.engine, ms: database.engine === 'postgres' ? 'bigint' : 'integer' };
   const migrator = new Migrator({ db: database.db, provider: new StaticProvider(ctx) });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } =
+    database.engine === 'sqlite' ? await underWriteLock(database, migrator) : await migrator.migrateToLatest();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
+
+/**
+ * Kysely runs SQLite migrations outside any transaction and takes no lock (its adapter says SQLite
+ * has no transactional DDL, and one connection), so two processes starting on a fresh file (two CLI
+ * runs, a server and a worker) both applied 002 and one failed with "duplicate column name". Under
+ * `BEGIN IMMEDIATE` only one process migrates; the other waits on busy_timeout, then reads the
+ * migrations as applied. SQLite's DDL is transactional, so a failed migration also leaves nothing
+ * half-applied. The SQLite dialect has one connection, so the migrator's statements run inside it.
+ */
+async function underWriteLock(database: Database, migrator: Migrator) {
+  await sql`BEGIN IMMEDIATE`.execute(database.db);
+  try {
+    const out = await migrator.migrateToLatest();
+    await sql.raw(out.error ? 'ROLLBACK' : 'COMMIT').execute(database.db);
+    return out;
+  } catch (err) {
+    await sql`ROLLBACK`.execute(database.db).catch(() => {});
+    throw err;
+  }
 }
