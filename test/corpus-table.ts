@@ -110,6 +110,20 @@ const ORDERS_QUERY: QueryCase[] = [
   ['cod_status=nope', 'cod_status', 'parameter_invalid'],
   ['cod_status=SHORT', 'cod_status', 'parameter_invalid'],
   ['cod_status=short&cod_status=over', 'cod_status', 'parameter_invalid'],
+  ['due_gte=today', 'due_gte', 'parameter_invalid'],
+  ['due_lt=2026-13-01T00:00:00Z', 'due_lt', 'parameter_invalid'],
+  ['search=', 'search', 'parameter_invalid'],
+  ['search=%20%20', 'search', 'parameter_invalid'],
+  [`search=${'x'.repeat(101)}`, 'search', 'parameter_invalid'],
+];
+
+/** GET /v1/orders/counts takes the list's filters, but neither paging nor status (it counts every status). */
+const COUNTS_QUERY: QueryCase[] = [
+  ['zzz=1', 'zzz', 'parameter_unknown'],
+  ['limit=5', 'limit', 'parameter_unknown'],
+  ['status=pending', 'status', 'parameter_unknown'],
+  ['starting_after=ord_x', 'starting_after', 'parameter_unknown'],
+  ...ORDERS_QUERY.filter(([, param]) => !['status', 'starting_after', 'ending_before'].includes(param)),
 ];
 
 const TIME_WINDOW_FIELDS: Field[] = [
@@ -189,6 +203,17 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'key',
     query: [...LIST_QUERY, ...ORDERS_QUERY],
     okQueries: ['', 'limit=100', 'external_order_id=%F0%9F%98%80', "external_order_id='%20OR%201=1"],
+  },
+  {
+    route: 'GET /v1/orders/counts',
+    name: 'count orders',
+    method: 'GET',
+    path: () => '/v1/orders/counts',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: COUNTS_QUERY,
+    okQueries: ['', 'search=%F0%9F%98%80', "search='%20OR%201=1", 'search=%25', 'due_gte=2026-01-01T00:00:00-05:00'],
   },
   orderRow({ route: 'GET /v1/orders/{id}', name: 'read order', path: (f) => `/v1/orders/${f.order.id}` }),
   orderRow({
@@ -955,6 +980,17 @@ export const ENDPOINTS: Endpoint[] = [
       ],
       ['pricing', 'object', [{ base_fee: 1, zzz: 1 }, { base_fee: -1 }, { base_fee: 1.5 }, { cod_fee_rate: 2 }], true],
     ],
+  },
+  {
+    route: 'POST /v1/invitations/{id}/revoke',
+    name: 'revoke invitation',
+    method: 'POST',
+    path: (f) => `/v1/invitations/${pp(f).invitationId}/revoke`,
+    body: 'optional',
+    ok: 200,
+    id: (f) => pp(f).invitationId,
+    prefix: 'inv',
+    auth: 'admin',
   },
   {
     route: 'GET /v1/api_keys',

@@ -235,6 +235,78 @@ describeEach('users, invitations, accounts and API keys over the API', (engine) 
       expect((await client(t.app)('GET', '/v1/invitations')).status).toBe(401);
     });
 
+    it('admins revoke an open invitation: its link stops working; accepted, expired or unknown ones are 404', async () => {
+      const inv = await admin('POST', '/v1/invitations', { email: 'Revoked@Example.com', role: 'dispatcher' });
+      const token = inv.body.url.split('#invitation=')[1];
+      const res = await admin('POST', `/v1/invitations/${inv.body.id}/revoke`);
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: inv.body.id, object: 'invitation', email: 'revoked@example.com' });
+      expect(Date.parse(res.body.expires_at)).toBeLessThanOrEqual(Date.now());
+      // The link is dead both ways, and the invitation is no longer listed; the row is kept.
+      expect((await client(t.app)('GET', `/v1/invitations/${token}`)).status).toBe(404);
+      const accept = await client(t.app)('POST', `/v1/invitations/${token}/accept`, { name: 'R', password: PASSWORD });
+      expect(accept.status).toBe(404);
+      expect(
+        await t.ctx.db.selectFrom('users').select('id').where('email', '=', 'revoked@example.com').execute(),
+      ).toEqual([]);
+      const ids = (await admin('GET', '/v1/invitations')).body.data.map((i: { id: string }) => i.id);
+      expect(ids).not.toContain(inv.body.id);
+      expect(
+        await t.ctx.db.selectFrom('invitations').select('id').where('id', '=', inv.body.id).execute(),
+      ).toHaveLength(1);
+      // Twice: nothing open is left to revoke.
+      const again = await admin('POST', `/v1/invitations/${inv.body.id}/revoke`);
+      expect(again.status).toBe(404);
+      expect(again.body.error.code).toBe('resource_missing');
+
+      // An accepted invitation cannot be revoked (the user exists: disable them instead).
+      const used = await admin('POST', '/v1/invitations', { email: 'used@example.com', role: 'dispatcher' });
+      const usedToken = used.body.url.split('#invitation=')[1];
+      expect(
+        (await client(t.app)('POST', `/v1/invitations/${usedToken}/accept`, { name: 'U', password: PASSWORD })).status,
+      ).toBe(201);
+      expect((await admin('POST', `/v1/invitations/${used.body.id}/revoke`)).status).toBe(404);
+      expect((await admin('POST', '/v1/invitations/inv_nope/revoke')).status).toBe(404);
+      // Nor an expired one.
+      const late = await admin('POST', '/v1/invitations', { email: 'expired@example.com', role: 'dispatcher' });
+      moveClock(t, INVITATION_TTL_MS + 1000);
+      try {
+        const then = sessionClient(t, await userSession(t, 'admin'));
+        expect((await then('POST', `/v1/invitations/${late.body.id}/revoke`)).status).toBe(404);
+      } finally {
+        moveClock(t, 0);
+      }
+    });
+
+    it('revoking: admins in either environment (invitations are the carrier\u2019s); everyone else 403', async () => {
+      const inv = await admin('POST', '/v1/invitations', { email: 'wrongrole@example.com', role: 'dispatcher' });
+      for (const [who, call] of await nonAdmins()) {
+        const res = await call('POST', `/v1/invitations/${inv.body.id}/revoke`);
+        expect(res.status, who).toBe(403);
+        expect(res.body.error.code, who).toBe('permission_denied');
+      }
+      expect((await client(t.app)('POST', `/v1/invitations/${inv.body.id}/revoke`)).status).toBe(401);
+      // Still open after all those refusals.
+      const ids = (await admin('GET', '/v1/invitations')).body.data.map((i: { id: string }) => i.id);
+      expect(ids).toContain(inv.body.id);
+      // An admin session acting in live revokes it: the switch of environment does not hide it.
+      const live = sessionClient(t, await userSession(t, 'admin'), 'live');
+      expect((await live('POST', `/v1/invitations/${inv.body.id}/revoke`)).status).toBe(200);
+      // A cookie request without the CSRF token changes nothing.
+      const other = await admin('POST', '/v1/invitations', { email: 'csrf@example.com', role: 'dispatcher' });
+      const s = await userSession(t, 'admin');
+      const noCsrf = await client(t.app)('POST', `/v1/invitations/${other.body.id}/revoke`, undefined, {
+        cookie: s.cookie,
+      });
+      expect(noCsrf.status).toBe(403);
+      expect(noCsrf.body.error.code).toBe('csrf_failed');
+      const still = (await admin('GET', '/v1/invitations')).body.data.map((i: { id: string }) => i.id);
+      expect(still).toContain(other.body.id);
+      // Malformed: a body with fields is refused.
+      const bad = await admin('POST', `/v1/invitations/${other.body.id}/revoke`, { zzz: 1 });
+      expect(bad.status).toBe(422);
+    });
+
     it('accepting checks Origin', async () => {
       const inv = await admin('POST', '/v1/invitations', { email: 'o@example.com', role: 'dispatcher' });
       const token = inv.body.url.split('#invitation=')[1];

@@ -95,6 +95,8 @@ export interface PeopleFixture {
   account: { id: string };
   apiKey: { id: string };
   invitation: string;
+  /** Another open invitation's id (revoking it needs one that accepting has not used). */
+  invitationId: string;
   code: string;
 }
 
@@ -127,6 +129,9 @@ export async function makePeopleFixture(t: TestApp, accountId: string, courierId
     account: { id: accountId },
     apiKey: { id: key.id },
     invitation: inv.url.split('#invitation=')[1] as string,
+    invitationId: (
+      await invite(t.ctx, users.admin.id, { email: `revocable${seq}-${Date.now()}@example.com`, role: 'dispatcher' })
+    ).id,
     code: (await issueCode(t.ctx, carrier, courierId)).code,
   };
 }

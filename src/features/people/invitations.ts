@@ -1,6 +1,6 @@
 import type { AppContext } from '../../shared/context.js';
 import type { UserRole } from '../../shared/db/schema.js';
-import { ApiError } from '../../shared/errors.js';
+import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import * as repo from './repo.js';
@@ -52,21 +52,33 @@ export async function invite(
   };
 }
 
+type InvitationListing = NonNullable<Awaited<ReturnType<typeof repo.expireInvitation>>>;
+
+const presentPending = (r: InvitationListing): PendingInvitation => ({
+  id: r.id,
+  object: 'invitation',
+  email: r.email,
+  role: r.role,
+  account: r.account_id,
+  created_at: iso(r.created_at),
+  expires_at: iso(r.expires_at),
+});
+
 /** The open invitations, for the admin's Users page; their links are never shown again (only hashes are kept). */
 export async function listInvitations(ctx: AppContext) {
   const rows = await repo.pendingInvitations(ctx.db, ctx.clock());
-  const data = rows.map(
-    (r): PendingInvitation => ({
-      id: r.id,
-      object: 'invitation',
-      email: r.email,
-      role: r.role,
-      account: r.account_id,
-      created_at: iso(r.created_at),
-      expires_at: iso(r.expires_at),
-    }),
-  );
-  return { object: 'list' as const, data, has_more: false };
+  return { object: 'list' as const, data: rows.map(presentPending), has_more: false };
+}
+
+/**
+ * Takes back an open invitation (sent to the wrong address, or the person no longer joins): its link
+ * stops working at once. One already accepted, expired or revoked is 404, like a mistyped id: there
+ * is nothing open left to revoke. Invitations belong to the carrier, not to an environment.
+ */
+export async function revokeInvitation(ctx: AppContext, id: string): Promise<PendingInvitation> {
+  const row = await repo.expireInvitation(ctx.db, id, ctx.clock());
+  if (!row) throw notFound('invitation', id);
+  return presentPending(row);
 }
 
 /** The public view of an open invitation: enough for the page that sets the password. */

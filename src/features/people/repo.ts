@@ -145,6 +145,22 @@ export async function pendingInvitations(db: Executor, now: number) {
     .execute();
 }
 
+/**
+ * Revoking ends an open invitation by expiring it now: its link then fails exactly as an expired one
+ * does (openInvitation, takeInvitation), and the row stays as the record of who invited whom.
+ * The same guard as accepting, so an invitation already accepted or expired is left alone (undefined).
+ */
+export async function expireInvitation(db: Executor, id: string, now: number) {
+  return db
+    .updateTable('invitations')
+    .set({ expires_at: now })
+    .where('id', '=', id)
+    .where('accepted_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returning(['id', 'email', 'role', 'account_id', 'created_at', 'expires_at'])
+    .executeTakeFirst();
+}
+
 /** Single use: of two concurrent accepts, only one matches `accepted_at is null`. */
 export async function takeInvitation(db: Executor, tokenHash: string, now: number) {
   return db

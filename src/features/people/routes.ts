@@ -6,15 +6,17 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { IdParams } from '../orders/schemas.js';
-import { acceptInvitation, invite, listInvitations, showInvitation } from './invitations.js';
+import { acceptInvitation, invite, listInvitations, revokeInvitation, showInvitation } from './invitations.js';
 import { listUsers } from './repo.js';
 import {
   CreatedInvitation,
   Deleted,
+  EmptyBody,
   InvitationAccept,
   InvitationCreate,
   InvitationView,
   PendingInvitationList,
+  RevokedInvitation,
   SessionCreate,
   SessionView,
   TokenParams,
@@ -242,6 +244,25 @@ export function peopleRoutes(app: FastifyInstance, ctx: AppContext): void {
       const admin = requireAdmin(req);
       reply.code(201);
       return invite(ctx, admin.userId, req.body);
+    },
+  );
+  r.post(
+    '/invitations/:id/revoke',
+    {
+      schema: {
+        tags: userTags,
+        operationId: 'revokeInvitation',
+        summary: 'Revoke an open invitation (admins): its link stops working at once',
+        description:
+          'An invitation already accepted, expired or revoked is 404. (`DELETE /v1/invitations/{id}` would share its path with the public `GET /v1/invitations/{token}`.)',
+        params: IdParams,
+        body: EmptyBody,
+        response: { 200: RevokedInvitation, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => {
+      requireAdmin(req);
+      return revokeInvitation(ctx, req.params.id);
     },
   );
 }

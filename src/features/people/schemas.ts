@@ -115,6 +115,11 @@ export const PendingInvitation = Type.Object(
 );
 export type PendingInvitation = Static<typeof PendingInvitation>;
 
+export const RevokedInvitation = Type.Object(PendingInvitation.properties, {
+  $id: 'RevokedInvitation',
+  description: 'The invitation as revoked: its link stopped working at `expires_at`, the time of the revocation',
+});
+
 export const PendingInvitationList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(PendingInvitation), has_more: Type.Boolean() },
   { $id: 'PendingInvitationList' },
