@@ -850,6 +850,25 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'admin',
   },
   {
+    route: 'PATCH /v1/route_plans/{id}',
+    name: 'edit route plan',
+    method: 'PATCH',
+    path: (f) => `/v1/route_plans/${f.routePlan.id}`,
+    body: 'required',
+    // The fixture's plan is already committed: a well-formed edit is 409, a malformed one 422 first.
+    ok: 409,
+    valid: (f) => ({ routes: [{ courier_id: f.courier.id, order_ids: [f.order.id] }] }),
+    id: (f) => f.routePlan.id,
+    prefix: 'rplan',
+    auth: 'admin',
+    fields: [
+      ['routes', 'array', [[]]],
+      ['routes[0].courier_id', 'string', ['', id101]],
+      ['routes[0].order_ids', 'array', []],
+      ['routes[0].order_ids[0]', 'string', ['', id101]],
+    ],
+  },
+  {
     route: 'POST /v1/route_plans/{id}/commit',
     name: 'commit route plan',
     method: 'POST',
@@ -860,6 +879,7 @@ export const ENDPOINTS: Endpoint[] = [
     id: (f) => f.routePlan.id,
     prefix: 'rplan',
     auth: 'admin',
+    fields: [['force', 'boolean', []]],
   },
 
   // Courier sign-in (DESIGN §9)

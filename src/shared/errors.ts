@@ -23,6 +23,7 @@ export const ERROR_STATUS = {
   email_taken: 409,
   plan_stale: 409,
   plan_not_ready: 409,
+  plan_has_violations: 409,
   request_too_large: 413,
   unsupported_media_type: 415,
   request_header_too_large: 431,

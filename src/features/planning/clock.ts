@@ -46,3 +46,10 @@ export function localDate(ms: number, tz: string): string {
   const pad = (n: number | undefined) => String(n).padStart(2, '0');
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
 }
+
+/** The local time of day (HH:mm) of instant `ms` in `tz`. */
+export function localClock(ms: number, tz: string): string {
+  const p = parts(ms, tz);
+  const pad = (n: number | undefined) => String(n).padStart(2, '0');
+  return `${pad(p.hour)}:${pad(p.minute)}`;
+}

@@ -4,30 +4,24 @@ import { ApiError } from '../../shared/errors.js';
 import { withPending } from '../dispatch/location-writer.js';
 import { type PreparedRoute, prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
 import { signalQueued } from '../webhooks/outbox.js';
-import { planOrThrow, presentPlan } from './plans.js';
+import { publishPlan } from './planned.js';
+import { openResult, planOrThrow, presentPlan } from './plans.js';
 import * as repo from './repo.js';
-import type { RoutePlan } from './schemas.js';
+import type { CommitBody, RoutePlan } from './schemas.js';
 import { type StoredResult, versionOf } from './stored.js';
 
 /** How many changed orders the 409 names before "and N more". */
 const NAMED = 20;
 
 /**
- * Creates the plan's routes and assigns every planned order in one transaction (one order.assigned
- * each), or nothing: 409 plan_stale when any planned order changed since the plan read it.
+ * Creates the plan's routes (as optimized, or as last edited) and assigns every planned order in one
+ * transaction (one order.assigned each), or nothing: 409 plan_stale when any planned order changed
+ * since the plan read it; 409 plan_has_violations when an edit broke constraints and `force` is not set.
  */
-export async function commitPlan(ctx: AppContext, scope: Scope, id: string): Promise<RoutePlan> {
+export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body: CommitBody = {}): Promise<RoutePlan> {
   const plan = await planOrThrow(ctx, scope, id);
-  if (plan.status !== 'succeeded' || plan.result === null) {
-    throw new ApiError(
-      'plan_not_ready',
-      `Route plan ${plan.id} is ${plan.status}; only a succeeded plan can be committed.`,
-    );
-  }
-  if (plan.committed_at !== null) {
-    throw new ApiError('plan_not_ready', `Route plan ${plan.id} was already committed.`);
-  }
-  const { result, versions } = plan;
+  const result = openResult(plan, 'committed');
+  const { versions } = plan;
   const routed = result.routes.flatMap((r) => r.stops.map((s) => s.order_id));
   const current = new Map((await repo.ordersByIds(ctx.db, plan.mode, routed)).map((o) => [o.id, o]));
   const changed = routed.filter((oid) => {
@@ -35,6 +29,11 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string): Pro
     return !o || versionOf(o) !== versions[oid];
   });
   if (changed.length > 0) throw stale(changed);
+  // After staleness: a stale plan is to be made again, whatever its warnings.
+  const broken = result.routes.flatMap((r) =>
+    r.stops.flatMap((s) => (s.violations ?? []).map((v) => `${s.order_id} (${v.constraint})`)),
+  );
+  if (broken.length > 0 && body.force !== true) throw violated(broken);
 
   const prepared: PreparedRoute[] = [];
   for (const r of result.routes) {
@@ -51,8 +50,14 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string): Pro
   const pending = withPending(ctx);
   const updated = await ctx.db.transaction().execute(async (trx) => {
     // First: a second commit of the same plan waits here, then finds it committed.
-    if (!(await repo.claimCommit(trx, plan.id, now))) {
-      throw new ApiError('plan_not_ready', `Route plan ${plan.id} was already committed.`);
+    if (!(await repo.claimCommit(trx, plan.id, now, plan.updated_at))) {
+      const again = await repo.findPlan(trx, plan.mode, plan.id);
+      throw new ApiError(
+        'plan_not_ready',
+        again?.committed_at != null
+          ? `Route plan ${plan.id} was already committed.`
+          : `Route plan ${plan.id} was edited while it was being committed; nothing was committed. Review it and commit again.`,
+      );
     }
     // Read again inside the transaction: an order that moved since the check above makes it stale.
     const again = await repo.ordersByIds(trx, plan.mode, routed);
@@ -62,6 +67,7 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string): Pro
     return repo.updatePlan(trx, plan.id, { result: done, updated_at: now });
   });
   signalQueued(ctx);
+  publishPlan(ctx, updated);
   return presentPlan(updated);
 }
 
@@ -72,5 +78,15 @@ function stale(ids: string[]): ApiError {
     'plan_stale',
     `Orders changed since the plan was made, so nothing was committed: ${named}${more}. Make a new plan.`,
     'order_ids',
+  );
+}
+
+function violated(broken: string[]): ApiError {
+  const more = broken.length > NAMED ? ` and ${broken.length - NAMED} more` : '';
+  const what = broken.length === 1 ? 'constraint' : 'constraints';
+  return new ApiError(
+    'plan_has_violations',
+    `The edited plan breaks ${broken.length} ${what}: ${broken.slice(0, NAMED).join(', ')}${more}. Move the stops, or commit with force: true to accept them.`,
+    'force',
   );
 }

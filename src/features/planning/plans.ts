@@ -9,11 +9,15 @@ import { localDate } from './clock.js';
 import { depotOrThrow } from './depots.js';
 import * as repo from './repo.js';
 import { PLANS } from './runner.js';
-import type { PlanCourier, PlanCreate, RoutePlan } from './schemas.js';
-import { type StoredRequest, versionOf } from './stored.js';
+import type { PlanCourier, PlanCreate, PlanResult, RoutePlan } from './schemas.js';
+import { type StoredRequest, type StoredResult, versionOf } from './stored.js';
 
 /** The default order set reads at most this many assignable orders (the solver's practical size). */
 const MAX_DEFAULT_ORDERS = 2000;
+
+/** Plans stored before edits existed have no `violations`: they had none. */
+const withViolations = (routes: PlanResult['routes']): PlanResult['routes'] =>
+  routes.map((r) => ({ ...r, stops: r.stops.map((s) => ({ ...s, violations: s.violations ?? [] })) }));
 
 export function presentPlan(p: repo.PlanRow): RoutePlan {
   const { request: req, result } = p;
@@ -30,10 +34,11 @@ export function presentPlan(p: repo.PlanRow): RoutePlan {
     seed: req.seed,
     couriers: req.couriers,
     order_ids: req.order_ids,
-    routes: result?.routes ?? null,
+    routes: result ? withViolations(result.routes) : null,
     unassigned: result?.unassigned ?? null,
-    totals: result?.totals ?? null,
+    totals: result ? { ...result.totals, violations: result.totals.violations ?? 0 } : null,
     failure_message: p.failure,
+    edited_at: result?.edited_at === undefined ? null : iso(result.edited_at),
     committed_at: p.committed_at === null ? null : iso(p.committed_at),
     route_ids: result?.route_ids ?? [],
     created_at: iso(p.created_at),
@@ -170,4 +175,23 @@ export async function planOrThrow(ctx: AppContext, scope: Scope, id: string): Pr
 
 export async function getPlan(ctx: AppContext, scope: Scope, id: string): Promise<RoutePlan> {
   return presentPlan(await planOrThrow(ctx, scope, id));
+}
+
+/** The result of a succeeded, uncommitted plan; otherwise 409 plan_not_ready saying why it cannot be `verb`. */
+export function openResult(plan: repo.PlanRow, verb: 'edited' | 'committed'): StoredResult {
+  if (plan.status !== 'succeeded' || plan.result === null) {
+    throw new ApiError(
+      'plan_not_ready',
+      `Route plan ${plan.id} is ${plan.status}; only a succeeded plan can be ${verb}.`,
+    );
+  }
+  if (plan.committed_at !== null) {
+    throw new ApiError(
+      'plan_not_ready',
+      verb === 'edited'
+        ? `Route plan ${plan.id} was already committed; its routes can no longer be edited here.`
+        : `Route plan ${plan.id} was already committed.`,
+    );
+  }
+  return plan.result;
 }

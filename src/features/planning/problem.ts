@@ -2,9 +2,9 @@ import type { Config } from '../../shared/config.js';
 import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
 import type { Point } from '../orders/pricing.js';
 import type { OrderRow } from '../orders/repo.js';
-import { localInstant } from './clock.js';
+import { localClock, localInstant } from './clock.js';
 import type { PlanResult } from './schemas.js';
-import type { Job, Problem, SolveResult, Vehicle } from './solver/index.js';
+import type { Job, Problem, RouteSchedule, SolveResult, Vehicle, Violation } from './solver/index.js';
 import { travelMatrices } from './travel.js';
 
 /** A courier as planned: its own fields with the plan's overrides applied. */
@@ -30,6 +30,8 @@ export interface Built {
   noCoordinates: string[];
   /** The instant of minute 0 (the local midnight that starts the plan's day). */
   dayStart: number;
+  /** The depot's zone, for times of day. */
+  tz: string;
 }
 
 function pointOf(o: OrderRow): Point | null {
@@ -98,15 +100,52 @@ export async function buildProblem(
     jobs: jobOrders,
     noCoordinates,
     dayStart,
+    tz,
   };
 }
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+type PlanRoute = PlanResult['routes'][number];
+type PlanViolation = PlanRoute['stops'][number]['violations'][number];
 
-/** The solver's answer in the API's terms: instants, order ids, courier ids. */
-export function presentResult(built: Built, couriers: PlannedCourier[], r: SolveResult): PlanResult {
+/** A broken constraint in words, with times of day in the depot's zone (what the dispatcher reads). */
+function describe(built: Built, couriers: PlannedCourier[], v: Violation): PlanViolation {
+  const hhmm = (min: number) => localClock(built.dayStart + Math.round(min * MS_PER_MIN), built.tz);
+  if (v.kind === 'capacity') {
+    const unit = v.dimension === 0 ? 'packages' : 'kg';
+    return {
+      constraint: 'capacity',
+      message: `Does not fit: the route\u2019s load reaches ${round(v.at)} ${unit} here, the vehicle takes ${round(v.limit)}`,
+    };
+  }
+  if (v.kind === 'shift') {
+    const c = couriers[v.vehicle] as PlannedCourier;
+    return {
+      constraint: 'shift',
+      message: `Back at ${c.end.name} at ${hhmm(v.at)}, after the shift ends (${hhmm(v.limit)})`,
+    };
+  }
+  const w = (built.jobs[v.job] as OrderRow).time_window;
+  return {
+    constraint: 'time_window',
+    message: w
+      ? `Served at ${hhmm(v.at)}, after its window ${w.start}\u2013${w.end}`
+      : `Served at ${hhmm(v.at)}, after the plan\u2019s day ends`,
+  };
+}
+
+/**
+ * Checked schedules in the API's terms: instants, order ids, courier ids, and each stop's broken
+ * constraints (none for the solver's answers, which are feasible; an edit may break some).
+ */
+export function presentRoutes(
+  built: Built,
+  couriers: PlannedCourier[],
+  schedules: RouteSchedule[],
+  violations: Violation[] = [],
+): PlanRoute[] {
   const at = (min: number) => new Date(built.dayStart + Math.round(min * MS_PER_MIN)).toISOString();
-  const routes = r.schedules.map((s) => {
+  return schedules.map((s) => {
     // The checker counts what has been delivered so far; the API answers what is still on board
     // after each stop (everything is loaded at the depot): the route's total less that.
     const total = s.stops[s.stops.length - 1]?.load ?? [];
@@ -120,6 +159,9 @@ export function presentResult(built: Built, couriers: PlannedCourier[], r: Solve
         departure_at: at(st.departure),
         load_packages: onBoard(st, 0),
         load_kg: onBoard(st, 1),
+        violations: violations
+          .filter((v) => v.vehicle === s.vehicle && v.job === st.job)
+          .map((v) => describe(built, couriers, v)),
       })),
       start_at: at(s.start),
       end_at: at(s.end),
@@ -127,22 +169,28 @@ export function presentResult(built: Built, couriers: PlannedCourier[], r: Solve
       duration_min: round(s.end - s.start, 1),
     };
   });
+}
+
+export function totalsOf(routes: PlanRoute[], unassigned: PlanResult['unassigned']): PlanResult['totals'] {
+  return {
+    routes: routes.length,
+    orders: routes.reduce((n, x) => n + x.stops.length, 0),
+    unassigned: unassigned.length,
+    distance_km: round(routes.reduce((n, x) => n + x.distance_km, 0)),
+    duration_min: round(
+      routes.reduce((n, x) => n + x.duration_min, 0),
+      1,
+    ),
+    violations: routes.reduce((n, r) => n + r.stops.reduce((k, st) => k + st.violations.length, 0), 0),
+  };
+}
+
+/** The solver's answer in the API's terms. */
+export function presentResult(built: Built, couriers: PlannedCourier[], r: SolveResult): PlanResult {
+  const routes = presentRoutes(built, couriers, r.schedules);
   const unassigned = [
     ...built.noCoordinates.map((id) => ({ order_id: id, reason: 'no_coordinates' as const })),
     ...r.unassigned.map((u) => ({ order_id: (built.jobs[u.job] as OrderRow).id, reason: u.reason })),
   ];
-  return {
-    routes,
-    unassigned,
-    totals: {
-      routes: routes.length,
-      orders: routes.reduce((n, x) => n + x.stops.length, 0),
-      unassigned: unassigned.length,
-      distance_km: round(routes.reduce((n, x) => n + x.distance_km, 0)),
-      duration_min: round(
-        routes.reduce((n, x) => n + x.duration_min, 0),
-        1,
-      ),
-    },
-  };
+  return { routes, unassigned, totals: totalsOf(routes, unassigned) };
 }

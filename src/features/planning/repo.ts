@@ -79,15 +79,42 @@ export async function updatePlan(db: Executor, id: string, set: PlanSet): Promis
   return fromPlanColumns(r);
 }
 
-/** Marks a plan committed unless another commit got there first (true when this one did). */
-export async function claimCommit(db: Executor, id: string, now: number): Promise<boolean> {
+/**
+ * Marks a plan committed unless another commit got there first or an edit changed it since the
+ * committer read it (`seen`, its updated_at then): true when this one did.
+ */
+export async function claimCommit(db: Executor, id: string, now: number, seen: number): Promise<boolean> {
   const r = await db
     .updateTable('route_plans')
     .set({ committed_at: now, updated_at: now })
     .where('id', '=', id)
     .where('committed_at', 'is', null)
+    .where('updated_at', '=', seen)
     .executeTakeFirst();
   return Number(r.numUpdatedRows) === 1;
+}
+
+/**
+ * Stores an edit's result if the plan is uncommitted and unchanged since the editor read it (its
+ * updated_at was `seen`): one statement, so an edit never lands on a commit or on another edit it
+ * did not see. Undefined when it lost; the caller reads the plan again.
+ */
+export async function saveEdit(
+  db: Executor,
+  id: string,
+  seen: number,
+  result: StoredResult,
+  now: number,
+): Promise<PlanRow | undefined> {
+  const r = await db
+    .updateTable('route_plans')
+    .set(toColumns({ result, updated_at: now }))
+    .where('id', '=', id)
+    .where('committed_at', 'is', null)
+    .where('updated_at', '=', seen)
+    .returningAll()
+    .executeTakeFirst();
+  return r && fromPlanColumns(r);
 }
 
 /** Orders of the environment by id (any account: plans are the carrier's). */

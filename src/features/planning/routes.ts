@@ -8,8 +8,18 @@ import { errorResponses } from '../../shared/openapi.js';
 import { IdParams } from '../orders/schemas.js';
 import { commitPlan } from './commit.js';
 import * as depots from './depots.js';
+import { editPlan } from './edit.js';
 import * as plans from './plans.js';
-import { CommitBody, Depot, DepotCreate, DepotList, DepotListQuery, PlanCreate, RoutePlan } from './schemas.js';
+import {
+  CommitBody,
+  Depot,
+  DepotCreate,
+  DepotList,
+  DepotListQuery,
+  PlanCreate,
+  PlanEdit,
+  RoutePlan,
+} from './schemas.js';
 
 /**
  * Depots and route plans (DESIGN §10): the carrier's (operator keys, admins, dispatchers), one set
@@ -102,6 +112,23 @@ export function planningRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req) => plans.getPlan(ctx, requireCarrier(req), req.params.id),
   );
 
+  r.patch(
+    '/route_plans/:id',
+    {
+      schema: {
+        tags,
+        operationId: 'editRoutePlan',
+        summary: 'Move or reorder stops of a plan before committing it',
+        description:
+          'Each route named is replaced whole (orders may come from other routes or from unassigned); an order taken off and named nowhere is left out with reason manual. Times, loads, distances and durations are recomputed with the travel model of the run; a broken time window, capacity or shift is accepted and listed on its stop (violations), and then the commit needs force. 409 plan_not_ready once committed or before it succeeded.',
+        params: IdParams,
+        body: PlanEdit,
+        response: { 200: RoutePlan, ...errorResponses(401, 403, 404, 409, 422, 503) },
+      },
+    },
+    async (req) => editPlan(ctx, requireCarrier(req), req.params.id, req.body),
+  );
+
   r.post(
     '/route_plans/:id/commit',
     {
@@ -110,12 +137,12 @@ export function planningRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'commitRoutePlan',
         summary: 'Create the plan\u2019s routes and assign its orders, all or nothing',
         description:
-          'One transaction: every planned order is assigned (one order.assigned each). 409 plan_stale, naming the orders, when any changed since the plan.',
+          'One transaction: every planned order is assigned (one order.assigned each), on the routes as optimized or as last edited. 409 plan_stale, naming the orders, when any changed since the plan; 409 plan_has_violations when an edit broke constraints, unless force is true.',
         params: IdParams,
         body: CommitBody,
         response: { 200: RoutePlan, ...errorResponses(401, 403, 404, 409, 422) },
       },
     },
-    async (req) => commitPlan(ctx, requireCarrier(req), req.params.id),
+    async (req) => commitPlan(ctx, requireCarrier(req), req.params.id, req.body),
   );
 }

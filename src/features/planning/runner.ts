@@ -1,7 +1,8 @@
 import type { AppContext } from '../../shared/context.js';
 import { instanceKey } from '../../shared/instance.js';
 import type { OrderRow } from '../orders/repo.js';
-import { buildProblem, type PlannedCourier, presentResult } from './problem.js';
+import { plannedCouriers, publishPlan } from './planned.js';
+import { buildProblem, presentResult } from './problem.js';
 import * as repo from './repo.js';
 import { solve } from './solver/index.js';
 
@@ -35,32 +36,15 @@ export class PlanRunner {
     await this.idle();
   }
 
-  private publish(p: repo.PlanRow): void {
-    this.ctx.live.publish(
-      'route_plan',
-      { mode: p.mode, accountId: null },
-      { id: p.id, status: p.status, progress: p.progress, date: p.date, depot: p.depot_id },
-    );
-  }
-
   private async update(id: string, set: Parameters<typeof repo.updatePlan>[2]): Promise<void> {
-    this.publish(await repo.updatePlan(this.ctx.db, id, { ...set, updated_at: this.ctx.clock() }));
+    publishPlan(this.ctx, await repo.updatePlan(this.ctx.db, id, { ...set, updated_at: this.ctx.clock() }));
   }
 
   private async run(plan: repo.PlanRow, orders: OrderRow[], signal: AbortSignal): Promise<void> {
     const req = plan.request;
     try {
       await this.update(plan.id, { status: 'running' });
-      const depotOf = async (id: string) => {
-        const d = await repo.findDepot(this.ctx.db, plan.mode, id);
-        if (!d) throw new Error(`depot ${id} vanished`);
-        return d;
-      };
-      const depot = await depotOf(plan.depot_id);
-      const couriers: PlannedCourier[] = [];
-      for (const c of req.planned) {
-        couriers.push({ ...c, start: await depotOf(c.start_depot), end: await depotOf(c.end_depot) });
-      }
+      const { depot, couriers } = await plannedCouriers(this.ctx, plan);
       const built = await buildProblem(this.ctx.config, { date: plan.date, depot, couriers, orders }, signal);
       let lastWrite = 0;
       let writing: Promise<void> = Promise.resolve();

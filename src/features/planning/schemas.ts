@@ -83,6 +83,17 @@ export const PlanCreate = Type.Object(
 );
 export type PlanCreate = Static<typeof PlanCreate>;
 
+/** What an edit may break; the same names as the reasons for leaving an order out. */
+export const VIOLATIONS = ['time_window', 'capacity', 'shift'] as const;
+
+const PlanViolation = Type.Object(
+  {
+    constraint: Type.Enum([...VIOLATIONS]),
+    message: Type.String({ examples: ['Served at 12:40, after its window 09:00–12:00'] }),
+  },
+  { $id: 'RoutePlanViolation' },
+);
+
 const PlanStop = Type.Object(
   {
     order_id: Type.String(),
@@ -91,6 +102,9 @@ const PlanStop = Type.Object(
     departure_at: Type.String({ format: 'date-time' }),
     load_packages: Type.Number({ description: 'Packages still on board after this stop' }),
     load_kg: Type.Number({ description: 'Kilograms still on board after this stop' }),
+    violations: Type.Array(PlanViolation, {
+      description: 'Constraints broken at this stop: empty as optimized; an edit may break some (warnings)',
+    }),
   },
   { $id: 'RoutePlanStop' },
 );
@@ -107,7 +121,8 @@ const PlanRoute = Type.Object(
   { $id: 'RoutePlanRoute' },
 );
 
-export const UNASSIGNED_REASONS = ['no_coordinates', 'time_window', 'capacity', 'shift'] as const;
+/** `manual`: an edit took the order off its route. */
+export const UNASSIGNED_REASONS = ['no_coordinates', 'time_window', 'capacity', 'shift', 'manual'] as const;
 
 export const PlanResult = Type.Object({
   routes: Type.Array(PlanRoute),
@@ -124,6 +139,7 @@ export const PlanResult = Type.Object({
       unassigned: Type.Integer(),
       distance_km: Type.Number(),
       duration_min: Type.Number(),
+      violations: Type.Integer({ description: 'Constraints broken, over every stop (0 as optimized)' }),
     },
     { $id: 'RoutePlanTotals' },
   ),
@@ -148,6 +164,7 @@ export const RoutePlan = Type.Object(
     unassigned: Nullable(PlanResult.properties.unassigned),
     totals: Nullable(PlanResult.properties.totals),
     failure_message: Nullable(Type.String()),
+    edited_at: Nullable(Type.String({ format: 'date-time', description: 'The last edit (PATCH), if any' })),
     committed_at: Nullable(Type.String({ format: 'date-time' })),
     route_ids: Type.Array(Type.String(), { description: 'The routes a commit created' }),
     created_at: Type.String({ format: 'date-time' }),
@@ -157,5 +174,37 @@ export const RoutePlan = Type.Object(
 );
 export type RoutePlan = Static<typeof RoutePlan>;
 
-/** Commit takes no fields; an empty object (or no body) is accepted, anything else is 422. */
-export const CommitBody = Type.Object({}, { additionalProperties: false, $id: 'RoutePlanCommitParams' });
+/** Commit may have no body; `force` is needed only when an edit left broken constraints. */
+export const CommitBody = Type.Object(
+  {
+    force: Type.Optional(
+      Type.Boolean({
+        description: 'Commit even though stops break constraints (totals.violations > 0); otherwise 409',
+      }),
+    ),
+  },
+  { additionalProperties: false, $id: 'RoutePlanCommitParams' },
+);
+export type CommitBody = Static<typeof CommitBody>;
+
+export const PlanEdit = Type.Object(
+  {
+    routes: Type.Array(
+      Type.Object(
+        {
+          courier_id: Id,
+          order_ids: Type.Array(Id, { maxItems: 2000, description: 'The route\u2019s stops, in order' }),
+        },
+        { additionalProperties: false, $id: 'RoutePlanRouteEdit' },
+      ),
+      {
+        minItems: 1,
+        maxItems: 200,
+        description:
+          'The routes that change, each whole. Routes not named keep their stops, less any order named here; an order taken off a named route and named nowhere is left out (reason manual).',
+      },
+    ),
+  },
+  { additionalProperties: false, $id: 'RoutePlanEditParams' },
+);
+export type PlanEdit = Static<typeof PlanEdit>;

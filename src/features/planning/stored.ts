@@ -14,7 +14,8 @@ export interface StoredRequest {
   order_ids: string[];
 }
 
-export type StoredResult = PlanResult & { route_ids?: string[] };
+/** The plan's routes as optimized or last edited; `edited_at` (epoch ms) once edited, `route_ids` once committed. */
+export type StoredResult = PlanResult & { route_ids?: string[]; edited_at?: number };
 
 /** An order's version for staleness: its status and last change. */
 export const versionOf = (o: Pick<OrderRow, 'status' | 'updated_at'>) => `${o.status}@${o.updated_at}`;

@@ -1,12 +1,28 @@
-import type { Problem, RouteSchedule, Solution, StopTimes } from './types.js';
+import type { Problem, RouteSchedule, Solution, StopTimes, UnassignedReason } from './types.js';
 
 // The feasibility checker: deliberately plain code that shares nothing with the solver's incremental
 // arrays, so a bug in those cannot also hide here. Every solution the solver returns goes through it.
+
+/**
+ * A broken constraint of a route, tied to the stop where it shows: the stop served after its due
+ * time, the first stop whose cumulative load passes a capacity, the last stop when the vehicle is
+ * back after its shift. `at` and `limit` are in the problem's units (time, or load of `dimension`).
+ */
+export interface Violation {
+  kind: UnassignedReason;
+  vehicle: number;
+  job: number;
+  at: number;
+  limit: number;
+  dimension?: number;
+}
 
 export interface CheckResult {
   ok: boolean;
   /** Every violation found, in words (empty when ok). */
   errors: string[];
+  /** The route constraints broken, by stop (a subset of `errors`: not the structural ones). */
+  violations: Violation[];
   distance: number;
   /** Non-empty routes. */
   vehicles: number;
@@ -18,6 +34,7 @@ const EPS = 1e-9;
 
 export function check(problem: Problem, solution: Solution): CheckResult {
   const errors: string[] = [];
+  const violations: Violation[] = [];
   const n = problem.jobs.length;
   const seen = new Array<number>(n).fill(0);
   if (solution.routes.length !== problem.vehicles.length) {
@@ -69,9 +86,16 @@ export function check(problem: Problem, solution: Solution): CheckResult {
       const serviceStart = Math.max(arrival, job.ready);
       if (serviceStart > job.due + EPS) {
         errors.push(`route ${v}: job ${j} starts at ${serviceStart}, after its due time ${job.due}`);
+        violations.push({ kind: 'time_window', vehicle: v, job: j, at: serviceStart, limit: job.due });
       }
       job.demand.forEach((q, d) => {
-        carried[d] = (carried[d] ?? 0) + q;
+        const before = carried[d] ?? 0;
+        carried[d] = before + q;
+        const cap = vehicle.capacity[d] ?? 0;
+        // Everything is loaded at the start: the stop that first takes the sum past the capacity is the one that does not fit.
+        if (before <= cap + EPS && before + q > cap + EPS) {
+          violations.push({ kind: 'capacity', vehicle: v, job: j, at: before + q, limit: cap, dimension: d });
+        }
       });
       clock = serviceStart + job.service;
       stops.push({ job: j, arrival, serviceStart, departure: clock, load: [...carried] });
@@ -81,9 +105,16 @@ export function check(problem: Problem, solution: Solution): CheckResult {
     dist += distance[at * size + vehicle.endLocation] ?? Number.NaN;
     if (!(end <= vehicle.shiftEnd + EPS)) {
       errors.push(`route ${v}: back at ${end}, after the shift end ${vehicle.shiftEnd}`);
+      violations.push({
+        kind: 'shift',
+        vehicle: v,
+        job: route[route.length - 1] as number,
+        at: end,
+        limit: vehicle.shiftEnd,
+      });
     }
     total += dist;
     schedules.push({ vehicle: v, stops, start: vehicle.shiftStart, end, distance: dist });
   });
-  return { ok: errors.length === 0, errors, distance: total, vehicles, schedules };
+  return { ok: errors.length === 0, errors, violations, distance: total, vehicles, schedules };
 }

@@ -1,5 +1,5 @@
 // The route optimizer's public interface: everything outside this folder imports from here.
-export { type CheckResult, check } from './check.js';
+export { type CheckResult, check, type Violation } from './check.js';
 export { parseSolomon, type SolomonInstance } from './solomon.js';
 export { solve } from './solve.js';
 export type {
