@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { claimDue } from '../src/features/webhooks/claim-repo.js';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import { deliveryRow } from '../src/features/webhooks/outbox.js';
 import * as repo from '../src/features/webhooks/repo.js';
@@ -115,9 +116,9 @@ describeEach('webhook workers', (engine) => {
     const early = await t.ctx.db
       .transaction()
       .execute((trx) =>
-        repo.claimDue(trx, engine, { owner: 'probe', now, leaseUntil: now + 1000, limit: 10, excludeEndpoints: [] }),
+        claimDue(trx, engine, { owner: 'probe', now, leaseUntil: now + 1000, limit: 10, excludeEndpoints: [] }),
       );
-    expect(early.map((d) => d.id)).not.toContain(leased.id);
+    expect(early.map((c) => c.delivery.id)).not.toContain(leased.id);
     // A worker whose clock is past the lease picks it up and delivers it.
     rx.respond = () => ({ status: 200 });
     const clock = new Clock();

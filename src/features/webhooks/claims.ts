@@ -1,17 +1,18 @@
 import { randomBytes } from 'node:crypto';
 import type { Db, Engine } from '../../shared/db/index.js';
+import { claimDue, type DeliveryEvent, type SendingEndpoint } from './claim-repo.js';
 import * as repo from './repo.js';
 
 /** Beyond the send's own budget, so a lease never runs out while its attempt is still running. */
 export const LEASE_MARGIN_MS = 15_000;
 
-export type DeliveryContext = { event: repo.DeliveryEvent; endpoint: repo.EndpointRow };
+export type DeliveryContext = { event: DeliveryEvent; endpoint: SendingEndpoint };
 
 export interface Claimed {
-  /** As claimed: `attempts` already counts this attempt (see repo.claimDue). */
+  /** As claimed: `attempts` already counts this attempt (see claimDue). */
   delivery: repo.DeliveryRow;
-  /** Its event's bytes and its endpoint, loaded for the whole batch after the claim. */
-  context: Promise<DeliveryContext | Error>;
+  /** Its event's bytes and its endpoint, read with the claim. */
+  context: DeliveryContext | Error;
 }
 
 /**
@@ -29,30 +30,21 @@ export class Leases {
   ) {}
 
   /**
-   * Claims up to `limit` due deliveries, skipping saturated endpoints. Returns as soon as the claim
-   * commits, with each context still loading, so the caller reserves its slots before any other
-   * await and a concurrent wake cannot over-claim.
+   * Claims up to `limit` due deliveries, skipping saturated endpoints, with what their sends need.
+   * The caller reserves its slots right after this one await, so a concurrent wake cannot over-claim.
    */
   async claim(now: number, limit: number, excludeEndpoints: string[]): Promise<Claimed[]> {
-    const claimed = await repo.claimDue(this.db, this.engine, {
+    const claimed = await claimDue(this.db, this.engine, {
       owner: this.owner,
       now,
       leaseUntil: now + this.leaseMs,
       limit,
       excludeEndpoints,
     });
-    if (claimed.length === 0) return [];
-    const contexts = repo.deliveryContexts(this.db, claimed).catch((err: Error) => err);
-    return claimed.map((delivery) => ({
+    return claimed.map(({ delivery, event, endpoint }) => ({
       delivery,
-      context: contexts.then((c) => {
-        if (c instanceof Error) return c;
-        const event = c.events.get(delivery.event_id);
-        const endpoint = c.endpoints.get(delivery.endpoint_id);
-        return event && endpoint
-          ? { event, endpoint }
-          : new Error(`delivery ${delivery.id}: event or endpoint missing`);
-      }),
+      context:
+        event && endpoint ? { event, endpoint } : new Error(`delivery ${delivery.id}: event or endpoint missing`),
     }));
   }
 

@@ -3,13 +3,12 @@ import type { Config } from '../../shared/config.js';
 import type { AppContext } from '../../shared/context.js';
 import { buildHeaders } from './attempt.js';
 import { type Claimed, type DeliveryContext, LEASE_MARGIN_MS, Leases } from './claims.js';
-import { GroupCommit } from './group-commit.js';
 import { WakeListener } from './listen.js';
 import { WebhookMetrics } from './metrics.js';
 import { QUEUED } from './outbox.js';
 import * as repo from './repo.js';
 import { Agents, send } from './sender.js';
-import { settleAttempt } from './settle.js';
+import { cancellation, Settler, settlementOf } from './settle.js';
 
 export { DISABLE_AFTER_MS } from './settle.js';
 
@@ -26,10 +25,11 @@ export interface DispatcherOptions {
 
 /**
  * The loop of one worker: claims due deliveries (claims.ts), sends each with its own 5 s budget
- * through this dispatcher's own connection pools, and settles the outcome (settle.ts, attempt.ts).
+ * through this dispatcher's own connection pools, and settles the outcome (settle.ts, attempt.ts),
+ * the outcomes of one event-loop turn together.
  * Woken by this instance's `ctx.signals`, by NOTIFY from others on PostgreSQL (listen.ts), by each
  * finished attempt, and by a fallback timer. Everything it holds (agents, leases, metrics handles,
- * the group commit) belongs to this instance: two in one process never share any of it.
+ * the settler) belongs to this instance: two in one process never share any of it.
  */
 export class Dispatcher {
   private readonly config: Config;
@@ -41,7 +41,7 @@ export class Dispatcher {
   private readonly claimBatch: number;
   private readonly leases: Leases;
   private readonly agents: Agents;
-  private readonly commit: GroupCommit;
+  private readonly settler: Settler;
   readonly metrics: WebhookMetrics;
   private readonly listener: WakeListener | undefined;
   private readonly log: pino.Logger | undefined;
@@ -71,9 +71,9 @@ export class Dispatcher {
     this.claimBatch = Math.max(1, Math.floor(this.concurrency / 8));
     this.leases = new Leases(ctx.db, ctx.engine, this.config.webhookTimeoutMs + LEASE_MARGIN_MS);
     this.agents = new Agents(this.perEndpointCap);
-    this.commit = new GroupCommit(ctx.db, ctx.engine);
     this.metrics = new WebhookMetrics(ctx.metrics);
     this.log = ctx.logger;
+    this.settler = new Settler(ctx.db, ctx.engine, this.leases.owner, this.metrics, ctx.logger);
     this.listener = o.listenUrl ? new WakeListener(o.listenUrl, () => this.wake(), ctx.logger) : undefined;
   }
 
@@ -132,11 +132,7 @@ export class Dispatcher {
   private launch({ delivery: d, context }: Claimed): void {
     this.perEndpoint.set(d.endpoint_id, (this.perEndpoint.get(d.endpoint_id) ?? 0) + 1);
     this.metrics.inFlight.inc();
-    const p = context
-      .then((c) => {
-        if (c instanceof Error) throw c;
-        return this.process(d, c);
-      })
+    const p = (context instanceof Error ? Promise.reject(context) : this.process(d, context))
       .catch((err) => this.log?.error({ err, delivery: d.id }, 'webhook dispatcher: delivery failed'))
       .finally(() => {
         this.inFlight.delete(d.id);
@@ -154,16 +150,9 @@ export class Dispatcher {
     if (endpoint.deleted_at !== null || (endpoint.status === 'disabled' && d.kind === 'event')) {
       const why = endpoint.deleted_at !== null ? 'endpoint deleted' : `endpoint disabled (${endpoint.disabled_reason})`;
       // Nothing was sent, so the attempt the claim counted is taken back.
-      await repo.settleDelivery(this.ctx.db, d.id, this.owner, {
-        status: 'failed',
-        completed_at: started,
-        last_error: why,
-        attempts: Math.max(0, d.attempts - 1),
-      });
-      this.metrics.deliveriesTotal.inc({ outcome: 'cancelled' });
-      return;
+      return this.settler.settle(cancellation(d, started, why));
     }
-    // The claim counted this attempt (repo.claimDue), so a takeover after a crash continues the count.
+    // The claim counted this attempt (claimDue), so a takeover after a crash continues the count.
     const attempt = d.attempts;
     const headers = buildHeaders({ event, body: event.payload, endpoint, attempt, now: started });
     const result = await send(
@@ -180,16 +169,8 @@ export class Dispatcher {
     this.metrics.attemptsTotal.inc(label);
     this.metrics.attemptDuration.observe(label, result.durationMs / 1000);
     if (result.errorClass) this.metrics.attemptFailures.inc({ class: result.errorClass });
-    const deps = {
-      db: this.ctx.db,
-      engine: this.ctx.engine,
-      config: this.config,
-      owner: this.owner,
-      commit: this.commit,
-      metrics: this.metrics,
-      log: this.log,
-    };
-    await settleAttempt(deps, d, attempt, started, Math.max(this.now(), started), result);
+    const now = Math.max(this.now(), started);
+    await this.settler.settle(settlementOf(this.config, d, attempt, started, now, result));
   }
 
   /** Stops claiming, waits (bounded) for in-flight attempts, and hands back the leases of any still running. */
