@@ -1,8 +1,9 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 
 export type DbKind = 'sqlite' | 'postgres';
@@ -90,47 +91,85 @@ export async function waitHealthy(base: string, child: ChildProcess, timeoutMs =
   throw new Error(`${base} did not become healthy within ${timeoutMs} ms`);
 }
 
+/** One window of `bench/probe.mjs` inside the server: figures since the previous window. */
+export interface ProbeWindow {
+  loop: { p50_ms: number; p99_ms: number; max_ms: number; mean_ms: number };
+  gc: {
+    count: number;
+    total_ms: number;
+    max_ms: number;
+    by_kind: Record<string, { count: number; total_ms: number; max_ms: number }>;
+  };
+  /** process.memoryUsage() at the end of the window, and its peaks (sampled every 100 ms), MB. */
+  memory_mb: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+  memory_peak_mb: Record<'rss' | 'heapTotal' | 'heapUsed' | 'external' | 'arrayBuffers', number>;
+  /** Heap used after a forced full collection: only when the server runs with --expose-gc (diagnosis). */
+  live_heap_mb: number | null;
+}
+
 export interface Server {
   base: string;
   pid: number;
   /** Date.now() when the process was spawned. */
   startedAt: number;
-  /** Peak resident set (VmHWM) seen so far, in MB. */
+  /** Peak resident set (VmHWM) over the process's whole life so far, in MB, across resetPeak() calls. */
   peakRssMb(): number;
+  /** Resident set now (VmRSS) and the high-water mark since the last resetPeak() (VmHWM), MB. */
+  memory(): { rss_mb: number; hwm_mb: number };
+  /**
+   * Restarts the kernel's high-water mark (`echo 5 > /proc/<pid>/clear_refs`), so the next VmHWM is
+   * the peak of what follows; the run's peak is kept by peakRssMb(). False where not permitted.
+   */
+  resetPeak(): boolean;
+  /**
+   * The probe's figures, then a new window: 'load' restarts event-loop delay and GC, 'scenario' the
+   * memory peaks (one scenario holds several load windows). Null when started without `probe`.
+   */
+  probe(window?: 'load' | 'scenario'): Promise<ProbeWindow | null>;
   stop(): Promise<void>;
 }
 
-/** Peak RSS of a live process, from /proc (VmHWM is the kernel's own high-water mark). */
-function vmHwmMb(pid: number): number | undefined {
+const mbOf = (kb: string | undefined) => (kb === undefined ? undefined : Math.round((Number(kb) / 1024) * 10) / 10);
+
+/** VmRSS and VmHWM of a live process, from /proc (VmHWM is the kernel's own high-water mark). */
+function status(pid: number): { rss?: number; hwm?: number } {
   try {
-    const kb = /VmHWM:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-    return kb === undefined ? undefined : Math.round((Number(kb) / 1024) * 10) / 10;
+    const text = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return { rss: mbOf(/VmRSS:\s*(\d+)\s*kB/.exec(text)?.[1]), hwm: mbOf(/VmHWM:\s*(\d+)\s*kB/.exec(text)?.[1]) };
   } catch {
-    return undefined;
+    return {};
   }
 }
 
-/** Spawns a node process (the Ruta server or the reference server) and waits for /healthz. */
+const PROBE = pathToFileURL(join(ROOT, 'bench', 'probe.mjs')).href;
+
+/**
+ * Spawns a node process (the Ruta server or the reference server) and waits for /healthz. With
+ * `probe`, `bench/probe.mjs` is loaded into it and answers over an IPC channel.
+ */
 export async function startProcess(opts: {
   args: string[];
   env: Record<string, string>;
   port: number;
   name: string;
+  probe?: boolean;
 }): Promise<Server> {
   const startedAt = Date.now();
-  const child = spawn(process.execPath, opts.args, {
+  const child = spawn(process.execPath, opts.probe ? ['--import', PROBE, ...opts.args] : opts.args, {
     cwd: ROOT,
     env: { ...process.env, ...opts.env, PORT: String(opts.port), HOST: '127.0.0.1' },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: opts.probe ? ['ignore', 'inherit', 'inherit', 'ipc'] : ['ignore', 'inherit', 'inherit'],
   });
+  child.channel?.unref();
   const base = `http://127.0.0.1:${opts.port}`;
   let peak = 0;
   const sample = () => {
-    peak = Math.max(peak, vmHwmMb(child.pid!) ?? 0);
+    peak = Math.max(peak, status(child.pid!).hwm ?? 0);
   };
   const timer = setInterval(sample, 500);
   timer.unref();
   await waitHealthy(base, child);
+  let probes = 0;
   return {
     base,
     pid: child.pid!,
@@ -138,6 +177,36 @@ export async function startProcess(opts: {
     peakRssMb: () => {
       sample();
       return peak;
+    },
+    memory: () => {
+      const s = status(child.pid!);
+      return { rss_mb: s.rss ?? 0, hwm_mb: s.hwm ?? 0 };
+    },
+    resetPeak: () => {
+      sample();
+      try {
+        writeFileSync(`/proc/${child.pid}/clear_refs`, '5');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    probe: (window = 'load') => {
+      if (!opts.probe || !child.connected) return Promise.resolve(null);
+      const id = ++probes;
+      return new Promise((resolve) => {
+        const timeout = setTimeout(() => done(null), 5000);
+        const onMessage = (m: { probe?: number } & ProbeWindow) => {
+          if (m?.probe === id) done(m);
+        };
+        const done = (w: ProbeWindow | null) => {
+          clearTimeout(timeout);
+          child.off('message', onMessage);
+          resolve(w);
+        };
+        child.on('message', onMessage);
+        child.send({ probe: id, window });
+      });
     },
     stop: async () => {
       sample();

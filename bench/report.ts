@@ -10,6 +10,21 @@ import type { StreamResult } from './scenarios/stream.js';
 import type { UploadResult } from './scenarios/upload.js';
 import type { WebhookResult } from './scenarios/webhook.js';
 
+/** The server's memory over one scenario (or, for `start`, from start-up to the first scenario), MB. */
+export interface MemoryRow {
+  rss_before_mb: number;
+  rss_after_mb: number;
+  /** VmHWM over the scenario alone (the kernel's high-water mark, restarted between scenarios). */
+  peak_mb: number;
+  heap_total_peak_mb: number | null;
+  heap_used_after_mb: number | null;
+  /** Memory V8 tracks outside its heap (Buffers and other array buffers, native objects). */
+  external_peak_mb: number | null;
+  array_buffers_peak_mb: number | null;
+  /** Only in diagnosis runs (BENCH_NODE_FLAGS=--expose-gc): heap used after a forced full collection. */
+  live_heap_mb?: number | null;
+}
+
 export interface Results {
   date: string;
   machine: Machine;
@@ -26,6 +41,8 @@ export interface Results {
     /** Absent in results written before the scenario existed. */
     upload?: UploadResult | null;
     rss_mb: number | null;
+    /** Per scenario, in run order (absent in results older than the per-scenario figures). */
+    memory?: Record<string, MemoryRow>;
   };
   /** Scenario → why it recorded null. */
   skipped: Record<string, string>;
@@ -141,6 +158,40 @@ export function consoleTable(r: Results): string {
   return all.map((row) => row.map((c, i) => c.padEnd(widths[i] ?? 0)).join('  ')).join('\n');
 }
 
+function memoryMarkdown(r: Results): string[] {
+  const m = r.results.memory;
+  if (!m) return [];
+  const v = (x: number | null) => (x === null ? '—' : String(x));
+  return [
+    'Server memory by scenario, MB (RSS from `/proc/<pid>/status`; peak = `VmHWM` over that scenario alone; heap and external from `process.memoryUsage()` inside the server, sampled every 100 ms):',
+    '',
+    '| scenario | RSS before | RSS after | peak RSS | V8 heap total, peak | heap used, after | external, peak | of which array buffers |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...Object.entries(m).map(
+      ([name, x]) =>
+        `| ${name} | ${x.rss_before_mb} | ${x.rss_after_mb} | ${x.peak_mb} | ${v(x.heap_total_peak_mb)} | ${v(x.heap_used_after_mb)} | ${v(x.external_peak_mb)} | ${v(x.array_buffers_peak_mb)} |`,
+    ),
+    '',
+  ];
+}
+
+function tailMarkdown(r: Results): string[] {
+  const rounds = r.results.create?.rounds;
+  if (!rounds?.length) return [];
+  const v = (x: number | null) => (x === null ? '—' : String(x));
+  return [
+    "Create rounds: latency at the client (wrk) beside the server's event-loop delay and GC pauses over the same round (`bench/probe.mjs`; the reference carries the same probe), ms:",
+    '',
+    '| round | Ruta rps | p50 | p99 | loop p99 | loop max | GC pauses (sum, longest) | reference rps | ref p50 | ref p99 | ref loop max |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...rounds.map(
+      ({ ruta: a, reference: b }, i) =>
+        `| ${i + 1} | ${a.rps} | ${a.p50_ms} | ${a.p99_ms} | ${v(a.loop_p99_ms)} | ${v(a.loop_max_ms)} | ${v(a.gc_count)} (${v(a.gc_total_ms)}, ${v(a.gc_max_ms)}) | ${b.rps} | ${b.p50_ms} | ${b.p99_ms} | ${v(b.loop_max_ms)} |`,
+    ),
+    '',
+  ];
+}
+
 function profileMarkdown(p: ProfileSummary | null): string {
   if (!p) return '_No create-path profile in this run._';
   const frames = p.top_frames.map(
@@ -171,6 +222,8 @@ export function section(r: Results): string {
     markdownTable(r),
     ...(skipped.length ? ['', ...skipped] : []),
     '',
+    ...memoryMarkdown(r),
+    ...tailMarkdown(r),
     profileMarkdown(r.create_profile),
   ].join('\n');
 }

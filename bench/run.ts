@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { cli, type DbKind, freePort, freshDb, machine, ROOT, type Server, startProcess } from './env.js';
 import { detectLoader } from './load.js';
 import { type ProfileSummary, summarise } from './profile.js';
-import { consoleTable, type Results, save } from './report.js';
+import { consoleTable, type MemoryRow, type Results, save } from './report.js';
 import { type Ctx, round, Skip } from './scenarios/context.js';
 import { createLoad, createScenario } from './scenarios/create.js';
 import { importScenario } from './scenarios/import.js';
@@ -47,6 +47,27 @@ function serverEnv(dbUrl: string, filesDir: string): Record<string, string> {
     RUTA_RATE_LIMIT_PER_MIN: process.env.BENCH_RATE_LIMIT ?? '100000000',
     RUTA_WEBHOOK_ALLOW_INSECURE: '1',
     RUTA_FILES_DIR: filesDir,
+  };
+}
+
+/**
+ * The server's memory over the span since the previous call: its resident set before and after,
+ * the kernel's high-water mark over the span (VmHWM, restarted at the end for the next span), and
+ * the probe's peaks of the V8 heap and of memory outside it (external, of which array buffers).
+ */
+async function memoryRow(server: Server, rssBefore: number): Promise<MemoryRow> {
+  const m = server.memory();
+  const w = await server.probe('scenario');
+  server.resetPeak();
+  return {
+    rss_before_mb: rssBefore,
+    rss_after_mb: m.rss_mb,
+    peak_mb: m.hwm_mb,
+    heap_total_peak_mb: w?.memory_peak_mb.heapTotal ?? null,
+    heap_used_after_mb: w?.memory_mb.heapUsed ?? null,
+    external_peak_mb: w?.memory_peak_mb.external ?? null,
+    array_buffers_peak_mb: w?.memory_peak_mb.arrayBuffers ?? null,
+    ...(w?.live_heap_mb != null ? { live_heap_mb: w.live_heap_mb } : {}),
   };
 }
 
@@ -100,6 +121,7 @@ async function main(): Promise<void> {
     upload: null,
     rss_mb: null,
   };
+  const memory: Record<string, MemoryRow> = {};
   let profile: ProfileSummary | null = null;
   let server: Server | undefined;
   try {
@@ -112,12 +134,30 @@ async function main(): Promise<void> {
     ]);
     const op = cli<{ secret: string }>(db.url, ['keys', 'create', '--operator', '--mode', 'test']);
     const env = serverEnv(db.url, filesDir);
-    server = await startProcess({ name: 'ruta', args: ['dist/cli.js', 'serve'], env, port: await freePort() });
+    // BENCH_NODE_FLAGS: V8/Node flags for the measured server only (e.g. to try a heap setting).
+    const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    server = await startProcess({
+      name: 'ruta',
+      args: [...flags, 'dist/cli.js', 'serve'],
+      env,
+      port: await freePort(),
+      probe: true,
+    });
+    const main = server;
+    // The webhook scenario stops the server half-way: its memory row is taken just before.
+    let rss0 = 0;
+    let stoppedRow: MemoryRow | undefined;
     const ctx: Ctx = {
       kind,
       quick: opts.quick!,
       loader,
-      server,
+      server: {
+        ...main,
+        stop: async () => {
+          stoppedRow ??= await memoryRow(main, rss0);
+          await main.stop();
+        },
+      },
       dbUrl: db.url,
       accountId: acct.account.id,
       merchantKey: acct.keys.test,
@@ -136,10 +176,13 @@ async function main(): Promise<void> {
       ['webhook', webhookScenario],
     ] as const;
     const only = opts.only?.split(',');
+    // Start-up to the first scenario: the idle floor.
+    memory.start = await memoryRow(server, server.memory().rss_mb);
     for (const [name, run] of scenarios) {
       if (only && !only.includes(name)) continue;
       log(`${name}…`);
       const s0 = performance.now();
+      rss0 = server.memory().rss_mb;
       try {
         (results as Record<string, unknown>)[name] = await run(ctx);
         log(`${name}: ${JSON.stringify(results[name])} (${round((performance.now() - s0) / 1000, 1)} s)`);
@@ -149,9 +192,13 @@ async function main(): Promise<void> {
           err instanceof Skip ? err.message : `failed: ${err instanceof Error ? err.message : String(err)}${cause}`;
         skipped[name] = msg;
         log(`${name} → null: ${msg}`);
+      } finally {
+        memory[name] = stoppedRow ?? (await memoryRow(server, rss0));
+        log(`${name} memory: ${JSON.stringify(memory[name])}`);
       }
     }
     results.rss_mb = server.peakRssMb();
+    results.memory = memory;
     await server.stop();
     server = undefined;
     if (!opts['no-profile']) {

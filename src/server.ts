@@ -8,6 +8,7 @@ import { type Config, loadConfig } from './shared/config.js';
 import { type AppContext, createContext } from './shared/context.js';
 import { type Database, openDatabase } from './shared/db/index.js';
 import { migrate } from './shared/db/migrate.js';
+import { limitHeapGrowth } from './shared/heap.js';
 
 /** Background loops (the webhook dispatcher, cleanup) that start with the process and stop before the database closes. */
 export interface Service {
@@ -48,6 +49,7 @@ function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
 
 export async function serve(opts: { background: boolean } = { background: true }): Promise<FastifyInstance> {
   const config = loadConfig();
+  limitHeapGrowth(config.heapGrowthPercent);
   const { ctx, database } = await openContext(config);
   const log = ctx.logger;
   const app = await buildApp(ctx);
@@ -76,6 +78,7 @@ export async function serve(opts: { background: boolean } = { background: true }
 
 export async function worker(): Promise<void> {
   const config = loadConfig();
+  limitHeapGrowth(config.heapGrowthPercent);
   const { ctx, database } = await openContext(config);
   const log = ctx.logger;
   const services = backgroundServices.map((f) => f(ctx, log));

@@ -49,9 +49,17 @@ export interface Config {
   mapTilesUrl: string;
   /** Where the built console and courier app live (dist/web); absent when running from source. */
   webDir: string;
+  /**
+   * How far (percent) V8 lets the heap grow past what survived the last full collection before it
+   * runs the next one; 0 leaves it to V8, which allows up to 4× on a machine with plenty of memory.
+   */
+  heapGrowthPercent: number;
 }
 
 export const API_VERSION = '2025-07-01';
+
+/** BENCHMARKS.md ("Memory"): the live heap is ~40 MB; V8's own choice let it reach 4× that in garbage. */
+export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
 
 const DEFAULT_RETRY_SCHEDULE = [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
 
@@ -258,6 +266,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamHeartbeatMs: int(env, 'RUTA_STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     streamMaxPerKey: int(env, 'RUTA_STREAM_MAX_PER_KEY', 10, 1, 10_000),
     locationFlushMs: int(env, 'RUTA_LOCATION_FLUSH_MS', 250, 1, 600_000),
+    heapGrowthPercent: int(env, 'RUTA_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),
     defaultTimezone: timezone(env.RUTA_DEFAULT_TIMEZONE),
     osrmUrl: osrmUrl(env.RUTA_OSRM_URL),
     mapTilesUrl: mapTilesUrl(env.RUTA_MAP_TILES_URL),

@@ -235,12 +235,14 @@ function isItemColumn(c: Column): boolean {
  * Rows → order bodies. Consecutive rows with the same external_order_id are one order with one
  * item per row; so is a row that fills only item columns under an order (which is also how
  * vertically merged cells read: the merged value on the first row, blanks below).
+ *
+ * A generator: each group is handed over once the next one starts (it can have no more items), so
+ * the runner holds the bodies of one batch, not of the whole file (BENCHMARKS.md, "Memory").
  */
-export function buildGroups(sheet: Sheet, columns: Column[], format: DateFormat | null): Group[] {
+export function* groupsOf(sheet: Sheet, columns: Column[], format: DateFormat | null): Generator<Group, void> {
   const idColumn = columns.find((c) => c.kind === 'field' && c.target.canonical === 'external_order_id');
   const orderColumns = columns.filter((c) => !isItemColumn(c));
   const itemColumns = columns.filter(isItemColumn);
-  const groups: Group[] = [];
   let current: Group | undefined;
   let currentId: string | undefined;
   for (const r of sheet.rows) {
@@ -248,9 +250,9 @@ export function buildGroups(sheet: Sheet, columns: Column[], format: DateFormat 
     const itemOnly = orderColumns.every((c) => isEmpty(r.cells[c.index]));
     const continues = current !== undefined && ((id !== '' && id === currentId) || itemOnly);
     if (!continues) {
+      if (current) yield current;
       current = { rows: [], body: { source: 'excel', customer: {}, delivery_address: {} }, itemRows: [] };
       currentId = id;
-      groups.push(current);
       for (const c of orderColumns) {
         const v = r.cells[c.index];
         if (isEmpty(v)) continue;
@@ -285,7 +287,7 @@ export function buildGroups(sheet: Sheet, columns: Column[], format: DateFormat 
       g.itemRows.push(r.row);
     }
   }
-  return groups;
+  if (current) yield current;
 }
 
 /** Where an error of a group's body points in the sheet: the row of the item, the column of the field. */

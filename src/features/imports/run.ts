@@ -11,7 +11,7 @@ import {
   type PreparedOrder,
   prepareOrder,
 } from '../orders/service.js';
-import { buildGroups, type Column, type Group, locate, resolveColumns } from './convert.js';
+import { type Column, type Group, groupsOf, locate, resolveColumns } from './convert.js';
 import { readSheetOf } from './parse.js';
 import * as repo from './repo.js';
 
@@ -141,12 +141,13 @@ async function commit(
  * writes all the orders in one transaction, or none.
  */
 export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: RunOptions): Promise<void> {
-  let groups: Group[];
+  // Built one at a time as the batches take them: only one batch's order bodies are held at once.
+  let groups: Generator<Group, void>;
   let columns: Column[];
   try {
     const sheet = await readSheetOf(imp.content_type, await repo.contentOf(ctx.db, imp.id));
     columns = resolveColumns(sheet.headers, imp.date_format);
-    groups = buildGroups(sheet, columns, imp.date_format);
+    groups = groupsOf(sheet, columns, imp.date_format);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
     // Checked at upload; only a change of the rules between upload and run gets here.
@@ -189,10 +190,13 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
   // Skip what committed batches already did: batches end on group boundaries, so this is exact.
   let from = imp.processed_rows;
   let seen = 0;
-  let i = 0;
-  while (i < groups.length && seen < from) seen += groups[i++]?.rows.length ?? 0;
+  let next = groups.next();
+  while (!next.done && seen < from) {
+    seen += next.value.rows.length;
+    next = groups.next();
+  }
   const size = opts.batchRows ?? BATCH_ROWS;
-  while (i < groups.length) {
+  while (!next.done) {
     if (opts.stopping?.()) {
       await repo.release(ctx.db, imp.id, opts.owner);
       return;
@@ -201,12 +205,13 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
     const shared = await batchOf(ctx, imp.account_id, imp.mode);
     const batch: Outcome[] = [];
     let rows = 0;
-    while (i < groups.length && rows < size) {
-      const g = groups[i++] as Group;
+    while (!next.done && rows < size) {
+      const g = next.value;
+      next = groups.next();
       batch.push(await check(ctx, imp, columns, g, shared));
       rows += g.rows.length;
     }
-    const last = i >= groups.length;
+    const last = next.done === true;
     const r = await commit(ctx, imp, opts, from, batch, last ? { status: 'succeeded' } : undefined);
     from = r.processed;
     progress.created += r.created;
