@@ -180,13 +180,13 @@ function tailMarkdown(r: Results): string[] {
   if (!rounds?.length) return [];
   const v = (x: number | null) => (x === null ? '—' : String(x));
   return [
-    "Create rounds: latency at the client (wrk) beside the server's event-loop delay and GC pauses over the same round (`bench/probe.mjs`; the reference carries the same probe), ms:",
+    'Create rounds: latency at the client (wrk) beside what the server saw over the same round (`bench/probe.mjs`, in the reference too): its own timing of the request (Fastify, bucket bound of the /metrics histogram), its main thread on a CPU and waiting for one (`/proc/<pid>/task/<pid>/schedstat`), event-loop delay and GC pauses. Times in ms, CPU and run-queue wait in ms per second:',
     '',
-    '| round | Ruta rps | p50 | p99 | loop p99 | loop max | GC pauses (sum, longest) | reference rps | ref p50 | ref p99 | ref loop max |',
-    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
+    '| round | Ruta rps | p50 | p99 | server p99 ≤ | CPU | run-queue wait | loop p99 | loop max | GC pauses (sum, longest) | reference rps | ref p50 | ref p99 | ref run-queue wait | ref loop max |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |',
     ...rounds.map(
       ({ ruta: a, reference: b }, i) =>
-        `| ${i + 1} | ${a.rps} | ${a.p50_ms} | ${a.p99_ms} | ${v(a.loop_p99_ms)} | ${v(a.loop_max_ms)} | ${v(a.gc_count)} (${v(a.gc_total_ms)}, ${v(a.gc_max_ms)}) | ${b.rps} | ${b.p50_ms} | ${b.p99_ms} | ${v(b.loop_max_ms)} |`,
+        `| ${i + 1} | ${a.rps} | ${a.p50_ms} | ${a.p99_ms} | ${v(a.server_p99_le_ms ?? null)} | ${v(a.cpu_ms_per_s ?? null)} | ${v(a.runqueue_wait_ms_per_s ?? null)} | ${v(a.loop_p99_ms)} | ${v(a.loop_max_ms)} | ${v(a.gc_count)} (${v(a.gc_total_ms)}, ${v(a.gc_max_ms)}) | ${b.rps} | ${b.p50_ms} | ${b.p99_ms} | ${v(b.runqueue_wait_ms_per_s ?? null)} | ${v(b.loop_max_ms)} |`,
     ),
     '',
   ];
