@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import type { DbKind, Machine } from './env.js';
 import type { ProfileSummary } from './profile.js';
 import type { CreateResult } from './scenarios/create.js';
+import { FIRST_LOAD_BUDGET_KB, type FirstLoadResult } from './scenarios/first-load.js';
 import type { ImportResult } from './scenarios/import.js';
 import type { ListResult } from './scenarios/list.js';
 import type { LocationResult } from './scenarios/location.js';
@@ -40,6 +41,8 @@ export interface Results {
     stream?: StreamResult | null;
     /** Absent in results written before the scenario existed. */
     upload?: UploadResult | null;
+    /** The console's first screen, gzipped (absent in results older than issue #9). */
+    console_first_load?: FirstLoadResult | null;
     rss_mb: number | null;
     /** Per scenario, in run order (absent in results older than the per-scenario figures). */
     memory?: Record<string, MemoryRow>;
@@ -141,6 +144,16 @@ export function rows(r: Results): string[][] {
           yes(up.delay_ms < 50 && up.rss_growth_x < 3),
         ]
       : skip('upload'),
+    r.results.console_first_load
+      ? [
+          'console_first_load',
+          `${r.results.console_first_load.kb_gz} KB gzipped (JS ${r.results.console_first_load.js_kb_gz} KB, CSS ${r.results.console_first_load.css_kb_gz} KB, ${r.results.console_first_load.files.length} files)`,
+          '',
+          '',
+          `< ${FIRST_LOAD_BUDGET_KB} KB`,
+          yes(r.results.console_first_load.kb_gz < FIRST_LOAD_BUDGET_KB),
+        ]
+      : skip('console_first_load'),
     rss_mb !== null ? ['rss_mb', `${rss_mb} MB peak`, '', '', '< 200 MB', yes(rss_mb < 200)] : skip('rss_mb'),
   ];
 }

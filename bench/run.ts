@@ -14,6 +14,7 @@ import { type ProfileSummary, summarise } from './profile.js';
 import { consoleTable, type MemoryRow, type Results, save } from './report.js';
 import { type Ctx, round, Skip } from './scenarios/context.js';
 import { createLoad, createScenario } from './scenarios/create.js';
+import { consoleFirstLoad } from './scenarios/first-load.js';
 import { importScenario } from './scenarios/import.js';
 import { listScenario } from './scenarios/list.js';
 import { locationScenario } from './scenarios/location.js';
@@ -119,6 +120,7 @@ async function main(): Promise<void> {
     import: null,
     stream: null,
     upload: null,
+    console_first_load: null,
     rss_mb: null,
   };
   const memory: Record<string, MemoryRow> = {};
@@ -176,6 +178,15 @@ async function main(): Promise<void> {
       ['webhook', webhookScenario],
     ] as const;
     const only = opts.only?.split(',');
+    // Not a load: what the console's first screen downloads, read from the build this run made.
+    if (!only || only.includes('console_first_load')) {
+      try {
+        results.console_first_load = consoleFirstLoad();
+        log(`console_first_load: ${JSON.stringify(results.console_first_load)}`);
+      } catch (err) {
+        skipped.console_first_load = err instanceof Error ? err.message : String(err);
+      }
+    }
     // Start-up to the first scenario: the idle floor.
     memory.start = await memoryRow(server, server.memory().rss_mb);
     for (const [name, run] of scenarios) {
