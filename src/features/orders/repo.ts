@@ -1,10 +1,10 @@
-import type { Selectable, Updateable } from 'kysely';
+import type { Selectable, UpdateObject } from 'kysely';
 import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Db, Engine, Executor, Tx } from '../../shared/db/index.js';
-import type { OrderStatus, OrdersTable, OrderTimelineTable, ProofsTable } from '../../shared/db/schema.js';
-import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
+import type { DB, OrderStatus, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
+import { COURIER_ACTIVE_STATUSES, phoneKey, searchKey } from '../../shared/db/tables/orders.js';
 import { insertEvent } from '../webhooks/events-repo.js';
 import type { PreparedEvent } from '../webhooks/outbox.js';
 import { insertDeliveries } from '../webhooks/repo.js';
@@ -12,9 +12,14 @@ import type { Order } from './schemas.js';
 
 /** The columns stored as JSON text. */
 type JsonColumns = 'customer' | 'delivery_address' | 'items' | 'time_window' | 'metadata';
+/** The columns derived from others on every write, for the board's filters and search (009_order_board). */
+type DerivedColumns = 'due_at' | 'customer_key' | 'phone_key';
 
-/** An order as every caller sees it: the JSON columns parsed. Only this file knows they are text. */
-export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns> {
+/**
+ * An order as every caller sees it: the JSON columns parsed, the derived ones left out. Only this
+ * file knows they are text, and keeps the derived ones in step.
+ */
+export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns | DerivedColumns> {
   customer: Order['customer'];
   delivery_address: Order['delivery_address'];
   items: Order['items'];
@@ -24,8 +29,9 @@ export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns> {
 export type TimelineRow = Selectable<OrderTimelineTable>;
 
 export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
+  const { due_at: _due, customer_key: _key, phone_key: _phone, ...rest } = r;
   return {
-    ...r,
+    ...rest,
     customer: JSON.parse(r.customer),
     delivery_address: JSON.parse(r.delivery_address),
     items: JSON.parse(r.items),
@@ -34,10 +40,26 @@ export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
   };
 }
 
-/** The columns of a partial update: each JSON field present is serialised, the rest pass through. */
-export function toColumns(o: Partial<OrderRow>): Updateable<OrdersTable> {
+/** The requested date as epoch ms; undefined without one (or one Date cannot read: the schema lets none in). */
+function requestedAt(requested: string | null): number | undefined {
+  const at = requested === null ? Number.NaN : Date.parse(requested);
+  return Number.isFinite(at) ? at : undefined;
+}
+
+function customerKeys(c: Order['customer']): Pick<OrdersTable, 'customer_key' | 'phone_key'> {
+  return { customer_key: searchKey(c.name), phone_key: phoneKey(c.phone ?? c.whatsapp) };
+}
+
+/**
+ * The columns of a partial update: each JSON field present is serialised, the rest pass through,
+ * and the derived columns follow the fields they come from.
+ */
+export function toColumns(o: Partial<OrderRow>): UpdateObject<DB, 'orders'> {
   const { customer, delivery_address, items, time_window, metadata, ...plain } = o;
-  const out: Updateable<OrdersTable> = plain;
+  const out: UpdateObject<DB, 'orders'> = plain;
+  // Due when requested, else when created (see OrdersTable.due_at).
+  if (o.requested_date !== undefined) out.due_at = requestedAt(o.requested_date) ?? sql<number>`created_at`;
+  if (customer !== undefined) Object.assign(out, customerKeys(customer));
   if (customer !== undefined) out.customer = JSON.stringify(customer);
   if (delivery_address !== undefined) out.delivery_address = JSON.stringify(delivery_address);
   if (items !== undefined) out.items = JSON.stringify(items);
@@ -49,6 +71,8 @@ export function toColumns(o: Partial<OrderRow>): Updateable<OrdersTable> {
 function allColumns(o: OrderRow): OrdersTable {
   return {
     ...o,
+    due_at: requestedAt(o.requested_date) ?? o.created_at,
+    ...customerKeys(o.customer),
     customer: JSON.stringify(o.customer),
     delivery_address: JSON.stringify(o.delivery_address),
     items: JSON.stringify(o.items),
@@ -95,6 +119,9 @@ const ORDER_COLUMNS = Object.keys({
   delivered_at: 1,
   returned_at: 1,
   failure_notes: 1,
+  due_at: 1,
+  customer_key: 1,
+  phone_key: 1,
 } satisfies Record<keyof OrdersTable, 1>) as (keyof OrdersTable)[];
 
 const insertOrderColumns = compiledInsert('orders', ORDER_COLUMNS);
@@ -197,83 +224,4 @@ export async function findOrder(
   q = 'id' in by ? q.where('id', '=', by.id) : q.where('tracking_code', '=', by.trackingCode);
   const row = await q.executeTakeFirst();
   return row && fromColumns(row);
-}
-
-export interface ListFilter {
-  scope: Scope;
-  account?: string;
-  status?: OrderStatus;
-  source?: OrderRow['source'];
-  externalOrderId?: string;
-  createdGte?: number;
-  createdLt?: number;
-  /** Orders whose proof of delivery recorded this cash-on-delivery outcome. */
-  codStatus?: NonNullable<ProofsTable['cod_status']>;
-  /**
-   * Keyset cursor: the id of the order to start after (older) or end before (newer), resolved
-   * inside the page query so a deep page costs one statement, like the first. A cursor outside
-   * `cursorScope` matches nothing, and the page comes back empty.
-   */
-  after?: string;
-  before?: string;
-  cursorScope?: Scope;
-  limit: number;
-}
-
-/**
- * Newest first. Fetches limit + 1 rows to learn has_more without a COUNT. With `before`, the
- * scan runs oldest-first from the cursor and the caller reverses the page.
- */
-export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[]> {
-  return (await listOrdersQuery(db, f).execute()).map(fromColumns);
-}
-
-/** The list query itself, unexecuted, so tests can ask the planner how it runs. */
-export function listOrdersQuery(db: Executor, f: ListFilter) {
-  let q = db.selectFrom('orders').selectAll().where('mode', '=', f.scope.mode);
-  const account = f.scope.accountId ?? f.account;
-  if (account !== undefined) q = q.where('account_id', '=', account);
-  // A courier session lists only its own unfinished orders.
-  if (f.scope.courierId !== undefined) {
-    q = q.where('courier_id', '=', f.scope.courierId).where('status', 'in', [...COURIER_ACTIVE_STATUSES]);
-  }
-  if (f.status !== undefined) q = q.where('status', '=', f.status);
-  if (f.source !== undefined) q = q.where('source', '=', f.source);
-  if (f.externalOrderId !== undefined) q = q.where('external_order_id', '=', f.externalOrderId);
-  if (f.createdGte !== undefined) q = q.where('created_at', '>=', f.createdGte);
-  if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
-  if (f.codStatus !== undefined) {
-    // One proof per delivered order, keyed by order_id: each order of the page costs one index probe.
-    const codStatus = f.codStatus;
-    q = q.where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom('proofs')
-          .select('proofs.order_id')
-          .whereRef('proofs.order_id', '=', 'orders.id')
-          .where('proofs.cod_status', '=', codStatus),
-      ),
-    );
-  }
-  // Row-value comparisons, not an OR of two conditions: both engines turn them into an index range.
-  const cursor = (id: string) => {
-    const cs = f.cursorScope ?? f.scope;
-    const account = cs.accountId === null ? sql`` : sql` and c.account_id = ${cs.accountId}`;
-    const courier = cs.courierId === undefined ? sql`` : sql` and c.courier_id = ${cs.courierId}`;
-    return sql`(select c.created_at, c.id from orders c where c.id = ${id} and c.mode = ${cs.mode}${account}${courier})`;
-  };
-  if (f.after !== undefined) {
-    q = q.where(sql<boolean>`(created_at, id) < ${cursor(f.after)}`);
-  }
-  if (f.before !== undefined) {
-    q = q.where(sql<boolean>`(created_at, id) > ${cursor(f.before)}`);
-    return q
-      .orderBy('created_at', 'asc')
-      .orderBy('id', 'asc')
-      .limit(f.limit + 1);
-  }
-  return q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(f.limit + 1);
 }

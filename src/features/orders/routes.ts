@@ -4,7 +4,7 @@ import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { presentOrder } from './present.js';
-import { IdParams, ListQuery, Order, OrderCreate, OrderList, Quote } from './schemas.js';
+import { CountsQuery, IdParams, ListQuery, Order, OrderCounts, OrderCreate, OrderList, Quote } from './schemas.js';
 import * as service from './service.js';
 
 export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -64,6 +64,23 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => service.listOrders(ctx, scopeOf(req), req.query),
+  );
+
+  r.get(
+    '/orders/counts',
+    {
+      schema: {
+        tags,
+        operationId: 'countOrders',
+        summary: 'Count orders per status',
+        description:
+          'How many orders of each status GET /v1/orders would list with the same filters, in the same scope: a merchant key its account, an operator key every account of its environment.',
+        querystring: CountsQuery,
+        response: { 200: OrderCounts, ...errorResponses(401, 422) },
+      },
+    },
+    // The board's numbers: a courier's phone has no board (DESIGN §9).
+    async (req) => service.countOrders(ctx, scopeOf(req, { courier: false }), req.query),
   );
 
   r.get(

@@ -148,29 +148,67 @@ export const OrderList = Type.Object(
   { $id: 'OrderList' },
 );
 
+/** The filters the list and the counts share (GET /v1/orders, GET /v1/orders/counts). */
+const filterFields = {
+  source: Type.Optional(OrderSourceSchema),
+  external_order_id: Type.Optional(Type.String({ maxLength: 100 })),
+  created_gte: Type.Optional(Type.String({ format: 'date-time' })),
+  created_lt: Type.Optional(Type.String({ format: 'date-time' })),
+  due_gte: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description:
+        'Orders due at or after this instant. An order is due at its requested_date, or, when it has none, at its created_at',
+    }),
+  ),
+  due_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Orders due before this instant' })),
+  search: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'Orders matching any of: the order id or tracking code (exactly), the external_order_id (exactly), the start of the customer name (any case, accents ignored: "jos" finds "José Pérez"), the last digits of the customer phone (at least 4: "4321" finds +51987654321)',
+    }),
+  ),
+  account: Type.Optional(Type.String({ maxLength: 100, description: 'Operator keys only: one account\u2019s orders' })),
+  cod_status: Type.Optional(
+    Type.Enum([...COD_STATUSES], {
+      description:
+        'Delivered orders whose proof recorded this cash on delivery outcome: collected, short (less than asked) or over',
+    }),
+  ),
+};
+
 export const ListQuery = Type.Object(
   {
     status: Type.Optional(OrderStatusSchema),
-    source: Type.Optional(OrderSourceSchema),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     starting_after: Type.Optional(Type.String({ maxLength: 100 })),
     ending_before: Type.Optional(Type.String({ maxLength: 100 })),
-    external_order_id: Type.Optional(Type.String({ maxLength: 100 })),
-    created_gte: Type.Optional(Type.String({ format: 'date-time' })),
-    created_lt: Type.Optional(Type.String({ format: 'date-time' })),
-    account: Type.Optional(
-      Type.String({ maxLength: 100, description: 'Operator keys only: one account\u2019s orders' }),
-    ),
-    cod_status: Type.Optional(
-      Type.Enum([...COD_STATUSES], {
-        description:
-          'Delivered orders whose proof recorded this cash on delivery outcome: collected, short (less than asked) or over',
-      }),
-    ),
+    ...filterFields,
   },
   { additionalProperties: false },
 );
 export type ListQuery = Static<typeof ListQuery>;
+
+export const CountsQuery = Type.Object(filterFields, { additionalProperties: false });
+export type CountsQuery = Static<typeof CountsQuery>;
+
+export const OrderCounts = Type.Object(
+  {
+    object: Type.Literal('order_counts'),
+    livemode: Type.Boolean(),
+    total: Type.Integer({ description: 'Orders matching the filters, of every status' }),
+    counts: Type.Object(
+      Object.fromEntries(ORDER_STATUSES.map((s) => [s, Type.Integer({ minimum: 0 })])) as Record<
+        OrderStatus,
+        ReturnType<typeof Type.Integer>
+      >,
+      { description: 'Orders matching the filters, per status (0 included)' },
+    ),
+  },
+  { $id: 'OrderCounts' },
+);
 
 export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 

@@ -3,6 +3,7 @@ import type { Pricing } from '../../shared/config.js';
 import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
+import { phoneKey, searchKey } from '../../shared/db/tables/orders.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
 import { iso, parseInstant } from '../../shared/time.js';
@@ -10,10 +11,20 @@ import { bodyValidator } from '../../shared/validation.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { accountById } from '../accounts/service.js';
 import { announce, enabledEndpointsOf, type PreparedEvent, prepareOrderEvent } from '../webhooks/outbox.js';
+import type { OrderFilter, Search } from './list-repo.js';
+import * as list from './list-repo.js';
 import { presentOrder } from './present.js';
 import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
 import * as repo from './repo.js';
-import { type ListQuery, type Order, OrderCreate, type OrderStatus, TERMINAL_STATUSES } from './schemas.js';
+import {
+  type CountsQuery,
+  type ListQuery,
+  ORDER_STATUSES,
+  type Order,
+  OrderCreate,
+  type OrderStatus,
+  TERMINAL_STATUSES,
+} from './schemas.js';
 
 interface Computed {
   weightKg: number;
@@ -204,24 +215,50 @@ function parseDate(value: string | undefined): number | undefined {
   return value === undefined ? undefined : parseInstant(value);
 }
 
-export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
+/** What the search box's text may be (see `Search`); the phone only from 4 digits on, or it matches half the city. */
+function searchOf(text: string): Search {
+  const term = text.trim();
+  if (term === '') throw new ApiError('parameter_invalid', 'Invalid search: must not be blank.', 'search');
+  const digits = term.replace(/\D/g, '');
+  const nameKey = searchKey(term);
+  return {
+    id: term.startsWith('ord_') ? term : undefined,
+    trackingCode: normalizeTrackingCode(term),
+    externalOrderId: term,
+    nameKey: nameKey === '' ? undefined : nameKey,
+    phoneKey: /^[+\d\s().-]+$/.test(term) && digits.length >= 4 ? (phoneKey(digits) ?? undefined) : undefined,
+  };
+}
+
+/** The filters GET /v1/orders and GET /v1/orders/counts share, checked and parsed the same way. */
+function filterOf(scope: Scope, q: CountsQuery): OrderFilter {
   if (q.account !== undefined && scope.accountId !== null) {
     throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');
   }
+  return {
+    scope,
+    account: q.account,
+    source: q.source,
+    externalOrderId: q.external_order_id,
+    createdGte: parseDate(q.created_gte),
+    createdLt: parseDate(q.created_lt),
+    dueGte: parseDate(q.due_gte),
+    dueLt: parseDate(q.due_lt),
+    search: q.search === undefined ? undefined : searchOf(q.search),
+    codStatus: q.cod_status,
+  };
+}
+
+export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
+  const filter = filterOf(scope, q);
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', 'Pass either starting_after or ending_before, not both.', 'ending_before');
   }
   const cursorScope: Scope = { ...scope, accountId: scope.accountId ?? q.account ?? null };
   const limit = q.limit ?? 20;
-  const rows = await repo.listOrders(ctx.db, {
-    scope,
-    account: q.account,
+  const rows = await list.listOrders(ctx.db, {
+    ...filter,
     status: q.status,
-    source: q.source,
-    externalOrderId: q.external_order_id,
-    createdGte: parseDate(q.created_gte),
-    createdLt: parseDate(q.created_lt),
-    codStatus: q.cod_status,
     after: q.starting_after,
     before: q.ending_before,
     cursorScope,
@@ -238,6 +275,14 @@ export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
   const page = rows.slice(0, limit);
   if (q.ending_before !== undefined) page.reverse();
   return { object: 'list' as const, data: page.map((r) => presentOrder(r)), has_more };
+}
+
+/** How many orders of each status the list would show for the same filters (every status present, 0 included). */
+export async function countOrders(ctx: AppContext, scope: Scope, q: CountsQuery) {
+  const found = await list.countOrders(ctx.db, filterOf(scope, q));
+  const counts = Object.fromEntries(ORDER_STATUSES.map((s) => [s, found.get(s) ?? 0])) as Record<OrderStatus, number>;
+  const total = ORDER_STATUSES.reduce((sum, s) => sum + counts[s], 0);
+  return { object: 'order_counts' as const, livemode: scope.mode === 'live', total, counts };
 }
 
 export function isTerminal(status: OrderStatus): boolean {

@@ -77,4 +77,34 @@ export interface OrdersTable {
   delivered_at: number | null;
   returned_at: number | null;
   failure_notes: string | null;
+  /**
+   * Added by 009_order_board, derived on every write (orders/repo.ts), never shown: when the order
+   * is due, `requested_date` as epoch ms or, without one, `created_at` (the board's day filter).
+   */
+  due_at: number;
+  /** `searchKey(customer.name)`: the board's prefix search on the customer's name. */
+  customer_key: string;
+  /** `phoneKey(customer.phone ?? customer.whatsapp)`: the board's search by the phone's last digits. */
+  phone_key: string | null;
+}
+
+/** Longest stored search key: enough for any name anyone types, short enough for an index entry. */
+const KEY_LENGTH = 100;
+
+/**
+ * A name as the search compares it: accents dropped (José → jose), lower case, spaces collapsed.
+ * Stored and queried through this one function, so both sides always agree.
+ */
+export function searchKey(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim().slice(0, KEY_LENGTH);
+}
+
+/**
+ * A phone's digits, last first: "the number ends in 4321" becomes a prefix, which an index can
+ * serve, and a national number (987654321) finds its E.164 form (+51987654321).
+ */
+export function phoneKey(phone: string | undefined | null): string | null {
+  if (!phone) return null;
+  const digits = phone.replace(/\D/g, '');
+  return digits === '' ? null : [...digits].reverse().join('').slice(0, 20);
 }
