@@ -173,6 +173,64 @@ describeEach('console admin pages in headless Chromium', (engine) => {
     },
   );
 
+  it.skipIf(!hasChromium)(
+    `an admin revokes an open invitation, and manages a merchant account's API keys from Accounts${skipNote}`,
+    async () => {
+      const page = await newPage();
+      await signIn(page, adminEmail);
+      const nav = page.getByRole('navigation', { name: 'Main' });
+      await nav.getByRole('link', { name: 'Users' }).click();
+      const email = `wrong-address-${engine}@example.com`;
+      await page.getByLabel('Email').fill(email);
+      await page.getByRole('button', { name: 'Invite' }).click();
+      const url = /(http\S+#invitation=\S+)/.exec((await page.getByRole('status').textContent()) ?? '')?.[1] as string;
+      const open = page.getByRole('table', { name: 'Open invitations' });
+      await open.getByRole('cell', { name: email, exact: true }).waitFor();
+      await page.getByRole('button', { name: `Revoke the invitation for ${email}` }).click();
+      await open.getByRole('cell', { name: email, exact: true }).waitFor({ state: 'detached' });
+      // The link is dead: the person who opens it is told so, and cannot join.
+      const token = url.split('#invitation=')[1] as string;
+      expect((await client(t.app)('GET', `/v1/invitations/${token}`)).status).toBe(404);
+
+      const shop = await newMerchant(t, 'Keyed Shop');
+      await nav.getByRole('link', { name: 'Accounts' }).click();
+      await page.getByRole('button', { name: 'API keys of Keyed Shop' }).click();
+      const keys = page.getByRole('table', { name: 'API keys of Keyed Shop' });
+      // The two keys the account was made with are listed (never their secrets).
+      await expect.poll(async () => keys.getByRole('row').count()).toBe(3);
+      const form = page.getByRole('form', { name: 'New api keys of keyed shop' });
+      await form.getByLabel('Key environment').selectOption('live');
+      await form.getByRole('button', { name: 'Create key' }).click();
+      const shown = (await page.getByRole('status').textContent()) ?? '';
+      const secret = /(sk_live_[0-9A-Za-z]{32})/.exec(shown)?.[1];
+      expect(secret, shown).toBeDefined();
+      await expect.poll(async () => keys.getByRole('row').count()).toBe(4);
+      // A key of that account, in live: it reads the account's orders, and only those.
+      const made = await client(t.app, secret as string)('GET', '/v1/orders');
+      expect(made.status).toBe(200);
+      const row = await t.ctx.db
+        .selectFrom('api_keys')
+        .selectAll()
+        .where('account_id', '=', shop.accountId)
+        .where('mode', '=', 'live')
+        .orderBy('created_at', 'desc')
+        .executeTakeFirstOrThrow();
+      expect(row.role).toBe('merchant');
+      // Revoke it from the same table (the browser asks first).
+      page.once('dialog', (d) => void d.accept());
+      const display = `${(secret as string).slice(0, 12)}…${(secret as string).slice(-4)}`;
+      await keys.getByRole('button', { name: `Revoke ${display}` }).click();
+      await keys
+        .getByRole('button', { name: `Revoke ${display}` })
+        .and(page.locator('[disabled]'))
+        .waitFor();
+      expect((await client(t.app, secret as string)('GET', '/v1/orders')).status).toBe(401);
+      // The account's other keys still work.
+      expect((await client(t.app, shop.test)('GET', '/v1/orders')).status).toBe(200);
+      await page.context().close();
+    },
+  );
+
   it.skipIf(!hasChromium)(`a merchant user opening another account's order sees not-found${skipNote}`, async () => {
     const mine = await newMerchant(t, 'Mine');
     const theirs = await newMerchant(t, 'Theirs');

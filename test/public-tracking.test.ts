@@ -221,6 +221,10 @@ describeEach('public tracking', (engine) => {
     expect(page).not.toContain('Juan');
     expect(page).toContain('Delivered');
     expect(page).not.toContain('http-equiv="refresh"');
+    // Nothing more will change: no reload even when asked, and no link offering it.
+    page = (await anon()('GET', `/track/${o.tracking_code}?updates=auto`)).raw.body;
+    expect(page).not.toContain('http-equiv="refresh"');
+    expect(page).not.toContain('updates=auto');
   });
 
   it('shows the courier first name and live position through real moves, and only between pickup and arrival', async () => {
@@ -286,7 +290,17 @@ describeEach('public tracking', (engine) => {
     const hash = createHash('sha256').update(style).digest('base64');
     expect(csp).toContain(`style-src 'sha256-${hash}'`);
     expect(page.raw.body).not.toMatch(/<script|<link rel="stylesheet"|https?:\/\/[^"]*\.(css|js|woff2?)|src="http/i);
-    expect(page.raw.body).toContain('<meta http-equiv="refresh" content="60">');
+    // It reloads itself only when the reader asks (a timed reload moves a screen reader's place).
+    expect(page.raw.body).not.toContain('http-equiv="refresh"');
+    expect(page.raw.body).toContain('<a href="?updates=auto">Update this page every minute</a>');
+    const auto = await anon()('GET', `/track/${o.tracking_code}?updates=auto&utm_source=sms`);
+    expect(auto.status).toBe(200);
+    expect(auto.raw.body).toContain('<meta http-equiv="refresh" content="60">');
+    expect(auto.raw.body).toContain('<a href="?">Stop updating</a>');
+    expect(auto.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
+    const other = await anon()('GET', `/track/${o.tracking_code}?updates=${'x'.repeat(300)}`);
+    expect(other.status).toBe(200);
+    expect(other.raw.body).not.toContain('http-equiv="refresh"');
   });
 
   it('documents both routes in OpenAPI as keyless', async () => {

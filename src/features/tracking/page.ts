@@ -175,7 +175,21 @@ function courierCard(t: PublicTracking): string {
   return `<section class="card courier" aria-label="Courier">${PIN}<div><p><strong>${name}</strong> is bringing your parcel</p>${where}</div></section>`;
 }
 
-function shell(title: string, body: string, refresh: boolean): string {
+/**
+ * Whether the page reloads itself: `none` once the delivery has ended; otherwise the reader chooses.
+ * It does not by default: a page that reloads on its own timer moves a screen reader back to the top
+ * and a reader who is still reading loses their place (WCAG 2.2.1, axe-core's meta-refresh), so the
+ * minute-by-minute reload is a link away (`?updates=auto`) and the page that reloads links back.
+ */
+export type Updates = 'none' | 'manual' | 'auto';
+
+function updatesNote(updates: Updates): string {
+  if (updates === 'auto') return 'This page updates itself every minute. <a href="?">Stop updating</a> · ';
+  if (updates === 'manual') return '<a href="?updates=auto">Update this page every minute</a> · ';
+  return '';
+}
+
+function shell(title: string, body: string, updates: Updates): string {
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -183,21 +197,21 @@ function shell(title: string, body: string, refresh: boolean): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex, nofollow">
 <meta name="referrer" content="no-referrer">
-${refresh ? `<meta http-equiv="refresh" content="${REFRESH_SECONDS}">\n` : ''}<link rel="icon" href="data:,">
+${updates === 'auto' ? `<meta http-equiv="refresh" content="${REFRESH_SECONDS}">\n` : ''}<link rel="icon" href="data:,">
 <title>${title}</title>
 <style>${CSS}</style>
 </head>
 <body>
 <main>
 ${body}
-<footer><p>${refresh ? 'This page updates itself every minute. · ' : ''}Delivery tracking by Ruta</p></footer>
+<footer><p>${updatesNote(updates)}Delivery tracking by Ruta</p></footer>
 </main>
 </body>
 </html>
 `;
 }
 
-export function renderTrackingPage(t: PublicTracking): string {
+export function renderTrackingPage(t: PublicTracking, autoUpdate = false): string {
   const merchant = escapeHtml(t.merchant.name);
   const hello = t.customer.first_name ? `Hi ${escapeHtml(t.customer.first_name)}, your parcel is` : 'Your parcel is';
   const status = escapeHtml(t.status_label);
@@ -227,7 +241,8 @@ ${courierCard(t)}
 ${place.length ? `<dt>Delivering to</dt><dd>${place.join(', ')}</dd>` : ''}<dt>Tracking code</dt><dd class="code">${escapeHtml(groupCode(t.tracking_code))}</dd>
 </dl></section>
 <section class="card" aria-labelledby="history"><h2 id="history">History</h2><ol class="history">${history}</ol></section>`;
-  return shell(`${status} · ${merchant} delivery`, body, !ENDED.includes(t.status));
+  const updates: Updates = ENDED.includes(t.status) ? 'none' : autoUpdate ? 'auto' : 'manual';
+  return shell(`${status} · ${merchant} delivery`, body, updates);
 }
 
 export function renderNotFoundPage(code: string): string {
@@ -237,5 +252,5 @@ export function renderNotFoundPage(code: string): string {
 <p class="lead">No delivery matches the tracking code <span class="code">${shown}</span>.</p>
 <p class="lead">Check the code in the message from the shop: it has 12 letters and digits. Letters can be typed in upper or lower case.</p>
 </section>`;
-  return shell('Parcel not found', body, false);
+  return shell('Parcel not found', body, 'none');
 }

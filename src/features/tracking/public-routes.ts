@@ -6,7 +6,7 @@ import { notFound } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './page.js';
 import { publicTracking } from './public.js';
-import { PublicTracking, TrackingCodeParams } from './public-schemas.js';
+import { PublicTracking, TrackingCodeParams, TrackingPageQuery } from './public-schemas.js';
 
 /** Tracking state changes by the minute and the URL is a bearer secret: nothing may cache it or leak it onward. */
 function privateHeaders(reply: FastifyReply): void {
@@ -55,9 +55,11 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
         tags,
         operationId: 'getTrackingPage',
         summary: 'Public tracking page (HTML, no API key)',
-        description: 'The same data as the JSON endpoint, as a self-contained page that refreshes every minute.',
+        description:
+          'The same data as the JSON endpoint, as a self-contained page. With `updates=auto` it reloads itself every minute until the delivery ends (a link on the page turns that on and off).',
         security: [],
         params: TrackingCodeParams,
+        querystring: TrackingPageQuery,
         response: {
           200: { description: 'The tracking page', content: { 'text/html': { schema: Type.String() } } },
           404: {
@@ -74,7 +76,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
       reply.type('text/html; charset=utf-8');
       const view = await publicTracking(ctx, req.params.tracking_code);
       if (!view) return reply.code(404).send(renderNotFoundPage(req.params.tracking_code));
-      return renderTrackingPage(view);
+      return renderTrackingPage(view, req.query.updates === 'auto');
     },
   );
 }

@@ -8,6 +8,15 @@ export const TrackingCodeParams = Type.Object({
   tracking_code: Type.String({ description: 'The 12-character tracking code; case-insensitive' }),
 });
 
+// Other query parameters (a shop's utm_… on the link) are ignored, never a 422 on a customer's page.
+export const TrackingPageQuery = Type.Object({
+  updates: Type.Optional(
+    Type.String({
+      description: '`auto`: the page reloads itself every minute until the delivery ends; anything else: it does not',
+    }),
+  ),
+});
+
 export const PublicTracking = Type.Object(
   {
     object: Type.Literal('public_tracking'),

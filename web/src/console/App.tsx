@@ -79,9 +79,13 @@ function Layout({ session }: { session: Session }) {
   const main = useRef<HTMLElement>(null);
   const path = parts.join('/');
   // Moving focus to the page on navigation tells keyboard and screen-reader users where they are.
+  // Not on the first screen: there the reader starts at the top, where Tab reaches the skip link and
+  // the navigation first.
+  const arrived = useRef(false);
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs on each navigation
   useEffect(() => {
-    main.current?.focus({ preventScroll: true });
+    if (arrived.current) main.current?.focus({ preventScroll: true });
+    arrived.current = true;
   }, [path]);
   return (
     <div className={`shell mode-${session.mode}`}>

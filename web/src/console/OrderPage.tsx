@@ -155,7 +155,7 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (o: Order) => void }
 }
 
 function TimelineMap({ points, dest }: { points: [number, number][]; dest: [number, number] | null }) {
-  const el = useRef<HTMLDivElement>(null);
+  const el = useRef<HTMLElement>(null);
   // Redrawn only when the positions change, not on every render of the page.
   const key = JSON.stringify([points, dest]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for points and dest
@@ -173,7 +173,8 @@ function TimelineMap({ points, dest }: { points: [number, number][]; dest: [numb
     return () => void m.remove();
   }, [key]);
   if (points.length === 0 && !dest) return null;
-  return <div className="map small-map" ref={el} role="img" aria-label="Timeline positions and delivery point" />;
+  // A labelled region, not an image: it holds Leaflet's zoom buttons and links, which an image's role would hide.
+  return <section className="map small-map" ref={el} aria-label="Map of the timeline positions and delivery point" />;
 }
 
 export default function OrderPage({ id }: { id: string }) {

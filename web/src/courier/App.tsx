@@ -1,4 +1,4 @@
-import { type FormEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type FormEvent, type KeyboardEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { ApiFailure, money, type Order } from '../shared/api';
 import {
   ACTION_LABEL,
@@ -15,6 +15,22 @@ import { clearFailure, type Entry, enqueue, type Failure, failures, flush, type 
 import { type SignatureHandle, SignaturePad } from './SignaturePad';
 
 const uuid = () => crypto.randomUUID();
+
+/**
+ * A form that takes the place of the route (deliver, failed attempt): the focus moves into it when it
+ * opens, so a keyboard or screen-reader user starts at its heading, and Escape goes back like Back.
+ */
+function useSheet(onClose: () => void) {
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+  const onKeyDown = (e: KeyboardEvent) => {
+    if (e.key === 'Escape') {
+      e.preventDefault();
+      onClose();
+    }
+  };
+  return { heading, onKeyDown };
+}
 
 function SignIn({ onSignedIn }: { onSignedIn: (me: CourierMe) => void }) {
   const fromLink = new URLSearchParams(location.hash.slice(1)).get('code') ?? '';
@@ -95,6 +111,7 @@ function DeliverSheet({
   onClose: () => void;
 }) {
   const sig = useRef<SignatureHandle>(null);
+  const sheet = useSheet(onClose);
   const [photos, setPhotos] = useState<Blob[]>([]);
   const [form, setForm] = useState<Record<string, string>>({
     receiver_name: order.customer.name,
@@ -172,8 +189,15 @@ function DeliverSheet({
   }
 
   return (
-    <form className="sheet" onSubmit={submit} aria-label={`Deliver to ${firstName(order.customer.name)}`}>
-      <h2>Deliver · {order.tracking_code}</h2>
+    <form
+      className="sheet"
+      onSubmit={submit}
+      onKeyDown={sheet.onKeyDown}
+      aria-label={`Deliver to ${firstName(order.customer.name)}`}
+    >
+      <h2 ref={sheet.heading} tabIndex={-1}>
+        Deliver · {order.tracking_code}
+      </h2>
       <label>
         Received by
         <input name="receiver_name" value={form.receiver_name ?? ''} onChange={set('receiver_name')} required />
@@ -260,6 +284,7 @@ function FailSheet({
   onQueue: (e: Entry[]) => Promise<void>;
   onClose: () => void;
 }) {
+  const sheet = useSheet(onClose);
   const [reason, setReason] = useState<string>('customer_absent');
   const [notes, setNotes] = useState('');
   async function submit(e: FormEvent) {
@@ -278,8 +303,10 @@ function FailSheet({
     onClose();
   }
   return (
-    <form className="sheet" onSubmit={submit} aria-label="Failed attempt">
-      <h2>Could not deliver · {order.tracking_code}</h2>
+    <form className="sheet" onSubmit={submit} onKeyDown={sheet.onKeyDown} aria-label="Failed attempt">
+      <h2 ref={sheet.heading} tabIndex={-1}>
+        Could not deliver · {order.tracking_code}
+      </h2>
       <label>
         Reason
         <select name="reason" value={reason} onChange={(e) => setReason(e.target.value)}>
@@ -374,6 +401,17 @@ export function App() {
   const [failed, setFailed] = useState<Failure[]>([]);
   const [online, setOnline] = useState(navigator.onLine);
   const [sheet, setSheet] = useState<Sheet | null>(null);
+  // The sheet replaces the list, so the button that opened it is gone: when it closes, the focus goes
+  // back to that stop's same button (or to the route's heading if the stop has moved on).
+  const lastSheet = useRef<Sheet | null>(null);
+  useEffect(() => {
+    const was = lastSheet.current;
+    lastSheet.current = sheet;
+    if (sheet || !was) return;
+    const buttons = document.querySelectorAll<HTMLButtonElement>(`li[data-order="${was.order.id}"] button`);
+    const back = [...buttons].find((b) => b.textContent === ACTION_LABEL[was.action]);
+    (back ?? document.querySelector<HTMLElement>('#route-title'))?.focus();
+  }, [sheet]);
   const [onDuty, setOnDuty] = useState(localStorage.getItem('ruta.courier.duty') === '1');
   const [note, setNote] = useState('');
   const flushing = useRef(false);
@@ -572,7 +610,9 @@ export function App() {
         {sheet?.action === 'fail' && <FailSheet order={sheet.order} onQueue={queue} onClose={() => setSheet(null)} />}
         {!sheet && (
           <>
-            <h1>Today's route</h1>
+            <h1 id="route-title" tabIndex={-1}>
+              Today's route
+            </h1>
             {shown.length === 0 ? (
               <p className="muted">No stops assigned to you right now.</p>
             ) : (

@@ -3,6 +3,7 @@ import { type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, useLoad } from '../ui';
 import { AccountForm } from './AccountForm';
+import { KeyManager } from './Keys';
 import { ShownOnce } from './shared';
 
 type Account = Schemas['Account'];
@@ -19,6 +20,8 @@ export function Accounts() {
   const list = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
   const [made, setMade] = useState<Schemas['CreatedAccount'] | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
+  // One account's API keys open at a time, under its row (DESIGN §8: admins manage every key).
+  const [keysOf, setKeysOf] = useState<string | null>(null);
 
   return (
     <section aria-labelledby="admin-title">
@@ -66,7 +69,7 @@ export function Accounts() {
                   <td>{a.currency}</td>
                   <td>{a.origin ? `${a.origin.lat}, ${a.origin.lng}` : '—'}</td>
                   <td>{pricingText(a.pricing)}</td>
-                  <td>
+                  <td className="buttons">
                     <button
                       type="button"
                       aria-expanded={editing === a.id}
@@ -75,9 +78,26 @@ export function Accounts() {
                     >
                       Edit
                     </button>
+                    <button
+                      type="button"
+                      aria-expanded={keysOf === a.id}
+                      aria-label={`API keys of ${a.name}`}
+                      onClick={() => setKeysOf(keysOf === a.id ? null : a.id)}
+                    >
+                      API keys
+                    </button>
                   </td>
                 </tr>,
               ];
+              if (keysOf === a.id) {
+                rows.push(
+                  <tr key={`${a.id}-keys`}>
+                    <td colSpan={6}>
+                      <KeyManager label={`API keys of ${a.name}`} account={a.id} />
+                    </td>
+                  </tr>,
+                );
+              }
               if (editing === a.id) {
                 rows.push(
                   <tr key={`${a.id}-edit`}>

@@ -6,12 +6,24 @@ import { FormError, ShownOnce } from './shared';
 
 type ApiKey = Schemas['ApiKey'];
 
-// API keys: an admin's operator keys, a merchant user's account keys (the server decides which).
+// API keys: an admin's operator keys, a merchant user's account keys (the server decides which),
+// and, under Accounts, an admin's view of one merchant account's keys (`account`).
 
 export function Keys({ title }: { title: string }) {
+  return (
+    <section aria-labelledby="admin-title">
+      <h1 id="admin-title">{title}</h1>
+      <KeyManager label={title} />
+    </section>
+  );
+}
+
+/** Create (secret shown once), list, roll and revoke keys: the operator's or the caller's own, or `account`'s. */
+export function KeyManager({ label, account }: { label: string; account?: string }) {
   const session = useSession();
   const { client } = session;
-  const list = useLoad(() => unwrap(client.GET('/v1/api_keys')), [session.mode]);
+  const query = account ? { params: { query: { account } } } : {};
+  const list = useLoad(() => unwrap(client.GET('/v1/api_keys', query)), [session.mode, account]);
   const [mode, setMode] = useState<ApiKey['mode']>(session.mode);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [shown, setShown] = useState<{ text: string; secret: string } | null>(null);
@@ -20,7 +32,7 @@ export function Keys({ title }: { title: string }) {
     e.preventDefault();
     setErrors({});
     try {
-      const k = await unwrap(client.POST('/v1/api_keys', { body: { mode } }));
+      const k = await unwrap(client.POST('/v1/api_keys', { body: { mode, ...(account ? { account } : {}) } }));
       setShown({ text: `New ${k.mode} key ${k.id}, shown once: store it now.`, secret: k.secret });
       await list.reload();
     } catch (err) {
@@ -51,9 +63,8 @@ export function Keys({ title }: { title: string }) {
   }
 
   return (
-    <section aria-labelledby="admin-title">
-      <h1 id="admin-title">{title}</h1>
-      <form className="inline-form" onSubmit={create} noValidate aria-label={`New ${title.toLowerCase()}`}>
+    <>
+      <form className="inline-form" onSubmit={create} noValidate aria-label={`New ${label.toLowerCase()}`}>
         <Field label="Key environment" name="mode" errors={errors}>
           <select aria-label="Key environment" value={mode} onChange={(e) => setMode(e.target.value as ApiKey['mode'])}>
             <option value="test">test</option>
@@ -73,7 +84,7 @@ export function Keys({ title }: { title: string }) {
       )}
       <ErrorNote error={list.error} />
       <div className="table-wrap">
-        <table className="table" aria-label={title}>
+        <table className="table" aria-label={label}>
           <thead>
             <tr>
               <th scope="col">Key</th>
@@ -99,10 +110,21 @@ export function Keys({ title }: { title: string }) {
                 <td>{when(k.expires_at)}</td>
                 <td>{when(k.revoked_at)}</td>
                 <td className="buttons">
-                  <button type="button" disabled={!!k.revoked_at} onClick={() => void roll(k)}>
+                  <button
+                    type="button"
+                    aria-label={`Roll ${k.display}`}
+                    disabled={!!k.revoked_at}
+                    onClick={() => void roll(k)}
+                  >
                     Roll
                   </button>
-                  <button type="button" className="danger" disabled={!!k.revoked_at} onClick={() => void revoke(k)}>
+                  <button
+                    type="button"
+                    className="danger"
+                    aria-label={`Revoke ${k.display}`}
+                    disabled={!!k.revoked_at}
+                    onClick={() => void revoke(k)}
+                  >
                     Revoke
                   </button>
                 </td>
@@ -111,6 +133,6 @@ export function Keys({ title }: { title: string }) {
           </tbody>
         </table>
       </div>
-    </section>
+    </>
   );
 }

@@ -22,6 +22,7 @@ export function Users() {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [link, setLink] = useState<{ email: string; url: string; expires: string } | null>(null);
   const [rowError, setRowError] = useState<unknown>(null);
+  const [invitationError, setInvitationError] = useState<unknown>(null);
 
   async function invite(e: FormEvent) {
     e.preventDefault();
@@ -49,6 +50,17 @@ export function Users() {
       await users.reload();
     } catch (err) {
       setRowError(err);
+    }
+  }
+
+  // Its link stops working at once; re-inviting sends a new one, so no confirmation is asked.
+  async function revokeInvitation(id: string) {
+    setInvitationError(null);
+    try {
+      await unwrap(client.POST('/v1/invitations/{id}/revoke', { params: { path: { id } }, body: {} }));
+      await invitations.reload();
+    } catch (err) {
+      setInvitationError(err);
     }
   }
 
@@ -138,7 +150,7 @@ export function Users() {
         </table>
       </div>
       <h2>Open invitations</h2>
-      <ErrorNote error={invitations.error} />
+      <ErrorNote error={invitations.error ?? invitationError} />
       {invitations.data && invitations.data.data.length === 0 ? (
         <p className="muted">No open invitations.</p>
       ) : (
@@ -151,6 +163,9 @@ export function Users() {
                 <th scope="col">Account</th>
                 <th scope="col">Sent</th>
                 <th scope="col">Expires</th>
+                <th scope="col">
+                  <span className="sr-only">Actions</span>
+                </th>
               </tr>
             </thead>
             <tbody>
@@ -161,6 +176,16 @@ export function Users() {
                   <td>{accountName(i.account)}</td>
                   <td>{when(i.created_at)}</td>
                   <td>{when(i.expires_at)}</td>
+                  <td className="buttons">
+                    <button
+                      type="button"
+                      className="danger"
+                      aria-label={`Revoke the invitation for ${i.email}`}
+                      onClick={() => void revokeInvitation(i.id)}
+                    >
+                      Revoke
+                    </button>
+                  </td>
                 </tr>
               ))}
             </tbody>
