@@ -112,8 +112,9 @@ describeEach('console in headless Chromium', (engine) => {
       await page.getByText('No orders match.').waitFor({ timeout: 5000 });
       await page.getByLabel('Status', { exact: true }).selectOption('');
       await page.getByLabel('Search', { exact: true }).fill('Carlos');
+      // The search is the server's, asked once typing pauses.
+      await expect.poll(() => page.locator('.row').count(), { timeout: 5000 }).toBe(1);
       await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 5000 });
-      expect(await page.locator('.row').count()).toBe(1);
       await page.getByLabel('Search', { exact: true }).fill('');
       mkdirSync(IMAGES, { recursive: true });
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-board.png') });

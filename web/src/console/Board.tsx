@@ -1,37 +1,27 @@
-import { type UIEvent, useCallback, useEffect, useMemo, useRef, useState } from 'react';
-import { type Courier, type Order, type OrderStatus, STATUS_LABEL, unwrap, when } from '../shared/api';
+import { type UIEvent, useCallback, useEffect, useRef, useState } from 'react';
+import { type Courier, type Order, unwrap, when } from '../shared/api';
 import { allowedMoves } from '../shared/transitions';
+import { BoardCounts, BoardFilters, fieldOf } from './BoardFilters';
+import { apiFilters, type Filters, readFilters, stillMatches, useDebounced, writeFilters } from './board-filters';
 import { streamable, useLive } from './live';
 import { useSession } from './session';
 import { ErrorNote, StatusBadge } from './ui';
 
 const ROW = 60;
 const PAGE = 100;
-const STATUSES = Object.keys(STATUS_LABEL) as OrderStatus[];
 
-interface Filters {
-  status: OrderStatus | '';
-  account: string;
-  search: string;
-}
-
-function matches(o: Order, f: Filters): boolean {
-  if (f.status && o.status !== f.status) return false;
-  const q = f.search.trim().toLowerCase();
-  if (!q) return true;
-  return (
-    o.tracking_code.toLowerCase() === q ||
-    o.id.toLowerCase() === q ||
-    (o.external_order_id ?? '').toLowerCase().includes(q) ||
-    o.customer.name.toLowerCase().includes(q)
-  );
-}
+type Counts = { total: number; counts: Record<string, number> };
 
 /** Newest first, as the API lists them (created_at desc, then id desc). */
 function byNewest(a: Order, b: Order): number {
   return a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : a.id < b.id ? 1 : -1;
 }
 
+/**
+ * The dispatch board (DESIGN §8): the orders of a day, filtered and searched by the server (keyset
+ * pages of 100, fetched as the list scrolls, only the rows in view in the page), their counts per
+ * status from GET /v1/orders/counts, both kept current by the stream (or polling).
+ */
 export function Board() {
   const session = useSession();
   const { client, me } = session;
@@ -39,7 +29,8 @@ export function Board() {
   const [more, setMore] = useState(true);
   const [loading, setLoading] = useState(false);
   const [error, setError] = useState<unknown>(null);
-  const [filters, setFilters] = useState<Filters>({ status: '', account: '', search: '' });
+  const [filters, setFiltersState] = useState<Filters>(readFilters);
+  const [counts, setCounts] = useState<Counts | null>(null);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [couriers, setCouriers] = useState<Courier[]>([]);
   const [assignTo, setAssignTo] = useState('');
@@ -50,14 +41,17 @@ export function Board() {
   const busy = useRef(false);
   const isDispatch = me?.role !== 'merchant';
 
+  const setFilters = setFiltersState;
+  // The URL always says what the board shows, from the first render on (a default day included).
+  useEffect(() => writeFilters(filters), [filters]);
+  // Typing asks the server once it pauses; every other control applies at once.
+  const search = useDebounced(filters.search, 300);
+  const applied = { ...filters, search };
+  const shared = JSON.stringify(apiFilters(applied));
+  // Keyed on the filters' value (`shared`), so a render with equal filters keeps the same query.
   const query = useCallback(
-    (after?: string) => ({
-      limit: PAGE,
-      ...(after ? { starting_after: after } : {}),
-      ...(filters.status ? { status: filters.status } : {}),
-      ...(filters.account.trim() ? { account: filters.account.trim() } : {}),
-    }),
-    [filters.status, filters.account],
+    (after?: string) => ({ limit: PAGE, ...(after ? { starting_after: after } : {}), ...JSON.parse(shared) }),
+    [shared],
   );
 
   // Each reset (a filter change) starts a new generation; answers of an older one are dropped, so a
@@ -77,7 +71,10 @@ export function Board() {
         setMore(page.has_more);
         setError(null);
       } catch (e) {
-        if (mine === generation.current) setError(e);
+        if (mine === generation.current) {
+          setError(e);
+          setMore(false);
+        }
       } finally {
         if (mine === generation.current) {
           busy.current = false;
@@ -88,12 +85,24 @@ export function Board() {
     [client, orders, query],
   );
 
+  // The counts answer for the same filters but every status; the latest request wins.
+  const countsSeq = useRef(0);
+  const loadCounts = useCallback(async () => {
+    const mine = ++countsSeq.current;
+    const { status: _all, ...q } = JSON.parse(shared) as Record<string, string>;
+    const { data } = await client.GET('/v1/orders/counts', { params: { query: q } });
+    if (mine === countsSeq.current) setCounts(data ?? null);
+  }, [client, shared]);
+
   // biome-ignore lint/correctness/useExhaustiveDependencies: a filter change restarts the list
   useEffect(() => {
     setOrders([]);
     setMore(true);
     void loadMore(true);
   }, [query]);
+  useEffect(() => {
+    void loadCounts();
+  }, [loadCounts]);
 
   useEffect(() => {
     if (!isDispatch) return;
@@ -110,46 +119,63 @@ export function Board() {
     return () => ro.disconnect();
   }, []);
 
-  // A search that is a tracking code or an order id fetches that order even if it is not loaded.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: upsert reads the current filters when it runs
-  useEffect(() => {
-    const q = filters.search.trim();
-    if (!/^(ord_[0-9a-z]+|[0-9a-z]{12})$/i.test(q)) return;
-    client.GET('/v1/orders/{id}', { params: { path: { id: q } } }).then(({ data }) => data && upsert(data));
-  }, [filters.search, client]);
-
+  /** An order that changed: updated in place, or dropped when it no longer matches (its status moved on). */
   function upsert(o: Order) {
     setOrders((prev) => {
+      if (!prev.some((p) => p.id === o.id)) return prev;
       const rest = prev.filter((p) => p.id !== o.id);
-      const f = { ...filters, search: '' };
-      if (!matches(o, f) || (filters.account && (o as { account?: string }).account !== filters.account)) return rest;
-      return [...rest, o].sort(byNewest);
+      return stillMatches(o, applied) ? [...rest, o].sort(byNewest) : rest;
     });
   }
 
+  /**
+   * The newest page again, for the current filters, merged: new orders appear, changed ones update,
+   * and loaded ones within that page's span that the server no longer lists (moved to another
+   * status, rescheduled to another day) go. Then the counts.
+   */
+  const changed = useRef(new Set<string>());
+  const ordersNow = useRef(orders);
+  ordersNow.current = orders;
+  const refresh = async () => {
+    const gen = generation.current;
+    const { data } = await client.GET('/v1/orders', { params: { query: { ...query(), limit: 50 } } });
+    if (!data || gen !== generation.current) return;
+    const fresh = new Map(data.data.map((o) => [o.id, o]));
+    const oldest = data.data[data.data.length - 1];
+    const inSpan = (o: Order) => !data.has_more || !oldest || byNewest(o, oldest) <= 0;
+    const ids = [...changed.current];
+    changed.current.clear();
+    // More new orders than the page holds (an import): what lies between it and the loaded ones is
+    // unknown, so the list starts over instead of showing a gap.
+    const newest = ordersNow.current[0];
+    if (data.has_more && oldest && newest && byNewest(oldest, newest) < 0) return void loadMore(true);
+    setOrders((prev) => [...prev.filter((p) => !fresh.has(p.id) && !inSpan(p)), ...data.data].sort(byNewest));
+    void loadCounts();
+    // Changed orders further down than the newest page: read one by one.
+    for (const id of ids) {
+      if (fresh.has(id)) continue;
+      void client.GET('/v1/orders/{id}', { params: { path: { id } } }).then(({ data: o }) => o && upsert(o));
+    }
+  };
+  // The timer and the poll call the refresh of the latest render: its filters, not those of the
+  // render that set the timer (a search typed meanwhile would be merged under the old one's rows).
+  const latest = useRef(refresh);
+  latest.current = refresh;
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  useEffect(() => () => clearTimeout(timer.current), []);
+
   useLive(true, streamable(session), {
+    // A burst of events (an import, a route of 30 stops) makes one refresh, not one per order.
     order: (id) => {
-      client.GET('/v1/orders/{id}', { params: { path: { id } } }).then(({ data }) => data && upsert(data));
+      changed.current.add(id);
+      clearTimeout(timer.current);
+      timer.current = setTimeout(() => void latest.current(), 250);
     },
-    poll: async () => {
-      // Without a stream: the newest page, merged, shows new and changed orders without a reload.
-      const { data } = await client.GET('/v1/orders', { params: { query: { ...query(), limit: 50 } } });
-      if (!data) return;
-      setOrders((prev) => {
-        const fresh = new Map(data.data.map((o) => [o.id, o]));
-        const kept = prev.filter((p) => !fresh.has(p.id));
-        return [...kept, ...data.data].sort(byNewest);
-      });
-    },
+    // Without a stream: the same, every few seconds.
+    poll: () => void latest.current(),
   });
 
-  const shown = useMemo(() => orders.filter((o) => matches(o, filters)), [orders, filters]);
-  const counts = useMemo(() => {
-    const c = new Map<string, number>();
-    for (const o of orders) c.set(o.status, (c.get(o.status) ?? 0) + 1);
-    return c;
-  }, [orders]);
-
+  const shown = orders;
   const first = Math.max(0, Math.floor(scrollTop / ROW) - 5);
   const last = Math.min(shown.length, Math.ceil((scrollTop + height) / ROW) + 5);
 
@@ -183,54 +209,9 @@ export function Board() {
     <section className="board" aria-labelledby="board-title">
       <div className="board-head">
         <h1 id="board-title">Orders</h1>
-        <form className="filters" aria-label="Filter orders" onSubmit={(e) => e.preventDefault()}>
-          <div className="ctl">
-            <label htmlFor="f-status">Status</label>
-            <select
-              id="f-status"
-              value={filters.status}
-              onChange={(e) => setFilters({ ...filters, status: e.target.value as OrderStatus })}
-            >
-              <option value="">All</option>
-              {STATUSES.map((s) => (
-                <option key={s} value={s}>
-                  {STATUS_LABEL[s]}
-                </option>
-              ))}
-            </select>
-          </div>
-          {isDispatch && (
-            <div className="ctl">
-              <label htmlFor="f-account">Account</label>
-              <input
-                id="f-account"
-                value={filters.account}
-                placeholder="acct_…"
-                onChange={(e) => setFilters({ ...filters, account: e.target.value })}
-              />
-            </div>
-          )}
-          <div className="ctl">
-            <label htmlFor="f-search">Search</label>
-            <input
-              id="f-search"
-              type="search"
-              value={filters.search}
-              placeholder="Tracking code, external id, customer"
-              onChange={(e) => setFilters({ ...filters, search: e.target.value })}
-            />
-          </div>
-        </form>
+        <BoardFilters filters={filters} onChange={setFilters} isDispatch={isDispatch} error={error} />
       </div>
-      <ul className="counts" aria-label={`Orders per status, over the ${orders.length} loaded`}>
-        {STATUSES.filter((s) => counts.get(s)).map((s) => (
-          <li key={s}>
-            <button type="button" className={`badge s-${s}`} onClick={() => setFilters({ ...filters, status: s })}>
-              {STATUS_LABEL[s]} <b>{counts.get(s)}</b>
-            </button>
-          </li>
-        ))}
-      </ul>
+      <BoardCounts counts={counts} status={filters.status} onStatus={(status) => setFilters({ ...filters, status })} />
       {isDispatch && selected.size > 0 && (
         <section className="bulk" aria-label="Selected orders">
           <span>{selected.size} selected</span>
@@ -253,7 +234,7 @@ export function Board() {
           {note}
         </p>
       )}
-      <ErrorNote error={error} />
+      <ErrorNote error={fieldOf(error) ? null : error} />
       {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must take focus to scroll by keyboard */}
       <section className="vlist" ref={list} onScroll={onScroll} tabIndex={0} aria-label="Orders list">
         {/* Only the rows in view are in the page (virtualised); aria-setsize/posinset give the whole list. */}
@@ -294,7 +275,9 @@ export function Board() {
                   </small>
                 </span>
                 <span className="courier">{o.courier?.name ?? <span className="muted">Unassigned</span>}</span>
-                <span className="time">{when(o.created_at)}</span>
+                <span className="time">
+                  {o.requested_date ? `Due ${when(o.requested_date)}` : `Created ${when(o.created_at)}`}
+                </span>
                 <span>
                   <StatusBadge status={o.status} />
                 </span>
@@ -305,7 +288,8 @@ export function Board() {
         {!loading && shown.length === 0 && <p className="muted empty">No orders match.</p>}
       </section>
       <p className="muted small" aria-live="polite">
-        {orders.length} loaded{more ? ' · scroll for more' : ''}
+        {orders.length} loaded{counts ? ` of ${counts.counts[filters.status] ?? counts.total}` : ''}
+        {more ? ' · scroll for more' : ''}
         {loading ? ' · loading…' : ''}
       </p>
     </section>
