@@ -15,6 +15,7 @@ import { planningRoutes } from './features/planning/routes.js';
 import { streamHooks, streamRoutes } from './features/stream/routes.js';
 import { publicTrackingRoutes } from './features/tracking/public-routes.js';
 import { trackingRoutes } from './features/tracking/routes.js';
+import { webhookOpsRoutes } from './features/webhooks/ops-routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
 import { API_VERSION } from './shared/config.js';
@@ -176,6 +177,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       await v1.register(async (files) => filesRoutes(files, ctx));
       await v1.register(async (imports) => importsRoutes(imports, ctx));
       webhooksRoutes(v1, ctx);
+      webhookOpsRoutes(v1, ctx);
       eventsRoutes(v1, ctx);
       streamRoutes(v1, ctx);
       peopleRoutes(v1, ctx);

@@ -475,8 +475,32 @@ export const ENDPOINTS: Endpoint[] = [
     body: 'none',
     ok: 200,
     auth: 'key',
-    query: [...LIST_QUERY, ['starting_after=we_nope', 'starting_after', 'parameter_invalid']],
-    okQueries: ['', 'limit=100'],
+    query: [
+      ...LIST_QUERY,
+      ['starting_after=we_nope', 'starting_after', 'parameter_invalid'],
+      ['status=paused', 'status', 'parameter_invalid'],
+      // The merchant's key: only the carrier narrows by account.
+      ['account=acct_x', 'account', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'status=disabled'],
+  },
+  {
+    route: 'GET /v1/webhook_deliveries',
+    name: 'list failed webhook deliveries',
+    method: 'GET',
+    // status is required (failed is the one value so far); the corpus adds its cases after it.
+    path: () => '/v1/webhook_deliveries?status=failed',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [
+      ...LIST_QUERY,
+      ['starting_after=del_nope', 'starting_after', 'parameter_invalid'],
+      ['status=pending', 'status', 'parameter_invalid'],
+      ['endpoint=', 'endpoint', 'parameter_invalid'],
+      ['account=acct_x', 'account', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'endpoint=we_nope'],
   },
   ...(['GET', 'PATCH', 'DELETE'] as const).map(
     (method): Endpoint => ({

@@ -20,10 +20,14 @@ import { orderIn, tinyPng, upload } from './lifecycle-helpers.js';
  * Objects are real, made through the API; each operation is driven from the corpus table.
  */
 
-type Kind = 'mover' | 'merchant' | 'reader';
+type Kind = 'mover' | 'merchant' | 'reader' | 'webhookReader';
 
-/** DESIGN §1: who may call what. Movers: operators and sandbox test keys. Merchant: secret keys only. */
+/**
+ * DESIGN §1: who may call what. Movers: operators and sandbox test keys. Merchant: secret keys only.
+ * Webhook readers: the merchant's own, and the carrier's across accounts (the Exceptions page, §8).
+ */
 function kindOf(ep: Endpoint): Kind {
+  if (/^GET \/v1\/(webhook_endpoints(\/\{id\})?|webhook_deliveries)$/.test(ep.route)) return 'webhookReader';
   if (/\/(webhook_endpoints|events|order_imports)/.test(ep.route)) return 'merchant';
   if (ep.route === 'GET /v1/files/{id}') return 'reader';
   return 'mover';
@@ -33,7 +37,6 @@ const ORDERS_API = new Set([
   'POST /v1/orders',
   'POST /v1/orders/quote',
   'GET /v1/orders',
-  'GET /v1/orders/counts',
   'GET /v1/orders/{id}',
   'GET /v1/orders/{id}/tracking',
   'GET /v1/orders/{id}/proof',
@@ -129,7 +132,8 @@ describeEach('isolation matrix', (engine) => {
 
   it('covers every authenticated operation outside the orders API', () => {
     expect(OPS.length).toBeGreaterThanOrEqual(30);
-    expect(OPS.map(kindOf).filter((k) => k === 'merchant')).toHaveLength(17);
+    expect(OPS.map(kindOf).filter((k) => k === 'merchant')).toHaveLength(15);
+    expect(OPS.map(kindOf).filter((k) => k === 'webhookReader')).toHaveLength(3);
   });
 
   for (const ep of OPS) {
@@ -192,8 +196,8 @@ describeEach('isolation matrix', (engine) => {
           [keys.opLive, aTestObjects, kind === 'merchant' ? 403 : 200],
           [a.test, liveObjects, 200],
         ];
-        if (kind === 'merchant') lists.push([a.live, aTestObjects, 200], [b.live, liveObjects, 200]);
-        else lists.push([keys.opTest, liveObjects, 200]);
+        if (kind !== 'mover') lists.push([a.live, aTestObjects, 200], [b.live, liveObjects, 200]);
+        if (kind !== 'merchant') lists.push([keys.opTest, liveObjects, 200]);
         for (const [key, f, status] of lists) {
           const res = await client(t.app, key)('GET', `${ep.path(f)}?limit=100`);
           expectStatus(res, status, key.slice(0, 8));

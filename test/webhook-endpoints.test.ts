@@ -235,7 +235,7 @@ describeEach('webhook endpoints API', (engine) => {
     expect((await call('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).status).toBe(422);
   });
 
-  it('keeps accounts and environments apart (404) and refuses operator keys (403)', async () => {
+  it('keeps accounts and environments apart (404) and refuses operator keys every change (403)', async () => {
     const e = (await client(t.app, m.test)('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] })).body;
     for (const key of [other.test, m.live]) {
       const call = client(t.app, key);
@@ -258,8 +258,12 @@ describeEach('webhook endpoints API', (engine) => {
     const created = await op('POST', '/v1/webhook_endpoints', { url: PUBLIC, events: ['*'] });
     expect(created.status).toBe(403);
     expect(created.body.error).toMatchObject({ type: 'permission_error', code: 'permission_denied' });
-    expect((await op('GET', '/v1/webhook_endpoints')).status).toBe(403);
-    expect((await op('GET', `/v1/webhook_endpoints/${e.id}`)).status).toBe(403);
+    // The carrier reads every account's endpoints (test/webhook-ops.test.ts) but changes none.
+    expect((await op('GET', '/v1/webhook_endpoints?limit=100')).body.data.map((x: { id: string }) => x.id)).toContain(
+      e.id,
+    );
+    expect((await op('GET', `/v1/webhook_endpoints/${e.id}`)).status).toBe(200);
+    expect((await op('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' })).status).toBe(403);
     expect((await op('GET', '/v1/events')).status).toBe(403);
     expect((await client(t.app)('GET', '/v1/webhook_endpoints')).status).toBe(401);
     expect(

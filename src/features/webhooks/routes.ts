@@ -1,9 +1,11 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { requireMerchant } from '../../shared/auth.js';
+import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
+import { EndpointListQuery } from './ops-schemas.js';
+import * as reads from './ops-service.js';
 import {
   AttemptList,
   AttemptQuery,
@@ -17,16 +19,13 @@ import {
 } from './schemas.js';
 import * as service from './service.js';
 
-const ListQuery = Type.Object(
-  {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: Type.Optional(Type.String({ maxLength: 100 })),
-  },
-  { additionalProperties: false },
-);
 const Empty = Type.Object({}, { additionalProperties: false });
 
-/** Webhook endpoints and the event log: merchant keys only, each sees its own account and environment. */
+/**
+ * Webhook endpoints: merchants (secret keys, merchant users) manage their own account's. The carrier
+ * (operator keys, admins, dispatchers) may only read them, every account's of its environment
+ * (ops-service.ts), to see disabled endpoints; it changes none.
+ */
 export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Webhooks'];
@@ -56,12 +55,12 @@ export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
       schema: {
         tags,
         operationId: 'listWebhookEndpoints',
-        summary: 'List webhook endpoints, newest first',
-        querystring: ListQuery,
+        summary: 'List webhook endpoints, newest first (the carrier: across accounts)',
+        querystring: EndpointListQuery,
         response: { 200: EndpointList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => service.listEndpoints(ctx, owner(req), req.query),
+    async (req) => reads.listEndpoints(ctx, scopeOf(req, { courier: false }), req.query),
   );
 
   r.get(
@@ -75,7 +74,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: Endpoint, ...errorResponses(401, 403, 404) },
       },
     },
-    async (req) => service.getEndpoint(ctx, owner(req), req.params.id),
+    async (req) => reads.getEndpoint(ctx, scopeOf(req, { courier: false }), req.params.id),
   );
 
   r.patch(

@@ -52,6 +52,7 @@ export const Endpoint = Type.Object(
   {
     id: Type.String({ examples: ['we_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
     object: Type.Literal('webhook_endpoint'),
+    account: Type.String({ description: 'The merchant account it belongs to (acct_…)' }),
     url: Type.String(),
     events: Type.Array(Type.String()),
     description: Nullable(Type.String()),

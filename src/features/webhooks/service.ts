@@ -20,6 +20,7 @@ export function presentEndpoint(e: repo.EndpointRow, secret?: string) {
   return {
     id: e.id,
     object: 'webhook_endpoint' as const,
+    account: e.account_id,
     url: e.url,
     events: e.events,
     description: e.description,
@@ -116,36 +117,6 @@ export async function createEndpoint(ctx: AppContext, owner: repo.Owner, body: E
     );
   }
   return presentEndpoint(row, row.secret);
-}
-
-export async function getEndpoint(ctx: AppContext, owner: repo.Owner, id: string) {
-  return presentEndpoint(await endpointOrThrow(ctx, owner, id));
-}
-
-export async function listEndpoints(
-  ctx: AppContext,
-  owner: repo.Owner,
-  q: { limit?: number; starting_after?: string },
-) {
-  const limit = q.limit ?? 20;
-  let after: repo.Cursor | undefined;
-  if (q.starting_after !== undefined) {
-    const c = await repo.findEndpoint(ctx.db, owner, q.starting_after);
-    if (!c) {
-      throw new ApiError(
-        'parameter_invalid',
-        `Invalid starting_after: no such webhook endpoint '${q.starting_after}'.`,
-        'starting_after',
-      );
-    }
-    after = c;
-  }
-  const rows = await repo.listEndpoints(ctx.db, owner, after, limit);
-  return {
-    object: 'list' as const,
-    data: rows.slice(0, limit).map((r) => presentEndpoint(r)),
-    has_more: rows.length > limit,
-  };
 }
 
 export async function updateEndpoint(
