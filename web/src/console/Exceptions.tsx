@@ -1,4 +1,5 @@
 import { money, type Order, unwrap, when } from '../shared/api';
+import { WebhookExceptions } from './exceptions/WebhookExceptions';
 import { useSession } from './session';
 import { ErrorNote, StatusBadge, useLoad } from './ui';
 
@@ -76,8 +77,9 @@ function OrderTable({
 }
 
 /**
- * DESIGN §8 "Exceptions": what needs a person. Each list is one server-side filter of
- * GET /v1/orders (status=failed, cod_status=short|over) in the session's environment.
+ * DESIGN §8 "Exceptions": what needs a person. The order lists are server-side filters of
+ * GET /v1/orders (status=failed, cod_status=short|over); the webhook lists are the carrier's
+ * read-only view of failed deliveries and disabled endpoints; all in the session's environment.
  */
 export default function Exceptions() {
   return (
@@ -106,14 +108,7 @@ export default function Exceptions() {
         empty="No over collections."
         detail={(o) => `to collect ${money(o.cash_on_delivery, o.currency)}`}
       />
-      <section aria-labelledby="exc-webhooks" className="exceptions-group">
-        <h2 id="exc-webhooks">Webhooks</h2>
-        <p className="muted">
-          Failed webhook deliveries and disabled endpoints belong to each merchant: the events and endpoints APIs answer
-          only the account&rsquo;s own keys and users, so they are listed on the merchant&rsquo;s Webhooks page, with a
-          redeliver button per event.
-        </p>
-      </section>
+      <WebhookExceptions />
     </section>
   );
 }

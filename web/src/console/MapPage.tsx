@@ -1,16 +1,25 @@
-import { useEffect, useRef, useState } from 'react';
-import { type Courier, type Order, STATUS_COLOR, STATUS_LABEL, TERMINAL, unwrap } from '../shared/api';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { type Order, STATUS_COLOR, STATUS_LABEL } from '../shared/api';
+import { allowedMoves } from '../shared/transitions';
 import { createMap, L } from './leaflet-map';
 import { streamable, useLive } from './live';
+import { assignOrders } from './map/assign';
+import { enableBoxSelect } from './map/box-select';
+import { positionOf, useMapData } from './map/map-data';
+import { OrderPicker } from './map/OrderPicker';
+import './map/map-page.css';
 import { useSession } from './session';
 import { ErrorNote } from './ui';
 
-interface RouteLine {
-  id: string;
-  courier: string;
-  points: [number, number][];
-}
+/** The transition table decides, as on the board: a move the API would refuse is never offered. */
+const assignable = (o: Order) => allowedMoves(o.status).includes('assign');
 
+/**
+ * DESIGN §8 "Live map": couriers at their last position, active orders at their delivery points
+ * coloured by status, routes as lines. Orders are selected by clicking their markers, by a Shift +
+ * drag box, or in the list beside the map (the keyboard's way), and assigned to a courier with the
+ * board's operation, POST /v1/orders/{id}/assign.
+ */
 export default function MapPage() {
   const session = useSession();
   const { client } = session;
@@ -18,10 +27,35 @@ export default function MapPage() {
   const map = useRef<L.Map | null>(null);
   const layers = useRef<{ orders: L.LayerGroup; couriers: L.LayerGroup; routes: L.LayerGroup } | null>(null);
   const courierMarkers = useRef(new Map<string, L.CircleMarker>());
-  const [orders, setOrders] = useState<Order[]>([]);
-  const [couriers, setCouriers] = useState<Courier[]>([]);
-  const [routes, setRoutes] = useState<RouteLine[]>([]);
-  const [error, setError] = useState<unknown>(null);
+  const orderMarkers = useRef(new Map<string, L.CircleMarker>());
+  const fitted = useRef(false);
+  const { orders, couriers, routes, error, load, refreshCouriers } = useMapData(client);
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [assignTo, setAssignTo] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [note, setNote] = useState('');
+  const [failures, setFailures] = useState<{ id: string; message: string }[]>([]);
+  const ordersRef = useRef(orders);
+  ordersRef.current = orders;
+
+  const toggle = useCallback((id: string, on: boolean) => {
+    setSelected((prev) => {
+      const next = new Set(prev);
+      if (on) next.add(id);
+      else next.delete(id);
+      return next;
+    });
+  }, []);
+
+  /** Adds every assignable order inside `bounds` to the selection (box and "in view"). */
+  const selectWithin = useCallback((bounds: L.LatLngBounds) => {
+    const inside = ordersRef.current.filter((o) => {
+      const p = positionOf(o);
+      return p && assignable(o) && bounds.contains(p);
+    });
+    setSelected((prev) => new Set([...prev, ...inside.map((o) => o.id)]));
+    setNote(inside.length ? '' : 'No assignable order there.');
+  }, []);
 
   useEffect(() => {
     if (!el.current) return;
@@ -32,56 +66,28 @@ export default function MapPage() {
       orders: L.layerGroup().addTo(m),
       couriers: L.layerGroup().addTo(m),
     };
+    const offBox = enableBoxSelect(m, selectWithin);
+    // The side panel can change the map's width (a narrow window stacks them): Leaflet must know.
+    const ro = new ResizeObserver(() => m.invalidateSize());
+    ro.observe(el.current);
     return () => {
+      ro.disconnect();
+      offBox();
       m.remove();
       map.current = null;
     };
-  }, []);
-
-  async function load() {
-    try {
-      // The active orders (three pages at most: the map is for what is moving today).
-      const active: Order[] = [];
-      let after: string | undefined;
-      for (let i = 0; i < 3; i++) {
-        const page = await unwrap(
-          client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
-        );
-        active.push(...page.data.filter((o) => !TERMINAL.includes(o.status)));
-        if (!page.has_more) break;
-        after = page.data[page.data.length - 1]?.id;
-      }
-      setOrders(active);
-      const cs = await unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } }));
-      setCouriers(cs.data);
-      const byId = new Map(active.map((o) => [o.id, o]));
-      const routeIds = [...new Set(active.map((o) => o.route).filter((r): r is string => !!r))].slice(0, 50);
-      const lines: RouteLine[] = [];
-      for (const id of routeIds) {
-        const { data } = await client.GET('/v1/routes/{id}', { params: { path: { id } } });
-        if (!data) continue;
-        const points = data.stops
-          .map((s) => byId.get(s.order)?.delivery_address)
-          .filter((a) => a && typeof a.lat === 'number' && typeof a.lng === 'number')
-          .map((a) => [a!.lat!, a!.lng!] as [number, number]);
-        lines.push({ id, courier: data.courier.name, points });
-      }
-      setRoutes(lines);
-      setError(null);
-    } catch (e) {
-      setError(e);
-    }
-  }
-
-  async function refreshCouriers() {
-    const { data } = await client.GET('/v1/couriers', { params: { query: { limit: 100 } } });
-    if (data) setCouriers(data.data);
-  }
+  }, [selectWithin]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per mount
   useEffect(() => {
     void load();
   }, []);
+
+  // A selected order that moved on (assigned elsewhere, picked up, cancelled) leaves the selection.
+  useEffect(() => {
+    const still = new Set(orders.filter(assignable).map((o) => o.id));
+    setSelected((prev) => (prev.size === 0 ? prev : new Set([...prev].filter((id) => still.has(id)))));
+  }, [orders]);
 
   useLive(
     true,
@@ -100,6 +106,28 @@ export default function MapPage() {
     5000,
   );
 
+  async function assign() {
+    const ids = orders.filter((o) => selected.has(o.id)).map((o) => o.id);
+    if (!assignTo || ids.length === 0) return;
+    setBusy(true);
+    setFailures([]);
+    setNote('');
+    try {
+      const out = await assignOrders(client, ids, assignTo);
+      const name = couriers.find((c) => c.id === assignTo)?.name ?? assignTo;
+      setNote(`Assigned ${out.assigned.length} of ${ids.length} to ${name}.`);
+      setFailures(out.failed);
+      setSelected(new Set(out.failed.map((f) => f.id)));
+      await load();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  function selectInView() {
+    if (map.current) selectWithin(map.current.getBounds());
+  }
+
   useEffect(() => {
     const l = layers.current;
     if (!l || !map.current) return;
@@ -107,26 +135,41 @@ export default function MapPage() {
     l.routes.clearLayers();
     l.couriers.clearLayers();
     courierMarkers.current.clear();
+    orderMarkers.current.clear();
     const bounds: [number, number][] = [];
     for (const r of routes) {
       if (r.points.length > 1)
         L.polyline(r.points, { color: '#0b5fff', weight: 3, opacity: 0.7 }).bindTooltip(r.courier).addTo(l.routes);
     }
     for (const o of orders) {
-      const { lat, lng } = o.delivery_address;
-      if (typeof lat !== 'number' || typeof lng !== 'number') continue;
-      bounds.push([lat, lng]);
-      L.circleMarker([lat, lng], {
+      const pos = positionOf(o);
+      if (!pos) continue;
+      bounds.push(pos);
+      const can = assignable(o);
+      const m = L.circleMarker(pos, {
         radius: 7,
         color: '#fff',
         weight: 2,
         fillColor: STATUS_COLOR[o.status],
         fillOpacity: 1,
       })
-        .bindPopup(
-          `<strong>${escapeHtml(o.customer.name)}</strong><br>${STATUS_LABEL[o.status]}<br><a href="#/orders/${o.id}">Open ${o.tracking_code}</a>`,
-        )
+        .bindTooltip(`${escapeHtml(o.customer.name)} · ${escapeHtml(o.tracking_code)}<br>${STATUS_LABEL[o.status]}`)
+        .on('click', () => {
+          if (!can)
+            return setNote(`${o.tracking_code} is ${STATUS_LABEL[o.status].toLowerCase()}: it cannot be assigned.`);
+          setSelected((prev) => {
+            const next = new Set(prev);
+            if (next.has(o.id)) next.delete(o.id);
+            else next.add(o.id);
+            return next;
+          });
+        })
         .addTo(l.orders);
+      const path = m.getElement();
+      path?.setAttribute('role', 'img');
+      path?.setAttribute('data-order', o.id);
+      path?.setAttribute('aria-label', `Order ${o.tracking_code}, ${o.customer.name}, ${STATUS_LABEL[o.status]}`);
+      orderMarkers.current.set(o.id, m);
     }
     for (const c of couriers) {
       if (!c.location) continue;
@@ -134,6 +177,8 @@ export default function MapPage() {
       bounds.push(pos);
       const m = L.circleMarker(pos, { radius: 10, color: '#111', weight: 3, fillColor: '#facc15', fillOpacity: 1 })
         .bindTooltip(c.name, { permanent: true, direction: 'top', offset: [0, -10] })
+        // Clicking a courier picks it as the one to assign to.
+        .on('click', () => c.status === 'active' && setAssignTo(c.id))
         .addTo(l.couriers);
       const path = m.getElement();
       path?.setAttribute('role', 'img');
@@ -142,14 +187,62 @@ export default function MapPage() {
       markCourier(m);
       courierMarkers.current.set(c.id, m);
     }
-    if (bounds.length) map.current.fitBounds(bounds, { padding: [30, 30], maxZoom: 15 });
+    // Fit once: later updates (live moves, assignments) keep the view the dispatcher chose.
+    if (bounds.length && !fitted.current) {
+      map.current.fitBounds(bounds, { padding: [30, 30], maxZoom: 15, animate: false });
+      fitted.current = true;
+    }
   }, [orders, couriers, routes]);
+
+  // The selection is drawn on the markers: a thick dark ring, and data-selected for tests and tools.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: orders redraw the markers, which are restyled here
+  useEffect(() => {
+    for (const [id, m] of orderMarkers.current) {
+      const on = selected.has(id);
+      m.setStyle({ color: on ? '#111' : '#fff', weight: on ? 4 : 2 });
+      m.setRadius(on ? 9 : 7);
+      m.getElement()?.setAttribute('data-selected', String(on));
+      if (on) m.bringToFront();
+    }
+  }, [selected, orders]);
 
   return (
     <section className="map-page" aria-labelledby="map-title">
       <h1 id="map-title">Live map</h1>
       <ErrorNote error={error} />
-      <div className="map" ref={el} role="application" aria-label="Map of couriers, orders and routes" />
+      {note && (
+        <p className="note" role="status">
+          {note}
+        </p>
+      )}
+      {failures.length > 0 && (
+        <div className="error-note" role="alert">
+          Not assigned:
+          <ul className="map-failures">
+            {failures.map((f) => (
+              <li key={f.id}>
+                {orders.find((o) => o.id === f.id)?.tracking_code ?? f.id}: {f.message}
+              </li>
+            ))}
+          </ul>
+        </div>
+      )}
+      <div className="map-layout">
+        <div className="map" ref={el} role="application" aria-label="Map of couriers, orders and routes" />
+        <OrderPicker
+          orders={orders}
+          couriers={couriers}
+          selected={selected}
+          onToggle={toggle}
+          onSelectInView={selectInView}
+          onClear={() => setSelected(new Set())}
+          assignable={assignable}
+          assignTo={assignTo}
+          onAssignTo={setAssignTo}
+          onAssign={() => void assign()}
+          busy={busy}
+        />
+      </div>
       <ul className="legend" aria-label="Legend">
         <li>
           <span className="dot courier-dot" /> Courier ({couriers.filter((c) => c.location).length})

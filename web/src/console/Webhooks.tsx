@@ -1,7 +1,56 @@
-import { type FormEvent, useState } from 'react';
+import { type FormEvent, useEffect, useState } from 'react';
 import { unwrap, when } from '../shared/api';
 import { useSession } from './session';
 import { ErrorNote, errorsOf, Field, useLoad } from './ui';
+import { EventPicker } from './webhooks/EventPicker';
+import './webhooks/webhooks.css';
+
+/** An API error on `events[3]` belongs to the events list as a whole (the picker shows it). */
+function fieldErrors(err: unknown): Record<string, string> {
+  return Object.fromEntries(Object.entries(errorsOf(err)).map(([k, v]) => [k.startsWith('events') ? 'events' : k, v]));
+}
+
+/** DESIGN §8: a merchant edits which events an endpoint receives (PATCH /v1/webhook_endpoints/{id}). */
+function EndpointEvents({ id, events, onSaved }: { id: string; events: string[]; onSaved: () => Promise<unknown> }) {
+  const { client } = useSession();
+  const [draft, setDraft] = useState(events);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [saved, setSaved] = useState('');
+  const current = JSON.stringify(events);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the saved list changes
+  useEffect(() => setDraft(events), [current]);
+
+  async function save(e: FormEvent) {
+    e.preventDefault();
+    setErrors({});
+    setSaved('');
+    try {
+      await unwrap(client.PATCH('/v1/webhook_endpoints/{id}', { params: { path: { id } }, body: { events: draft } }));
+      setSaved('Events saved.');
+      await onSaved();
+    } catch (err) {
+      setErrors(fieldErrors(err));
+    }
+  }
+
+  return (
+    <form className="endpoint-events" onSubmit={save} aria-labelledby="ep-events" noValidate>
+      <h2 id="ep-events">Events</h2>
+      <EventPicker legend="Events sent to this endpoint" value={draft} onChange={setDraft} error={errors.events} />
+      {errors[''] && (
+        <p className="error-note" role="alert">
+          {errors['']}
+        </p>
+      )}
+      <div className="buttons">
+        <button type="submit" className="primary" disabled={JSON.stringify(draft) === current}>
+          Save events
+        </button>
+        {saved && <span role="status">{saved}</span>}
+      </div>
+    </form>
+  );
+}
 
 function Endpoint({ id }: { id: string }) {
   const { client } = useSession();
@@ -34,9 +83,13 @@ function Endpoint({ id }: { id: string }) {
       <p>
         <a href="#/webhooks">← Webhook endpoints</a>
       </p>
-      <h1 id="ep-title">{e.url}</h1>
+      <h1 id="ep-title" className="endpoint-title">
+        {e.url}
+      </h1>
       <p className="muted">
-        {e.id} · {e.status} · {e.events.join(', ')}
+        {e.id} · {e.status}
+        {e.status === 'disabled' && e.disabled_reason ? ` (${e.disabled_reason.replace(/_/g, ' ')})` : ''} ·{' '}
+        {e.events.join(', ')}
       </p>
       <div className="buttons">
         <button
@@ -83,6 +136,7 @@ function Endpoint({ id }: { id: string }) {
         </p>
       )}
       <ErrorNote error={error} />
+      <EndpointEvents id={id} events={e.events} onSaved={ep.reload} />
       <h2>Attempt log</h2>
       <table className="table">
         <thead>
@@ -136,7 +190,7 @@ export default function Webhooks({ id }: { id?: string }) {
   const { client } = useSession();
   const list = useLoad(() => unwrap(client.GET('/v1/webhook_endpoints', { params: { query: { limit: 100 } } })), []);
   const [url, setUrl] = useState('');
-  const [events, setEvents] = useState('*');
+  const [events, setEvents] = useState<string[]>(['*']);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState('');
   if (id) return <Endpoint id={id} />;
@@ -147,13 +201,7 @@ export default function Webhooks({ id }: { id?: string }) {
     try {
       const ep = await unwrap(
         client.POST('/v1/webhook_endpoints', {
-          body: {
-            url,
-            events: events
-              .split(',')
-              .map((s) => s.trim())
-              .filter(Boolean),
-          },
+          body: { url, events },
           headers: { 'Idempotency-Key': crypto.randomUUID() },
         }),
       );
@@ -161,9 +209,7 @@ export default function Webhooks({ id }: { id?: string }) {
       setUrl('');
       await list.reload();
     } catch (err) {
-      // events[0] and friends are shown next to the events field.
-      const errs = errorsOf(err);
-      setErrors(Object.fromEntries(Object.entries(errs).map(([k, v]) => [k.startsWith('events') ? 'events' : k, v])));
+      setErrors(fieldErrors(err));
     }
   }
 
@@ -181,13 +227,7 @@ export default function Webhooks({ id }: { id?: string }) {
           required
           placeholder="https://…"
         />
-        <Field
-          label="Events (comma-separated, * for all)"
-          name="events"
-          value={events}
-          onChange={setEvents}
-          errors={errors}
-        />
+        <EventPicker legend="Events" value={events} onChange={setEvents} error={errors.events} />
         {errors[''] && (
           <p className="error-note" role="alert">
             {errors['']}
