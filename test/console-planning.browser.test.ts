@@ -267,6 +267,117 @@ describeEach('console planning page in headless Chromium', (engine) => {
   );
 
   it.skipIf(!hasChromium)(
+    `edits the plan with the keyboard and by dragging, shows the warnings, then commits the edited routes${skipNote}`,
+    async () => {
+      const names = ['Edit Uno', 'Edit Dos', 'Edit Tres', 'Edit Cuatro', 'Edit Cinco'];
+      const spots = [at(0.011, 0.004), at(0.018, -0.006), at(-0.012, 0.011), at(-0.017, -0.009), at(0.004, 0.021)];
+      const idOf: Record<string, string> = {};
+      for (const [i, name] of names.entries()) idOf[name] = (await order(name, spots[i]!)).id;
+      const nameOf = Object.fromEntries(Object.entries(idOf).map(([n, id]) => [id, n]));
+      // Tall enough that a drag's source and target are both on screen (the drag does not scroll).
+      const { page, cspErrors } = await signedInPage(1280, 1800);
+      await optimize(page, '1');
+      await page.getByRole('heading', { name: 'Proposed routes' }).waitFor({ timeout: 30_000 });
+      const planId = await planIdOf(page);
+      const read = async () => (await op('GET', `/v1/route_plans/${planId}`)).body;
+      const courierName = { [carla.id]: 'Carla Ruta', [diego.id]: 'Diego Ruta' };
+      const stopsOf = (p: { routes: PlanRoute[] }, courier: string) =>
+        (p.routes.find((r) => r.courier_id === courier)?.stops ?? []).map((s) => nameOf[s.order_id] ?? s.order_id);
+      const idle = () => page.locator('.plan-routes[aria-busy="false"]').waitFor();
+      // Four packages each, five one-package orders: both couriers have a route.
+      const first = await read();
+      const [big, small] = [carla.id, diego.id].sort((a, b) => stopsOf(first, b).length - stopsOf(first, a).length);
+      const bigName = courierName[big!]!;
+      const bigStops = stopsOf(first, big!);
+      const smallStops = stopsOf(first, small!);
+      expect(bigStops.length + smallStops.length).toBe(5);
+      expect(bigStops.length).toBeGreaterThanOrEqual(3);
+
+      // Keyboard: the first stop of the longer route one place down.
+      await page.getByRole('button', { name: `Move ${bigStops[0]} down`, exact: true }).press('Enter');
+      const swapped = [bigStops[1], bigStops[0], ...bigStops.slice(2)];
+      await expect.poll(async () => stopsOf(await read(), big!)).toEqual(swapped);
+      await idle();
+      const shown = page.getByRole('list', { name: `Stops of ${bigName}` }).getByRole('listitem');
+      await expect.poll(() => shown.allTextContents()).toEqual(swapped.map((n) => expect.stringContaining(n)));
+      // The focus stays with the stop that moved.
+      await expect
+        .poll(() => page.evaluate<string | null>('document.activeElement?.getAttribute("aria-label") ?? null'))
+        .toContain(bigStops[0]);
+
+      // Keyboard: every stop of the other courier onto the longer route, with the select and Move.
+      for (const name of smallStops) {
+        await page.getByRole('combobox', { name: `Move ${name} to` }).selectOption({ label: bigName });
+        await page.getByRole('button', { name: `Move ${name}`, exact: true }).press('Enter');
+        await expect.poll(async () => stopsOf(await read(), big!)).toContain(name);
+        await idle();
+      }
+      const all = [...swapped, ...smallStops];
+      expect(stopsOf(await read(), big!)).toEqual(all);
+      // Five packages for four: the server marks the stop that does not fit, the page shows it and
+      // the commit becomes a deliberate "Commit anyway".
+      const last = all[4]!;
+      const lastItem = shown.filter({ hasText: last });
+      await expect(lastItem.locator('.violation').textContent()).resolves.toMatch(/Warning: Does not fit.*5 packages/);
+      await page.getByText(/1 warning:/).waitFor();
+      await page.getByRole('button', { name: 'Commit anyway' }).waitFor();
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-planning-edit.png') });
+      await expect(
+        page
+          .getByRole('list', { name: `Stops of ${courierName[small!]}` })
+          .getByRole('listitem')
+          .count(),
+      ).resolves.toBe(0);
+
+      // Drag: the last stop onto "Not planned"; then from there onto the other courier's empty route.
+      // From the stop's number (its handle), as a hand would.
+      await lastItem.dragTo(page.locator('.plan-unassigned'), { sourcePosition: { x: 8, y: 12 } });
+      await expect
+        .poll(async () => (await read()).unassigned)
+        .toContainEqual({ order_id: idOf[last], reason: 'manual' });
+      await idle();
+      await expect(page.getByRole('list', { name: 'Orders not planned' }).textContent()).resolves.toContain(`${last}`);
+      await page.getByRole('button', { name: 'Commit', exact: true }).waitFor();
+      const smallList = page.getByRole('list', { name: `Stops of ${courierName[small!]}` });
+      await page
+        .getByRole('list', { name: 'Orders not planned' })
+        .locator('li', { hasText: last })
+        .dragTo(smallList, { sourcePosition: { x: 6, y: 10 } });
+      await expect.poll(async () => stopsOf(await read(), small!)).toEqual([last]);
+      await idle();
+      // The recomputed time is the one shown.
+      const edited = await read();
+      expect(edited.totals.violations).toBe(0);
+      const arrival = edited.routes.find((r: PlanRoute & { stops: { arrival_at: string }[] }) => r.courier_id === small)
+        .stops[0].arrival_at as string;
+      const hhmm = new Intl.DateTimeFormat('en-GB', {
+        timeZone: 'America/Lima',
+        hour: '2-digit',
+        minute: '2-digit',
+        hourCycle: 'h23',
+      }).format(new Date(arrival));
+      await expect(smallList.getByRole('listitem').textContent()).resolves.toContain(`Arrives ${hhmm}`);
+
+      await page.getByRole('button', { name: 'Commit', exact: true }).click();
+      await page.getByText(/Committed: 2 routes created/).waitFor();
+      const committed = await read();
+      const want: Record<string, string[]> = { [big!]: all.slice(0, 4), [small!]: [last] };
+      expect(committed.route_ids).toHaveLength(2);
+      for (const rid of committed.route_ids) {
+        const route = (await op('GET', `/v1/routes/${rid}`)).body;
+        expect(route.stops.map((s: { order: string }) => nameOf[s.order])).toEqual(want[route.courier.id]);
+        for (const s of route.stops as { order: string }[]) {
+          const o = (await op('GET', `/v1/orders/${s.order}`)).body;
+          expect([o.status, o.courier?.id, o.route]).toEqual(['assigned', route.courier.id, rid]);
+        }
+      }
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+    90_000,
+  );
+
+  it.skipIf(!hasChromium)(
     `lets an admin create an environment's first depot, with the API's error next to its field${skipNote}`,
     async () => {
       const { page, cspErrors } = await signedInPage(360, 740, 'admin');

@@ -12,8 +12,9 @@ import { useSession } from './session';
 import { ErrorNote, errorsOf } from './ui';
 
 /**
- * Route planning (#/planning, #/planning/rplan_…): pick a date, a depot and couriers, optimize, then
- * commit the proposed routes. This page holds the state; planning/ has its data, form, result and map.
+ * Route planning (#/planning, #/planning/rplan_…): pick a date, a depot and couriers, optimize, move
+ * stops if need be, then commit the proposed routes. This page holds the state; planning/ has its
+ * data, form, result (PlanRoutes: the routes and their editing) and map.
  */
 
 export default function Planning({ id }: { id?: string }) {
@@ -158,13 +159,17 @@ export default function Planning({ id }: { id?: string }) {
     await optimize();
   }
 
-  async function commit() {
+  /** `force`: the dispatcher saw the warnings an edit left and commits anyway. */
+  async function commit(force: boolean) {
     if (!plan) return;
     setCommitting(true);
     setCommitError(null);
     try {
       const p = await unwrap(
-        client.POST('/v1/route_plans/{id}/commit', { params: { path: { id: plan.id } }, body: {} }),
+        client.POST('/v1/route_plans/{id}/commit', {
+          params: { path: { id: plan.id } },
+          body: force ? { force: true } : {},
+        }),
       );
       setPlan(p);
       void loadOrders();
@@ -256,7 +261,6 @@ export default function Planning({ id }: { id?: string }) {
             resultRef={resultRef}
             commitNoteRef={commitNoteRef}
             routes={routes}
-            unassigned={unassigned}
             known={known}
             couriers={couriers}
             tz={tz}
@@ -265,6 +269,7 @@ export default function Planning({ id }: { id?: string }) {
             starting={starting}
             commit={commit}
             planAgain={planAgain}
+            setPlan={setPlan}
           />
 
           {!(plan?.status === 'succeeded') && (

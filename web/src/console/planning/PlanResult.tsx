@@ -1,10 +1,12 @@
 import type { RefObject } from 'react';
 import { ApiFailure, type Courier, type Order } from '../../shared/api';
-import { clock, type PlanRoute, REASON, ROUTE_COLORS, type RoutePlan } from './common';
+import type { PlanRoute, RoutePlan } from './common';
+import { PlanRoutes } from './PlanRoutes';
 
 /**
  * A plan as it runs and once it is in: the progress bar, its state for screen readers, the failure,
- * or the proposed routes with the Commit button and, when a commit finds orders changed, which ones.
+ * or the proposed routes (PlanRoutes, where they are edited) with the Commit button, a warning when
+ * an edit broke constraints, and, when a commit finds orders changed, which ones.
  */
 export function PlanResult({
   uid,
@@ -14,7 +16,6 @@ export function PlanResult({
   resultRef,
   commitNoteRef,
   routes,
-  unassigned,
   known,
   couriers,
   tz,
@@ -23,6 +24,7 @@ export function PlanResult({
   starting,
   commit,
   planAgain,
+  setPlan,
 }: {
   uid: string;
   plan: RoutePlan | null;
@@ -31,17 +33,17 @@ export function PlanResult({
   resultRef: RefObject<HTMLHeadingElement | null>;
   commitNoteRef: RefObject<HTMLParagraphElement | null>;
   routes: PlanRoute[];
-  unassigned: NonNullable<RoutePlan['unassigned']>;
   known: Map<string, Order>;
   couriers: Courier[] | null;
   tz: string;
   committing: boolean;
   commitError: ApiFailure | Error | null;
   starting: boolean;
-  commit: () => Promise<void>;
+  commit: (force: boolean) => Promise<void>;
   planAgain: () => Promise<void>;
+  setPlan: (p: RoutePlan) => void;
 }) {
-  const courierName = (cid: string) => couriers?.find((c) => c.id === cid)?.name ?? cid;
+  const warnings = plan?.totals?.violations ?? 0;
   const pct = plan ? Math.round(plan.progress * 100) : 0;
   const stale = commitError instanceof ApiFailure && commitError.code === 'plan_stale';
   const orderLabel = (oid: string) => {
@@ -106,17 +108,25 @@ export function PlanResult({
           ) : (
             <>
               <p className="muted small">
-                The plan is committed as proposed: the API takes no edits, so stops cannot be moved here. To change it,
-                pick other couriers or settings and optimize again.
+                Drag a stop to reorder its route, onto another courier to move it, or onto Not planned to leave it out;
+                or use its arrows and Move. Times and loads are worked out again after each change.
               </p>
+              {warnings > 0 && (
+                <p className="warning-note">
+                  <strong>
+                    {warnings} {warnings === 1 ? 'warning' : 'warnings'}:
+                  </strong>{' '}
+                  some stops break a time window, a capacity or a shift (see under them). Move them, or commit anyway.
+                </p>
+              )}
               <div className="buttons">
                 <button
                   type="button"
                   className="primary"
-                  onClick={() => void commit()}
+                  onClick={() => void commit(warnings > 0)}
                   disabled={committing || routes.length === 0}
                 >
-                  {committing ? 'Committing…' : 'Commit'}
+                  {committing ? 'Committing…' : warnings > 0 ? 'Commit anyway' : 'Commit'}
                 </button>
               </div>
             </>
@@ -147,61 +157,7 @@ export function PlanResult({
           )}
 
           {routes.length === 0 && <p className="muted">No route: no order could be planned.</p>}
-          {routes.map((r, i) => {
-            const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
-            const hid = `${uid}-route-${i}`;
-            return (
-              <section key={r.courier_id} className="plan-route" aria-labelledby={hid}>
-                <h3 id={hid}>
-                  <span className="swatch" style={{ background: color }} aria-hidden="true" />
-                  {courierName(r.courier_id)}
-                </h3>
-                <p className="muted small">
-                  {r.stops.length} {r.stops.length === 1 ? 'stop' : 'stops'} · leaves {clock(r.start_at, tz)} · back{' '}
-                  {clock(r.end_at, tz)} · {r.distance_km.toFixed(1)} km · {Math.round(r.duration_min)} min
-                </p>
-                <ol className="stops" aria-label={`Stops of ${courierName(r.courier_id)}`}>
-                  {r.stops.map((s, k) => {
-                    const o = known.get(s.order_id);
-                    return (
-                      <li key={s.order_id}>
-                        <span className="seq" style={{ background: color }} aria-hidden="true">
-                          {k + 1}
-                        </span>
-                        <span className="what">
-                          <a href={`#/orders/${s.order_id}`}>{o?.customer.name ?? s.order_id}</a>
-                          <small className="muted">
-                            {o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}
-                            {o?.time_window ? ` · window ${o.time_window.start}–${o.time_window.end}` : ''}
-                          </small>
-                        </span>
-                        <span className="when">
-                          <span>
-                            Arrives <time dateTime={s.arrival_at}>{clock(s.arrival_at, tz)}</time>
-                          </span>
-                          <small className="muted">
-                            Load: {s.load_packages} pkg · {Number(s.load_kg.toFixed(2))} kg
-                          </small>
-                        </span>
-                      </li>
-                    );
-                  })}
-                </ol>
-              </section>
-            );
-          })}
-          {unassigned.length > 0 && (
-            <section className="plan-unassigned" aria-labelledby={`${uid}-unassigned`}>
-              <h3 id={`${uid}-unassigned`}>Not planned ({unassigned.length})</h3>
-              <ul aria-label="Orders not planned">
-                {unassigned.map((u) => (
-                  <li key={u.order_id}>
-                    <a href={`#/orders/${u.order_id}`}>{orderLabel(u.order_id)}</a>: {REASON[u.reason]}
-                  </li>
-                ))}
-              </ul>
-            </section>
-          )}
+          <PlanRoutes plan={plan} setPlan={setPlan} known={known} couriers={couriers} tz={tz} />
         </section>
       )}
     </>

@@ -7,6 +7,8 @@ export type RoutePlan = Schemas['RoutePlan'];
 export type PlanRoute = Schemas['RoutePlanRoute'];
 export type Objective = Schemas['RoutePlanObjective'];
 export type Reason = Schemas['RoutePlanUnassigned']['reason'];
+export type PlanStop = Schemas['RoutePlanStop'];
+export type PlanEdit = Schemas['RoutePlanEditParams'];
 export type OrderStatus = Schemas['OrderStatus'];
 
 /** The statuses the planner takes (src/features/planning/repo.ts ASSIGNABLE). */
@@ -17,7 +19,14 @@ export const REASON: Record<Reason, string> = {
   time_window: 'Time window: it cannot be reached within its window',
   capacity: 'Capacity: it does not fit in any vehicle',
   shift: 'Shift: it cannot be served with a return before the shift ends',
+  manual: 'Taken off its route by hand',
 };
+
+/** A courier's colour, by its place in the plan's couriers: the same in the list and on the map, edit after edit. */
+export function colorOf(courierId: string, plan: Pick<RoutePlan, 'couriers'> | null | undefined): string {
+  const i = Math.max(0, plan?.couriers.findIndex((c) => c.courier_id === courierId) ?? 0);
+  return ROUTE_COLORS[i % ROUTE_COLORS.length]!;
+}
 
 /** Params the plan form shows next to a field; any other is shown above the Optimize button. */
 export const FORM_PARAMS = ['date', 'depot', 'objective', 'time_limit_ms'];

@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { Courier, Order } from '../../shared/api';
 import { createMap, L } from '../leaflet-map';
 import { escapeHtml } from '../MapPage';
-import { clock, type Depot, hasPoint, type PlanRoute, REASON, ROUTE_COLORS, type RoutePlan } from './common';
+import { clock, colorOf, type Depot, hasPoint, type PlanRoute, REASON, type RoutePlan } from './common';
 
 /**
  * The planning map: once a plan is in, its routes (depot, numbered stops, back to a depot) and the
@@ -60,8 +60,8 @@ export function usePlanMap({
     if (routes.length) {
       const overrides = new Map((planCouriers ?? []).map((c) => [c.courier_id, c]));
       const permanent = routes.reduce((n, r) => n + r.stops.length, 0) <= 60;
-      routes.forEach((r, i) => {
-        const color = ROUTE_COLORS[i % ROUTE_COLORS.length]!;
+      routes.forEach((r) => {
+        const color = colorOf(r.courier_id, planCouriers ? { couriers: planCouriers } : null);
         const c = couriers?.find((x) => x.id === r.courier_id);
         const o = overrides.get(r.courier_id);
         const start = depotById.get(o?.start_depot ?? c?.start_depot ?? planDepot ?? '');

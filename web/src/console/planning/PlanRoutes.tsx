@@ -1,0 +1,304 @@
+import { type DragEvent, useEffect, useId, useRef, useState } from 'react';
+import { type ApiFailure, type Courier, type Order, unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import './plan-edit.css';
+import { ErrorNote } from '../ui';
+import { clock, colorOf, type PlanStop, REASON, type RoutePlan } from './common';
+import { lanesOf, moveBody, stepTarget, type Target } from './edit-plan';
+
+/**
+ * The proposed routes, one lane per planned courier (empty ones too, so a stop can be moved onto
+ * them), and the orders left out. Before the commit every stop can be dragged (within its route to
+ * reorder, onto another route, onto "Not planned"), or moved with its buttons and select, the
+ * keyboard way. Each move is one PATCH; the server answers the plan with times and loads recomputed
+ * and any broken constraint on its stop, which is shown under it.
+ */
+export function PlanRoutes({
+  plan,
+  setPlan,
+  known,
+  couriers,
+  tz,
+}: {
+  plan: RoutePlan;
+  setPlan: (p: RoutePlan) => void;
+  known: Map<string, Order>;
+  couriers: Courier[] | null;
+  tz: string;
+}) {
+  const { client } = useSession();
+  const uid = useId();
+  const editable = plan.committed_at === null;
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState<ApiFailure | Error | null>(null);
+  const [said, setSaid] = useState('');
+  const [dragging, setDragging] = useState<string | null>(null);
+  const [over, setOver] = useState<string | null>(null);
+  const [dest, setDest] = useState<Record<string, string>>({});
+  /** After a keyboard move, the control to focus again once the list is redrawn. */
+  const refocus = useRef<{ order: string; control: string } | null>(null);
+  const rootRef = useRef<HTMLDivElement>(null);
+
+  const courierName = (cid: string) => couriers?.find((c) => c.id === cid)?.name ?? cid;
+  const orderName = (oid: string) => known.get(oid)?.customer.name ?? oid;
+  const routes = new Map((plan.routes ?? []).map((r) => [r.courier_id, r]));
+  const lanes = lanesOf(plan);
+
+  useEffect(() => {
+    // Runs once the answer is drawn: setPlan and setSaving(false) land in the same render.
+    const want = refocus.current;
+    if (!want || saving) return;
+    refocus.current = null;
+    const item = rootRef.current?.querySelector(`[data-order="${want.order}"]`);
+    const el =
+      item?.querySelector<HTMLElement>(`[data-control="${want.control}"]:not(:disabled)`) ??
+      item?.querySelector<HTMLElement>('[data-control="dest"]');
+    el?.focus();
+  }, [saving]);
+
+  async function move(orderId: string, target: Target, control?: string) {
+    const body = moveBody(plan, orderId, target);
+    if (!body || saving) return;
+    setSaving(true);
+    setError(null);
+    if (control) refocus.current = { order: orderId, control };
+    try {
+      const p = await unwrap(client.PATCH('/v1/route_plans/{id}', { params: { path: { id: plan.id } }, body }));
+      setPlan(p);
+      const where = target.courier === null ? 'Not planned' : courierName(target.courier);
+      const stop = p.routes?.flatMap((r) => r.stops).find((s) => s.order_id === orderId);
+      const index = target.courier === null ? -1 : (lanesOf(p).get(target.courier) ?? []).indexOf(orderId);
+      setSaid(
+        `${orderName(orderId)} moved to ${where}${index >= 0 ? `, stop ${index + 1}` : ''}${stop ? `, arrives ${clock(stop.arrival_at, tz)}` : ''}${stop?.violations.length ? `. Warning: ${stop.violations.map((v) => v.message).join('; ')}` : ''}.`,
+      );
+    } catch (err) {
+      setError(err instanceof Error ? err : new Error(String(err)));
+    } finally {
+      setSaving(false);
+    }
+  }
+
+  // HTML5 drag and drop: the order id travels in dataTransfer; a drop on a stop's upper half goes
+  // before it, on its lower half after it; a drop on a lane's free space goes to its end.
+  const dragProps = (orderId: string) =>
+    editable
+      ? {
+          draggable: !saving,
+          onDragStart: (e: DragEvent) => {
+            e.dataTransfer.setData('text/plain', orderId);
+            e.dataTransfer.effectAllowed = 'move';
+            setDragging(orderId);
+          },
+          onDragEnd: () => {
+            setDragging(null);
+            setOver(null);
+          },
+        }
+      : {};
+  const dropProps = (key: string, target: (e: DragEvent) => Target) =>
+    editable
+      ? {
+          onDragOver: (e: DragEvent) => {
+            if (!dragging) return;
+            e.preventDefault();
+            e.stopPropagation();
+            e.dataTransfer.dropEffect = 'move';
+            setOver(key);
+          },
+          onDragLeave: () => setOver((o) => (o === key ? null : o)),
+          onDrop: (e: DragEvent) => {
+            e.preventDefault();
+            e.stopPropagation();
+            const id = e.dataTransfer.getData('text/plain') || dragging;
+            setDragging(null);
+            setOver(null);
+            if (id) void move(id, target(e));
+          },
+        }
+      : {};
+  const beforeOrAfter = (courier: string, stops: string[], k: number) => (e: DragEvent) => {
+    const box = (e.currentTarget as HTMLElement).getBoundingClientRect();
+    const lower = e.clientY > box.top + box.height / 2;
+    return { courier, before: lower ? (stops[k + 1] ?? null) : (stops[k] as string) };
+  };
+
+  /** The keyboard way: a select of destinations and a Move button, per stop. */
+  function moveControls(orderId: string, from: string | null) {
+    if (!editable) return null;
+    const choices = [...lanes.keys()].filter((c) => c !== from);
+    const picked = dest[orderId];
+    // What was picked, while it is still a destination (after a move it may be the stop's own route).
+    const value =
+      picked !== undefined && (choices.includes(picked) || (picked === '' && from !== null))
+        ? picked
+        : (choices[0] ?? '');
+    const name = orderName(orderId);
+    return (
+      <span className="move-to">
+        <select
+          aria-label={`Move ${name} to`}
+          data-control="dest"
+          value={value}
+          disabled={saving}
+          onChange={(e) => setDest((d) => ({ ...d, [orderId]: e.target.value }))}
+        >
+          {choices.map((c) => (
+            <option key={c} value={c}>
+              {courierName(c)}
+            </option>
+          ))}
+          {from !== null && <option value="">Not planned</option>}
+        </select>
+        <button
+          type="button"
+          className="small"
+          data-control="move"
+          aria-label={`Move ${name}`}
+          disabled={saving || (from === null && !value)}
+          onClick={() => void move(orderId, value ? { courier: value, before: null } : { courier: null }, 'dest')}
+        >
+          Move
+        </button>
+      </span>
+    );
+  }
+
+  function stopItem(courier: string, stops: string[], s: PlanStop, k: number) {
+    const o = known.get(s.order_id);
+    const name = orderName(s.order_id);
+    const key = `${courier}:${s.order_id}`;
+    return (
+      <li
+        key={s.order_id}
+        data-order={s.order_id}
+        className={`${over === key ? 'drop-here' : ''} ${dragging === s.order_id ? 'dragged' : ''}`.trim() || undefined}
+        {...dragProps(s.order_id)}
+        {...dropProps(key, beforeOrAfter(courier, stops, k))}
+      >
+        <span className="seq" style={{ background: colorOf(courier, plan) }} aria-hidden="true">
+          {k + 1}
+        </span>
+        <span className="what">
+          <a href={`#/orders/${s.order_id}`} draggable={false}>
+            {o?.customer.name ?? s.order_id}
+          </a>
+          <small className="muted">
+            {o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}
+            {o?.time_window ? ` · window ${o.time_window.start}–${o.time_window.end}` : ''}
+          </small>
+        </span>
+        <span className="when">
+          <span>
+            Arrives <time dateTime={s.arrival_at}>{clock(s.arrival_at, tz)}</time>
+          </span>
+          <small className="muted">
+            Load: {s.load_packages} pkg · {Number(s.load_kg.toFixed(2))} kg
+          </small>
+        </span>
+        {s.violations.map((v) => (
+          <p key={v.constraint} className="violation">
+            <strong>Warning:</strong> {v.message}
+          </p>
+        ))}
+        {editable && (
+          <span className="stop-moves">
+            <button
+              type="button"
+              className="small"
+              data-control="up"
+              aria-label={`Move ${name} up`}
+              disabled={saving || k === 0}
+              onClick={() => void move(s.order_id, stepTarget(plan, courier, s.order_id, -1)!, 'up')}
+            >
+              ↑
+            </button>
+            <button
+              type="button"
+              className="small"
+              data-control="down"
+              aria-label={`Move ${name} down`}
+              disabled={saving || k === stops.length - 1}
+              onClick={() => void move(s.order_id, stepTarget(plan, courier, s.order_id, 1)!, 'down')}
+            >
+              ↓
+            </button>
+            {moveControls(s.order_id, courier)}
+          </span>
+        )}
+      </li>
+    );
+  }
+
+  const unassigned = plan.unassigned ?? [];
+  const movable = unassigned.filter((u) => u.reason !== 'no_coordinates');
+  return (
+    <div className="plan-routes" ref={rootRef} aria-busy={saving}>
+      <p className="sr-only" role="status">
+        {saving ? 'Saving the change…' : said}
+      </p>
+      <ErrorNote error={error} />
+      {[...lanes].map(([courier, stops], i) => {
+        const r = routes.get(courier);
+        const hid = `${uid}-route-${i}`;
+        return (
+          <section key={courier} className="plan-route" aria-labelledby={hid}>
+            <h3 id={hid}>
+              <span className="swatch" style={{ background: colorOf(courier, plan) }} aria-hidden="true" />
+              {courierName(courier)}
+            </h3>
+            <p className="muted small">
+              {r
+                ? `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} · leaves ${clock(r.start_at, tz)} · back ${clock(r.end_at, tz)} · ${r.distance_km.toFixed(1)} km · ${Math.round(r.duration_min)} min`
+                : editable
+                  ? 'No stops: drag one here, or move one to this courier.'
+                  : 'No stops.'}
+            </p>
+            <ol
+              className={`stops${over === courier ? ' drop-here' : ''}${r ? '' : ' empty'}`}
+              aria-label={`Stops of ${courierName(courier)}`}
+              {...dropProps(courier, () => ({ courier, before: null }))}
+            >
+              {r?.stops.map((s, k) => stopItem(courier, stops, s, k))}
+            </ol>
+          </section>
+        );
+      })}
+      {(unassigned.length > 0 || editable) && (
+        <section
+          className={`plan-unassigned${over === 'unassigned' ? ' drop-here' : ''}`}
+          aria-labelledby={`${uid}-unassigned`}
+          {...dropProps('unassigned', () => ({ courier: null }))}
+        >
+          <h3 id={`${uid}-unassigned`}>Not planned ({unassigned.length})</h3>
+          {editable && movable.length === 0 && unassigned.length === 0 && (
+            <p className="muted small">Drop a stop here to leave it out of the plan.</p>
+          )}
+          {unassigned.length > 0 && (
+            <ul aria-label="Orders not planned">
+              {unassigned.map((u) => (
+                <li
+                  key={u.order_id}
+                  data-order={u.order_id}
+                  {...(u.reason === 'no_coordinates' ? {} : dragProps(u.order_id))}
+                >
+                  {u.reason !== 'no_coordinates' && editable && (
+                    <span className="grip" aria-hidden="true" title="Drag onto a route">
+                      ⠿
+                    </span>
+                  )}
+                  <a href={`#/orders/${u.order_id}`} draggable={false}>
+                    {known.get(u.order_id)
+                      ? `${orderName(u.order_id)} (${known.get(u.order_id)?.tracking_code})`
+                      : u.order_id}
+                  </a>
+                  : {REASON[u.reason]}
+                  {u.reason !== 'no_coordinates' && moveControls(u.order_id, null)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </section>
+      )}
+    </div>
+  );
+}
