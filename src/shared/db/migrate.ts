@@ -9,8 +9,8 @@ import * as m005 from './migrations/005_imports.js';
 import * as m006 from './migrations/006_stream.js';
 import * as m007 from './migrations/007_people.js';
 import * as m008 from './migrations/008_planning.js';
-import * as m010 from './migrations/010_webhook_failures.js';
 import * as m009 from './migrations/009_order_board.js';
+import * as m010 from './migrations/010_webhook_failures.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -24,8 +24,8 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '006_stream': m006,
   '007_people': m007,
   '008_planning': m008,
-  '010_webhook_failures': m010,
   '009_order_board': m009,
+  '010_webhook_failures': m010,
 };
 
 class StaticProvider implements MigrationProvider {
