@@ -116,6 +116,7 @@ describeEach('console in headless Chromium', (engine) => {
       await expect.poll(() => page.locator('.row').count(), { timeout: 5000 }).toBe(1);
       await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 5000 });
       await page.getByLabel('Search', { exact: true }).fill('');
+      await expect.poll(() => page.locator('.row').count(), { timeout: 5000 }).toBe(2);
       mkdirSync(IMAGES, { recursive: true });
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-board.png') });
       expect(cspErrors).toEqual([]);
