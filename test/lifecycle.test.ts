@@ -252,6 +252,29 @@ describeEach('lifecycle', (engine) => {
     expect((await client(t.app, opLive)('POST', `/v1/orders/${live2.id}/validate`)).status).toBe(200);
   });
 
+  it('a disabled courier gets no new orders or routes, and keeps moving the ones it holds', async () => {
+    const api = client(t.app, op);
+    const gone = (await api('POST', '/v1/couriers', { name: 'Ana Leaving' })).body.id;
+    const held = await orderIn(t, m.test, op, gone, 'assigned');
+    expect((await api('PATCH', `/v1/couriers/${gone}`, { status: 'disabled' })).status).toBe(200);
+    const o = await orderIn(t, m.test, op, courier, 'pending');
+    const assign = await api('POST', `/v1/orders/${o.id}/assign`, { courier_id: gone });
+    expect(assign.status).toBe(422);
+    expect(assign.body.error).toMatchObject({ code: 'parameter_invalid', param: 'courier_id' });
+    expect(assign.body.error.message).toContain('disabled');
+    const route = await api('POST', '/v1/routes', { courier_id: gone, order_ids: [o.id] });
+    expect(route.status).toBe(422);
+    expect(route.body.error.param).toBe('courier_id');
+    expect((await api('GET', `/v1/orders/${o.id}`)).body.status).toBe('pending');
+    // What it already holds can still be reassigned to an active courier.
+    const moved = await api('POST', `/v1/orders/${held.id}/assign`, { courier_id: courier });
+    expect(moved.status).toBe(200);
+    expect(moved.body.courier.id).toBe(courier);
+    // Enabled again, it takes work.
+    expect((await api('PATCH', `/v1/couriers/${gone}`, { status: 'active' })).status).toBe(200);
+    expect((await api('POST', `/v1/orders/${o.id}/assign`, { courier_id: gone })).status).toBe(200);
+  });
+
   it('validates move bodies: unknown fields, missing and malformed input', async () => {
     const o = await orderIn(t, m.test, op, courier, 'pending');
     const call = client(t.app, op);

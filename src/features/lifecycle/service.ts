@@ -116,6 +116,15 @@ export async function assignEffect(ctx: AppContext, scope: Scope, order: Row, bo
   if (!courier || (courier.account_id !== null && courier.account_id !== order.account_id)) {
     throw new ApiError('parameter_invalid', `Invalid courier_id: no such courier '${body.courier_id}'.`, 'courier_id');
   }
+  // A disabled courier has left (or lost its phone): new work would sit on a route nobody runs.
+  // Orders it already holds keep moving, so a dispatcher can still reassign or finish them.
+  if (courier.status !== 'active') {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid courier_id: courier '${body.courier_id}' is disabled; enable it or choose another.`,
+      'courier_id',
+    );
+  }
   const routeId = body.route_id ?? null;
   if (routeId !== null) {
     const route = await dispatch.findRoute(ctx.db, scope, routeId);
