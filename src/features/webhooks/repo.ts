@@ -73,29 +73,6 @@ export async function findEndpoint(db: Executor, owner: Owner, id: string): Prom
   return row && endpointOf(row);
 }
 
-export async function listEndpoints(
-  db: Executor,
-  owner: Owner,
-  after: Cursor | undefined,
-  limit: number,
-): Promise<EndpointRow[]> {
-  let q = db
-    .selectFrom('webhook_endpoints')
-    .selectAll()
-    .where('account_id', '=', owner.accountId)
-    .where('mode', '=', owner.mode)
-    .where('deleted_at', 'is', null);
-  if (after) {
-    q = q.where((eb) => eb(eb.refTuple('created_at', 'id'), '<', eb.tuple(after.created_at, after.id)));
-  }
-  const rows = await q
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit + 1)
-    .execute();
-  return rows.map(endpointOf);
-}
-
 export async function updateEndpoint(
   db: Executor,
   id: string,
