@@ -215,15 +215,19 @@ describeEach('isolation matrix', (engine) => {
   }
 
   it("depots and route plans: the other environment's carrier gets 404, merchants 403", async () => {
-    const paths = [
+    // A well-formed edit, so that the 403/404 is about who calls, not the body.
+    const edit = { routes: [{ courier_id: liveObjects.courier.id, order_ids: [liveObjects.order.id] }] };
+    const paths: ['GET' | 'PATCH' | 'POST', string, unknown?][] = [
       ['GET', `/v1/depots/${liveObjects.depot.id}`],
       ['GET', `/v1/route_plans/${liveObjects.routePlan.id}`],
+      ['PATCH', `/v1/route_plans/${liveObjects.routePlan.id}`, edit],
       ['POST', `/v1/route_plans/${liveObjects.routePlan.id}/commit`],
-    ] as const;
-    for (const [method, path] of paths) {
-      expect((await client(t.app, keys.opTest)(method, path)).status, `${method} ${path} test operator`).toBe(404);
+    ];
+    for (const [method, path, body] of paths) {
+      const call = (key: string) => client(t.app, key)(method, path, body);
+      expect((await call(keys.opTest)).status, `${method} ${path} test operator`).toBe(404);
       for (const key of [a.live, a.test, b.live]) {
-        expect((await client(t.app, key)(method, path)).status, `${method} ${path} merchant`).toBe(403);
+        expect((await call(key)).status, `${method} ${path} merchant`).toBe(403);
       }
     }
     expect((await client(t.app, keys.opLive)('GET', `/v1/depots/${liveObjects.depot.id}`)).status).toBe(200);
