@@ -37,6 +37,7 @@ const ORDERS_API = new Set([
   'POST /v1/orders',
   'POST /v1/orders/quote',
   'GET /v1/orders',
+  'GET /v1/orders/counts',
   'GET /v1/orders/{id}',
   'GET /v1/orders/{id}/tracking',
   'GET /v1/orders/{id}/proof',
