@@ -5,6 +5,7 @@
  */
 import pg from 'pg';
 import { loadSqlite } from '../src/shared/db/sqlite-driver.js';
+import { phoneKey, searchKey } from '../src/shared/db/tables/orders.js';
 import { newId, newTrackingCode } from '../src/shared/ids.js';
 import type { DbKind } from './env.js';
 import { ORDER_BODY } from './scenarios/create.js';
@@ -32,6 +33,9 @@ const json = {
   customer: JSON.stringify(ORDER_BODY.customer),
   address: JSON.stringify(ORDER_BODY.delivery_address),
   items: JSON.stringify(ORDER_BODY.items),
+  // The derived columns the API writes with each order (due_at is created_at: no requested date).
+  customerKey: searchKey(ORDER_BODY.customer.name),
+  phoneKey: phoneKey(ORDER_BODY.customer.phone),
 };
 
 function seedSqlite(url: string, accountId: string, n: number, base: number): string[] {
@@ -42,8 +46,8 @@ function seedSqlite(url: string, accountId: string, n: number, base: number): st
   db.pragma('cache_size = -262144');
   const ins = db.prepare(`INSERT INTO orders (id, account_id, mode, tracking_code, status, customer, delivery_address,
     items, priority, is_urgent, requires_signature, requires_photo, cash_on_delivery, shipping_cost, currency,
-    weight_kg, packages, metadata, attempts, event_seq, created_at, updated_at)
-    VALUES (?, ?, 'test', ?, 'pending', ?, ?, ?, 1, 0, 1, 0, 4550, 500, 'USD', 3.5, 3, '{}', 0, 1, ?, ?)`);
+    weight_kg, packages, metadata, attempts, event_seq, created_at, updated_at, due_at, customer_key, phone_key)
+    VALUES (?, ?, 'test', ?, 'pending', ?, ?, ?, 1, 0, 1, 0, 4550, 500, 'USD', 3.5, 3, '{}', 0, 1, ?, ?, ?, ?, ?)`);
   const deep: string[] = [];
   // Secondary indexes are dropped and rebuilt around the load: one sort beats a million B-tree inserts.
   const indexes = db
@@ -55,7 +59,19 @@ function seedSqlite(url: string, accountId: string, n: number, base: number): st
       const at = base + i * STEP_MS;
       const id = newId('ord', at);
       if (i >= DEEP_OFFSET && i < DEEP_OFFSET + 20) deep.push(id);
-      ins.run(id, accountId, newTrackingCode(), json.customer, json.address, json.items, at, at);
+      ins.run(
+        id,
+        accountId,
+        newTrackingCode(),
+        json.customer,
+        json.address,
+        json.items,
+        at,
+        at,
+        at,
+        json.customerKey,
+        json.phoneKey,
+      );
     }
   })();
   for (const ix of indexes) db.exec(ix.sql);
@@ -78,11 +94,12 @@ async function seedPostgres(url: string, accountId: string, n: number, base: num
     await c.query(
       `INSERT INTO orders (id, account_id, mode, tracking_code, status, customer, delivery_address, items, priority,
         is_urgent, requires_signature, requires_photo, cash_on_delivery, shipping_cost, currency, weight_kg, packages,
-        metadata, attempts, event_seq, created_at, updated_at)
+        metadata, attempts, event_seq, created_at, updated_at, due_at, customer_key, phone_key)
        SELECT 'ord_SEED' || lpad(g::text, 22, '0'), $1, 'test', 'S' || lpad(g::text, 11, '0'), 'pending', $2, $3, $4,
-        1, 0, 1, 0, 4550, 500, 'USD', 3.5, 3, '{}', 0, 1, $5::bigint + g * ${STEP_MS}, $5::bigint + g * ${STEP_MS}
+        1, 0, 1, 0, 4550, 500, 'USD', 3.5, 3, '{}', 0, 1, $5::bigint + g * ${STEP_MS}, $5::bigint + g * ${STEP_MS},
+        $5::bigint + g * ${STEP_MS}, $7, $8
        FROM generate_series(0, $6::int - 1) g`,
-      [accountId, json.customer, json.address, json.items, base, n],
+      [accountId, json.customer, json.address, json.items, base, n, json.customerKey, json.phoneKey],
     );
     for (const ix of indexes) await c.query(ix.indexdef);
     // What autovacuum would do shortly after a bulk load; without it the planner guesses on an empty table.
