@@ -29,6 +29,9 @@ export default function MapPage() {
   const courierMarkers = useRef(new Map<string, L.CircleMarker>());
   const orderMarkers = useRef(new Map<string, L.CircleMarker>());
   const fitted = useRef(false);
+  // Set by the dispatcher's own pan or zoom (any move the page did not start itself).
+  const userMoved = useRef(false);
+  const fitting = useRef(false);
   const { orders, couriers, routes, error, load, refreshCouriers } = useMapData(client);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [assignTo, setAssignTo] = useState('');
@@ -66,6 +69,9 @@ export default function MapPage() {
       orders: L.layerGroup().addTo(m),
       couriers: L.layerGroup().addTo(m),
     };
+    m.on('movestart', () => {
+      if (!fitting.current) userMoved.current = true;
+    });
     const offBox = enableBoxSelect(m, selectWithin);
     // The side panel can change the map's width (a narrow window stacks them): Leaflet must know.
     const ro = new ResizeObserver(() => m.invalidateSize());
@@ -89,6 +95,27 @@ export default function MapPage() {
     setSelected((prev) => (prev.size === 0 ? prev : new Set([...prev].filter((id) => still.has(id)))));
   }, [orders]);
 
+  /**
+   * Until the dispatcher pans or zooms, the view grows to show what there is (a courier's first or
+   * next ping, new orders); once they have moved the map, it stays where they put it. It never
+   * zooms in by itself, so markers do not jump around while nothing left the view.
+   */
+  const keepInView = useCallback(() => {
+    const m = map.current;
+    if (!m || userMoved.current) return;
+    const points = [...orderMarkers.current.values(), ...courierMarkers.current.values()].map((x) => x.getLatLng());
+    if (points.length === 0) return;
+    const all = L.latLngBounds(points);
+    if (fitted.current && m.getBounds().contains(all)) return;
+    fitting.current = true;
+    try {
+      m.fitBounds(all, { padding: [30, 30], maxZoom: 15, animate: false });
+    } finally {
+      fitting.current = false;
+    }
+    fitted.current = true;
+  }, []);
+
   useLive(
     true,
     streamable(session),
@@ -100,6 +127,7 @@ export default function MapPage() {
         if (!marker) return void refreshCouriers();
         marker.setLatLng([lat, lng]);
         markCourier(marker);
+        keepInView();
       },
       poll: () => void refreshCouriers(),
     },
@@ -136,7 +164,6 @@ export default function MapPage() {
     l.couriers.clearLayers();
     courierMarkers.current.clear();
     orderMarkers.current.clear();
-    const bounds: [number, number][] = [];
     for (const r of routes) {
       if (r.points.length > 1)
         L.polyline(r.points, { color: '#0b5fff', weight: 3, opacity: 0.7 }).bindTooltip(r.courier).addTo(l.routes);
@@ -144,7 +171,6 @@ export default function MapPage() {
     for (const o of orders) {
       const pos = positionOf(o);
       if (!pos) continue;
-      bounds.push(pos);
       const can = assignable(o);
       const m = L.circleMarker(pos, {
         radius: 7,
@@ -174,7 +200,6 @@ export default function MapPage() {
     for (const c of couriers) {
       if (!c.location) continue;
       const pos: [number, number] = [c.location.lat, c.location.lng];
-      bounds.push(pos);
       const m = L.circleMarker(pos, { radius: 10, color: '#111', weight: 3, fillColor: '#facc15', fillOpacity: 1 })
         .bindTooltip(c.name, { permanent: true, direction: 'top', offset: [0, -10] })
         // Clicking a courier picks it as the one to assign to.
@@ -187,12 +212,8 @@ export default function MapPage() {
       markCourier(m);
       courierMarkers.current.set(c.id, m);
     }
-    // Fit once: later updates (live moves, assignments) keep the view the dispatcher chose.
-    if (bounds.length && !fitted.current) {
-      map.current.fitBounds(bounds, { padding: [30, 30], maxZoom: 15, animate: false });
-      fitted.current = true;
-    }
-  }, [orders, couriers, routes]);
+    keepInView();
+  }, [orders, couriers, routes, keepInView]);
 
   // The selection is drawn on the markers: a thick dark ring, and data-selected for tests and tools.
   // biome-ignore lint/correctness/useExhaustiveDependencies: orders redraw the markers, which are restyled here

@@ -396,6 +396,9 @@ export function App() {
   const meRef = useRef(me);
   meRef.current = me;
   const [stops, setStops] = useState<Order[]>(savedStops);
+  // The route is kept for offline use whenever it changes (not inside a state updater, which React
+  // may call twice).
+  useEffect(() => saveStops(stops), [stops]);
   const [queued, setQueued] = useState<MoveEntry[]>([]);
   const [queueSize, setQueueSize] = useState(0);
   const [failed, setFailed] = useState<Failure[]>([]);
@@ -436,7 +439,6 @@ export function App() {
       const s = await loadStops(m);
       if (moves.current !== seen) return;
       setStops(s);
-      saveStops(s);
     } catch (e) {
       if (e instanceof ApiFailure && e.status === 401) {
         saveMe(null);
@@ -454,11 +456,7 @@ export function App() {
         (moved) => {
           const o = moved as Order;
           moves.current++;
-          setStops((prev) => {
-            const next = prev.map((p) => (p.id === o.id ? o : p));
-            saveStops(next);
-            return next;
-          });
+          setStops((prev) => prev.map((p) => (p.id === o.id ? o : p)));
         },
       );
       if (r.sent > 0) await refreshStops();
