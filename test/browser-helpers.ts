@@ -2,6 +2,8 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
+import type { Engine } from '../src/shared/db/index.js';
+import { startApp, type TestApp } from './helpers.js';
 import { PASSWORD } from './people-helpers.js';
 
 export const CHROMIUM = process.env.RUTA_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -17,6 +19,26 @@ export const IMAGES = join(ROOT, 'docs', 'images');
 export function ensureWebBuilt(): void {
   if (existsSync(join(ROOT, 'dist', 'web', 'console', 'index.html'))) return;
   execSync('npm run build', { cwd: ROOT, stdio: 'inherit' });
+}
+
+/**
+ * A test app for a browser: the web apps built, the server listening on a free loopback port that
+ * is also its public URL (links in pages and emails point at it). Map tiles come from a port
+ * nothing listens on: maps must draw their markers and lines without them, and no test reaches
+ * the internet.
+ */
+export async function serveApp(
+  engine: Engine,
+  env: Record<string, string> = {},
+): Promise<{ t: TestApp; base: string }> {
+  ensureWebBuilt();
+  const port = await freePort();
+  const t = await startApp(engine, {
+    RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+    RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ...env,
+  });
+  return { t, base: await t.app.listen({ port, host: '127.0.0.1' }) };
 }
 
 export async function launch(): Promise<Browser> {

@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { csv, drain, good, HEADER, upload } from './imports-helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
@@ -73,14 +73,9 @@ describe('accessibility: console, courier app and tracking page in headless Chro
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp('sqlite', {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ({ t, base } = await serveApp('sqlite', {
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    }));
     operator = await newOperator(t, 'test');
     const shop = await newMerchant(t, 'Acme Shoes');
     const op = client(t.app, operator);

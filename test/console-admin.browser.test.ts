@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
 
@@ -15,13 +15,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await serveApp(engine));
     operator = await newOperator(t, 'test');
     adminEmail = (await newUser(t, 'admin')).email;
     browser = await launch();

@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -26,10 +26,7 @@ describeEach('console board in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, { RUTA_PUBLIC_URL: `http://127.0.0.1:${port}` });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await serveApp(engine));
     a = await newMerchant(t, 'Acme');
     b = await newMerchant(t, 'Bodega');
     const make = async (key: string, name: string, phone: string, over: Record<string, unknown> = {}) => {

@@ -5,17 +5,8 @@ import { pino } from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ImportRunner, startImportRunner } from '../src/features/imports/runner.js';
-import {
-  cspErrorsOf,
-  ensureWebBuilt,
-  freePort,
-  hasChromium,
-  IMAGES,
-  launch,
-  skipNote,
-  submitSignIn,
-} from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
+import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, type TestApp } from './helpers.js';
 import { csv } from './imports-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -40,10 +31,7 @@ describeEach('console imports page in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, { RUTA_PUBLIC_URL: `http://127.0.0.1:${port}` });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await serveApp(engine));
     // What `ruta serve` runs in the background: imports are claimed and run by it, not by the test.
     runner = startImportRunner(t.ctx, pino({ level: 'silent' }));
     merchant = await newMerchant(t, 'Tienda Imports');

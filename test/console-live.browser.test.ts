@@ -1,17 +1,8 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
-import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
-import {
-  client,
-  describeEach,
-  type Merchant,
-  newMerchant,
-  newOperator,
-  startApp,
-  type TestApp,
-  validOrder,
-} from './helpers.js';
+import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { courierSession, newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -32,15 +23,10 @@ describeEach('console live parts in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ({ t, base } = await serveApp(engine, {
       // The receiver is a local address (no DNS, no TLS in tests).
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    }));
     operator = await newOperator(t, 'test');
     shop = await newMerchant(t, 'Live Shop');
     rx = await new Receiver().start();

@@ -3,26 +3,8 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
-import {
-  cspErrorsOf,
-  ensureWebBuilt,
-  freePort,
-  hasChromium,
-  IMAGES,
-  launch,
-  skipNote,
-  submitSignIn,
-} from './browser-helpers.js';
-import {
-  client,
-  describeEach,
-  type Merchant,
-  newMerchant,
-  newOperator,
-  startApp,
-  type TestApp,
-  validOrder,
-} from './helpers.js';
+import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -43,16 +25,10 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, {
-      // Tiles from a port nothing listens on: markers are vectors and draw anyway.
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ({ t, base } = await serveApp(engine, {
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
       RUTA_WEBHOOK_RETRY_SCHEDULE: '0.01',
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    }));
     operator = await newOperator(t, 'test');
     shop = await newMerchant(t, 'Map Shop');
     rx = await new Receiver().start();

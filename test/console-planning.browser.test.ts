@@ -2,17 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  cspErrorsOf,
-  ensureWebBuilt,
-  freePort,
-  hasChromium,
-  IMAGES,
-  launch,
-  skipNote,
-  submitSignIn,
-} from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 const DATE = '2030-03-04';
@@ -46,15 +37,9 @@ describeEach('console planning page in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    // Tiles from a port nothing listens on: the routes must still be drawn.
-    const port = await freePort();
-    t = await startApp(engine, {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ({ t, base } = await serveApp(engine, {
       RUTA_SERVICE_MINUTES_PER_STOP: '5',
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    }));
     op = client(t.app, await newOperator(t, 'test'));
     merchant = client(t.app, (await newMerchant(t, 'Tienda Lima')).test);
     const d = await op('POST', '/v1/depots', {

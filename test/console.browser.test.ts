@@ -2,17 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  cspErrorsOf,
-  ensureWebBuilt,
-  freePort,
-  hasChromium,
-  IMAGES,
-  launch,
-  skipNote,
-  submitSignIn,
-} from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 describeEach('console in headless Chromium', (engine) => {
@@ -24,16 +15,10 @@ describeEach('console in headless Chromium', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    // Tiles from a port nothing listens on: the map must still draw its markers and lines.
-    const port = await freePort();
-    t = await startApp(engine, {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+    ({ t, base } = await serveApp(engine, {
       // The merchant's endpoint is a local address (no DNS in tests).
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    }));
     operator = await newOperator(t, 'test');
     merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
     browser = await launch();

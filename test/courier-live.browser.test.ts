@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWebBuilt, freePort, hasChromium, launch, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp } from './helpers.js';
+import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -20,14 +20,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    // Tiles from a port nothing listens on: the markers are vectors and draw anyway.
-    t = await startApp(engine, {
-      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await serveApp(engine));
     operator = await newOperator(t, 'test');
     merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
     browser = await launch();

@@ -2,8 +2,8 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ensureWebBuilt, freePort, hasChromium, IMAGES, launch, PHOTO_PNG, skipNote } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, IMAGES, launch, PHOTO_PNG, serveApp, skipNote } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 
 describeEach('courier app in headless Chromium on a phone', (engine) => {
   let t: TestApp;
@@ -15,10 +15,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
 
   beforeAll(async () => {
     if (!hasChromium) return;
-    ensureWebBuilt();
-    const port = await freePort();
-    t = await startApp(engine, { RUTA_PUBLIC_URL: `http://127.0.0.1:${port}` });
-    base = await t.app.listen({ port, host: '127.0.0.1' });
+    ({ t, base } = await serveApp(engine));
     operator = await newOperator(t, 'test');
     merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
     courier = (await client(t.app, operator)('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' }))
