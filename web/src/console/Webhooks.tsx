@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { unwrap, when } from '../shared/api';
 import { useSession } from './session';
-import { ErrorNote, errorsOf, Field, useLoad } from './ui';
+import { ErrorNote, errorsOf, Field, TableHead, useLoad } from './ui';
 import { EventPicker } from './webhooks/EventPicker';
 import './webhooks/webhooks.css';
 
@@ -139,17 +139,7 @@ function Endpoint({ id }: { id: string }) {
       <EndpointEvents id={id} events={e.events} onSaved={ep.reload} />
       <h2>Attempt log</h2>
       <table className="table">
-        <thead>
-          <tr>
-            <th scope="col">Event</th>
-            <th scope="col">Attempt</th>
-            <th scope="col">Started</th>
-            <th scope="col">Result</th>
-            <th scope="col">
-              <span className="sr-only">Actions</span>
-            </th>
-          </tr>
-        </thead>
+        <TableHead columns={['Event', 'Attempt', 'Started', 'Result']} actions />
         <tbody>
           {(attempts.data?.data ?? []).map((a) => (
             <tr key={a.id}>

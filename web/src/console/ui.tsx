@@ -104,3 +104,23 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge s-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }
+
+/** A table's header row. With `actions`, a last column for each row's buttons, named for screen readers only. */
+export function TableHead({ columns, actions = false }: { columns: string[]; actions?: boolean }) {
+  return (
+    <thead>
+      <tr>
+        {columns.map((c) => (
+          <th scope="col" key={c}>
+            {c}
+          </th>
+        ))}
+        {actions && (
+          <th scope="col">
+            <span className="sr-only">Actions</span>
+          </th>
+        )}
+      </tr>
+    </thead>
+  );
+}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, useLoad } from '../ui';
+import { ErrorNote, TableHead, useLoad } from '../ui';
 import { AccountForm } from './AccountForm';
 import { KeyManager } from './Keys';
 import { ShownOnce } from './shared';
@@ -48,18 +48,7 @@ export function Accounts() {
       <ErrorNote error={list.error} />
       <div className="table-wrap">
         <table className="table" aria-label="Accounts">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">ID</th>
-              <th scope="col">Currency</th>
-              <th scope="col">Pickup origin</th>
-              <th scope="col">Pricing</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Name', 'ID', 'Currency', 'Pickup origin', 'Pricing']} actions />
           <tbody>
             {(list.data?.data ?? []).flatMap((a) => {
               const rows = [

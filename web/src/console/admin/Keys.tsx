@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type ApiKey = Schemas['ApiKey'];
@@ -85,18 +85,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
       <ErrorNote error={list.error} />
       <div className="table-wrap">
         <table className="table" aria-label={label}>
-          <thead>
-            <tr>
-              <th scope="col">Key</th>
-              <th scope="col">Environment</th>
-              <th scope="col">Created</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Revoked</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Key', 'Environment', 'Created', 'Expires', 'Revoked']} actions />
           <tbody>
             {(list.data?.data ?? []).map((k) => (
               <tr key={k.id}>

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type User = Schemas['User'];
@@ -108,18 +108,7 @@ export function Users() {
       <ErrorNote error={users.error ?? rowError} />
       <div className="table-wrap">
         <table className="table" aria-label="Users">
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Account</th>
-              <th scope="col">Status</th>
-              <th scope="col">
-                <span className="sr-only">Actions</span>
-              </th>
-            </tr>
-          </thead>
+          <TableHead columns={['Email', 'Name', 'Role', 'Account', 'Status']} actions />
           <tbody>
             {(users.data?.data ?? []).map((u) => (
               <tr key={u.id}>
@@ -156,18 +145,7 @@ export function Users() {
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Open invitations">
-            <thead>
-              <tr>
-                <th scope="col">Email</th>
-                <th scope="col">Role</th>
-                <th scope="col">Account</th>
-                <th scope="col">Sent</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="sr-only">Actions</span>
-                </th>
-              </tr>
-            </thead>
+            <TableHead columns={['Email', 'Role', 'Account', 'Sent', 'Expires']} actions />
             <tbody>
               {(invitations.data?.data ?? []).map((i) => (
                 <tr key={i.id}>
