@@ -147,37 +147,43 @@ export const insertTimeline: (db: Executor, entry: TimelineEntry) => Promise<voi
 ]);
 
 /**
- * A new order, its first timeline entry, its event and the event's deliveries: all or nothing.
- * PostgreSQL: one statement. Data-modifying CTEs run as one atomic statement (foreign keys are
- * checked at its end), so it commits like a transaction in one round trip instead of six.
- * SQLite: in-process statements cost no round trip, so a plain transaction of four inserts.
+ * New orders with their first timeline entry, event and deliveries, committed together (one
+ * create, or a group of them: create-writer.ts). SQLite: one transaction of precompiled single-row
+ * INSERTs (cheap on an in-process engine; the commit is what costs). PostgreSQL: one statement,
+ * each table's rows as one multi-row INSERT in a CTE, so a group is one round trip and one commit.
  */
-export async function insertCreatedOrder(
-  db: Db,
-  engine: Engine,
-  row: OrderRow,
-  timeline: TimelineEntry,
-  event: PreparedEvent,
-): Promise<void> {
+export async function insertCreated(db: Db, engine: Engine, orders: Created[]): Promise<void> {
+  if (orders.length === 0) return;
   if (engine === 'sqlite') {
     await db.transaction().execute(async (trx) => {
-      await insertOrder(trx, row);
-      await insertTimeline(trx, timeline);
-      await insertEvent(trx, event.event);
-      await insertDeliveries(trx, event.deliveries);
+      for (const o of orders) {
+        await insertOrder(trx, o.row);
+        await insertTimeline(trx, o.timeline);
+        await insertEvent(trx, o.event.event);
+        await insertDeliveries(trx, o.event.deliveries);
+      }
     });
     return;
   }
+  const deliveries = orders.flatMap((o) => o.event.deliveries);
   const q = db
-    .with('o', (w) => w.insertInto('orders').values(allColumns(row)))
-    .with('t', (w) => w.insertInto('order_timeline').values(timeline));
-  if (event.deliveries.length === 0) await q.insertInto('events').values(event.event).execute();
+    .with('o', (w) => w.insertInto('orders').values(orders.map((o) => allColumns(o.row))))
+    .with('t', (w) => w.insertInto('order_timeline').values(orders.map((o) => o.timeline)));
+  const events = orders.map((o) => o.event.event);
+  if (deliveries.length === 0) await q.insertInto('events').values(events).execute();
   else
     await q
-      .with('d', (w) => w.insertInto('webhook_deliveries').values(event.deliveries))
+      .with('d', (w) => w.insertInto('webhook_deliveries').values(deliveries))
       .insertInto('events')
-      .values(event.event)
+      .values(events)
       .execute();
+}
+
+/** An order ready to be written: its row, its first timeline entry and its order.created event. */
+export interface Created {
+  row: OrderRow;
+  timeline: TimelineEntry;
+  event: PreparedEvent;
 }
 
 /**
@@ -185,10 +191,7 @@ export async function insertCreatedOrder(
  * INSERT per table instead of four statements per order, which is what makes 10 000 rows cheap on
  * PostgreSQL, where each statement is a round trip.
  */
-export async function insertCreatedOrders(
-  trx: Tx,
-  orders: { row: OrderRow; timeline: TimelineEntry; event: PreparedEvent }[],
-): Promise<void> {
+export async function insertCreatedOrders(trx: Tx, orders: Created[]): Promise<void> {
   if (orders.length === 0) return;
   await trx
     .insertInto('orders')

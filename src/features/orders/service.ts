@@ -10,7 +10,8 @@ import { iso, parseInstant } from '../../shared/time.js';
 import { bodyValidator } from '../../shared/validation.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { accountById } from '../accounts/service.js';
-import { announce, enabledEndpointsOf, type PreparedEvent, prepareOrderEvent } from '../webhooks/outbox.js';
+import { announce, enabledEndpointsOf, prepareOrderEvent } from '../webhooks/outbox.js';
+import { ORDER_WRITES } from './create-writer.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { presentOrder } from './present.js';
@@ -104,11 +105,7 @@ export async function quote(ctx: AppContext, accountId: string, mode: Mode, body
 }
 
 /** An order ready to be written: its row, its first timeline entry and its order.created event. */
-export interface PreparedOrder {
-  row: repo.OrderRow;
-  timeline: repo.TimelineEntry;
-  event: PreparedEvent;
-}
+export type PreparedOrder = repo.Created;
 
 /** What every order of one batch shares (the account's webhook endpoints), read once: see `batchOf`. */
 export interface OrderBatch {
@@ -184,7 +181,7 @@ export async function prepareOrder(
 
 export async function createOrder(ctx: AppContext, accountId: string, mode: Mode, body: OrderCreate): Promise<Order> {
   const p = await prepareOrder(ctx, accountId, mode, body);
-  await repo.insertCreatedOrder(ctx.db, ctx.engine, p.row, p.timeline, p.event);
+  await ctx.instance.get(ORDER_WRITES).write(p);
   announce(ctx, p.event);
   return presentOrder(p.row);
 }
