@@ -38,4 +38,4 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=20s \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/readyz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # SIGTERM (docker stop) drains requests and webhook work; give it time with `docker stop -t 45`.
 STOPSIGNAL SIGTERM
-CMD ["node", "dist/cli.js", "serve"]
+CMD ["node", "--max-semi-space-size=4", "dist/cli.js", "serve"]

@@ -9,6 +9,16 @@ import pg from 'pg';
 export type DbKind = 'sqlite' | 'postgres';
 
 export const ROOT = new URL('..', import.meta.url).pathname.replace(/\/$/, '');
+
+/**
+ * The node flags `npm start` launches Ruta with (package.json `start`: `node <flags> dist/cli.js
+ * serve`), so every server and worker the bench starts runs as a user's would.
+ */
+export const START_FLAGS: string[] = (() => {
+  const start = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).scripts.start as string;
+  const words = start.split(/\s+/);
+  return words.slice(words.indexOf('node') + 1, words.indexOf('dist/cli.js'));
+})();
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface Machine {

@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cli, type DbKind, freePort, freshDb, machine, ROOT, type Server, startProcess } from './env.js';
+import { cli, type DbKind, freePort, freshDb, machine, ROOT, type Server, START_FLAGS, startProcess } from './env.js';
 import { detectLoader } from './load.js';
 import { type ProfileSummary, summarise } from './profile.js';
 import { consoleTable, type MemoryRow, type Results, save } from './report.js';
@@ -78,7 +78,7 @@ async function profileCreate(ctx: Ctx, env: Record<string, string>): Promise<Pro
   try {
     const server = await startProcess({
       name: 'ruta (profiled)',
-      args: ['--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/cli.js', 'serve'],
+      args: [...START_FLAGS, '--cpu-prof', `--cpu-prof-dir=${dir}`, 'dist/cli.js', 'serve'],
       env,
       port: await freePort(),
     });
@@ -136,8 +136,9 @@ async function main(): Promise<void> {
     ]);
     const op = cli<{ secret: string }>(db.url, ['keys', 'create', '--operator', '--mode', 'test']);
     const env = serverEnv(db.url, filesDir);
-    // BENCH_NODE_FLAGS: V8/Node flags for the measured server only (e.g. to try a heap setting).
-    const flags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
+    // The flags of `npm start`, then BENCH_NODE_FLAGS: more V8/Node flags for the measured server
+    // only (e.g. to try a heap setting; a later flag wins over the same one earlier).
+    const flags = [...START_FLAGS, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
     server = await startProcess({
       name: 'ruta',
       args: [...flags, 'dist/cli.js', 'serve'],

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { ROOT as HERE, PG_ADMIN_URL } from './env.js';
+import { ROOT as HERE, PG_ADMIN_URL, START_FLAGS } from './env.js';
 
 const ROOT = process.env.BENCH_ROOT ?? HERE;
 const N = Number(process.env.N ?? 10_000);
@@ -107,7 +107,11 @@ try {
     );
   const prof = process.env.BENCH_WORKER_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`] : [];
   const loadAtStart = loadavg();
-  const worker = spawn(process.execPath, [...prof, 'dist/cli.js', 'worker'], { cwd: ROOT, env, stdio: 'inherit' });
+  const worker = spawn(process.execPath, [...START_FLAGS, ...prof, 'dist/cli.js', 'worker'], {
+    cwd: ROOT,
+    env,
+    stdio: 'inherit',
+  });
   // Counted from the first arrival, so the worker's start-up is left out.
   while (seen.size === 0) await new Promise((r) => setTimeout(r, 2));
   const [cpu0, x0, s0] = [cpuMs(worker.pid!), await xacts(), seen.size];

@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --max-semi-space-size=4
 import { parseArgs } from 'node:util';
 import { OPTIMIZE_USAGE, OptimizeUsageError, optimize } from './cli/optimize.js';
 import { ORDERS_IMPORT_USAGE, ordersImport, planImport } from './cli/orders-import.js';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { Agent, createServer, request, type Server } from 'node:http';
-import { freePort, ROOT, startProcess } from '../env.js';
+import { freePort, ROOT, START_FLAGS, startProcess } from '../env.js';
 import { api, type Ctx, percentile, require2xx, round, Skip } from './context.js';
 import { ORDER_BODY } from './create.js';
 
@@ -133,7 +133,7 @@ export async function webhookScenario(ctx: Ctx): Promise<WebhookResult> {
     await ctx.server.stop();
     const apiOnly = await startProcess({
       name: 'ruta (api only)',
-      args: ['dist/cli.js', 'serve', '--api-only'],
+      args: [...START_FLAGS, 'dist/cli.js', 'serve', '--api-only'],
       env: ctx.env,
       port: await freePort(),
     });
@@ -150,7 +150,7 @@ export async function webhookScenario(ctx: Ctx): Promise<WebhookResult> {
       const prof = process.env.BENCH_WORKER_PROF
         ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_WORKER_PROF}`]
         : [];
-      const worker = spawn(process.execPath, [...prof, 'dist/cli.js', 'worker'], {
+      const worker = spawn(process.execPath, [...START_FLAGS, ...prof, 'dist/cli.js', 'worker'], {
         cwd: ROOT,
         env: { ...process.env, ...ctx.env },
         stdio: ['ignore', 'inherit', 'inherit'],
