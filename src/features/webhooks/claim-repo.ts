@@ -51,7 +51,8 @@ const ENDPOINT_COLUMNS = [
 
 /**
  * Due: its time has come, nobody holds a live lease on it, and no lower-sequence delivery of the
- * same (endpoint, order) is still pending. `$now` and `$excluded` are spelled per engine.
+ * same (endpoint, order) is still pending. SQLite's claim; PostgreSQL's is the same rule in the
+ * function of migration 011 (changing the rule there takes a new migration).
  */
 const due = (now: string, excluded: string) => `
       select d.id from webhook_deliveries d
@@ -69,12 +70,14 @@ const lease = 'update webhook_deliveries set lease_owner = $1, lease_expires_at 
 /**
  * PostgreSQL: one round trip for the claim and what the sends need. SKIP LOCKED lets any number of
  * workers claim side by side without taking the same row; the joins read the event's bytes and the
- * endpoint of each claimed row in the same statement.
+ * endpoint of each claimed row in the same statement. The pick itself is `due` inside the function
+ * `ruta_due_deliveries` (migration 011), whose plan stays the ordered index scan even when the
+ * table's statistics are stale.
  */
 const PG_CLAIM = `
   with c as (
     ${lease}
-    where id in (${due('$3', 'd.endpoint_id <> all($4::text[])')} limit $5 for update skip locked)
+    where id = any(array(select ruta_due_deliveries($3, $4::text[], $5)))
     returning *
   )
   select c.*, ev.type as ev_type, ev.order_id as ev_order_id, ev.payload as ev_payload,

@@ -11,6 +11,7 @@ import * as m007 from './migrations/007_people.js';
 import * as m008 from './migrations/008_planning.js';
 import * as m009 from './migrations/009_order_board.js';
 import * as m010 from './migrations/010_webhook_failures.js';
+import * as m011 from './migrations/011_claim_plan.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -26,6 +27,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '008_planning': m008,
   '009_order_board': m009,
   '010_webhook_failures': m010,
+  '011_claim_plan': m011,
 };
 
 class StaticProvider implements MigrationProvider {
