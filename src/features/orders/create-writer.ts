@@ -16,10 +16,10 @@ const MAX_BATCH = 100;
 
 /**
  * Group commit for POST /v1/orders. The commit is the most expensive part of a create (a third of
- * the SQLite create path's time, BENCHMARKS.md "Create throughput"), so creates that arrive while
- * a write is in flight wait for it and are then written together, in one transaction. Nothing is
- * delayed on purpose: an idle server writes each create at once, alone; batches form only under
- * load, from requests that would otherwise queue for the connection anyway.
+ * the SQLite create path's time: BENCHMARKS.md, "Group commit of creates"), so the creates that
+ * reach this point in one turn of the event loop are written together at its end, in one
+ * transaction (and those queued meanwhile in the next). Nothing waits on a timer: an idle server
+ * writes each create at once, alone; groups form only under load.
  *
  * Each request is answered only after the commit that holds its order, so what a 201 promises is
  * unchanged. A failed batch is written again one order at a time, so one order that cannot be
