@@ -271,7 +271,7 @@ describeEach('webhook endpoints and failed deliveries for the carrier', (engine)
     expect(plan).toContain('webhook_deliveries_failed');
   });
 
-  it('offers the console exactly the server’s event catalog (the web build keeps its own copy)', () => {
+  it('offers the console exactly the server’s event catalog (the web build imports it)', () => {
     expect([...CONSOLE_EVENT_TYPES]).toEqual([...EVENT_TYPES]);
   });
 });

@@ -1,23 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { ERROR_CLASSES } from '../../shared/db/tables/webhook_attempts.js';
+import { EVENT_TYPES } from './event-types.js';
 
-/** Every event a merchant can subscribe to: the spec's seven, cancel, and the other lifecycle moves. */
-export const EVENT_TYPES = [
-  'order.created',
-  'order.assigned',
-  'order.picked_up',
-  'order.in_transit',
-  'order.delivered',
-  'order.failed',
-  'order.returned',
-  'order.cancelled',
-  'order.validated',
-  'order.ready_for_pickup',
-  'order.arriving',
-  'order.at_location',
-  'order.partially_delivered',
-  'order.rescheduled',
-] as const;
+export { EVENT_TYPES };
 
 /** Sent only by POST /webhook_endpoints/{id}/test; no subscription needed. */
 export const TEST_EVENT = 'webhook.test';

@@ -1,21 +1,3 @@
-/**
- * The events an endpoint can subscribe to (DESIGN §5), as the server's catalog EVENT_TYPES in
- * src/features/webhooks/schemas.ts lists them. The web build imports nothing of that module (it
- * pulls in TypeBox), so the list is repeated here; test/webhook-ops.test.ts fails if they differ.
- */
-export const EVENT_TYPES = [
-  'order.created',
-  'order.assigned',
-  'order.picked_up',
-  'order.in_transit',
-  'order.delivered',
-  'order.failed',
-  'order.returned',
-  'order.cancelled',
-  'order.validated',
-  'order.ready_for_pickup',
-  'order.arriving',
-  'order.at_location',
-  'order.partially_delivered',
-  'order.rescheduled',
-] as const;
+// The events an endpoint can subscribe to (DESIGN §5): the server's own catalog, so the picker
+// offers exactly what POST /v1/webhook_endpoints accepts.
+export { EVENT_TYPES } from '../../../../src/features/webhooks/event-types.js';

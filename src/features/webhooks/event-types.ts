@@ -1,0 +1,21 @@
+/**
+ * Every event a merchant can subscribe to: the spec's seven, cancel, and the other lifecycle moves.
+ * Pure data in a module of its own, so the web console imports the same list (its event picker)
+ * without pulling in TypeBox.
+ */
+export const EVENT_TYPES = [
+  'order.created',
+  'order.assigned',
+  'order.picked_up',
+  'order.in_transit',
+  'order.delivered',
+  'order.failed',
+  'order.returned',
+  'order.cancelled',
+  'order.validated',
+  'order.ready_for_pickup',
+  'order.arriving',
+  'order.at_location',
+  'order.partially_delivered',
+  'order.rescheduled',
+] as const;
