@@ -1,7 +1,7 @@
 import { money, type Order, unwrap, when } from '../shared/api';
 import { WebhookExceptions } from './exceptions/WebhookExceptions';
 import { useSession } from './session';
-import { ErrorNote, StatusBadge, useLoad } from './ui';
+import { ErrorNote, StatusBadge, TableHead, useLoad } from './ui';
 
 /** One page of each list is enough here: these are the orders someone must act on today. */
 const LIMIT = 100;
@@ -41,14 +41,7 @@ function OrderTable({
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label={title}>
-            <thead>
-              <tr>
-                <th scope="col">Order</th>
-                <th scope="col">Status</th>
-                <th scope="col">Details</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Order', 'Status', 'Details', 'Updated']} />
             <tbody>
               {orders.map((o) => (
                 <tr key={o.id}>

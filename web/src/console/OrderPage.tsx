@@ -3,7 +3,7 @@ import { type Courier, money, type Order, STATUS_COLOR, unwrap, when } from '../
 import { ACTION_LABEL, type Action, allowedMoves, FAILURE_REASONS } from '../shared/transitions';
 import { createMap, L } from './leaflet-map';
 import { useSession } from './session';
-import { ErrorNote, errorsOf, StatusBadge, useLoad } from './ui';
+import { ErrorNote, errorsOf, StatusBadge, TableHead, useLoad } from './ui';
 
 type Client = ReturnType<typeof useSession>['client'];
 
@@ -308,13 +308,7 @@ export default function OrderPage({ id }: { id: string }) {
           <p className="muted">Events are shown to the order's merchant ({(events.error as Error).message}).</p>
         ) : (
           <table className="table">
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">At</th>
-                <th scope="col">Deliveries</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Event', 'At', 'Deliveries']} />
             <tbody>
               {(events.data?.data ?? []).map((ev) => (
                 <tr key={ev.id}>

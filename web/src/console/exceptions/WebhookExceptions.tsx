@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, useLoad } from '../ui';
+import { ErrorNote, TableHead, useLoad } from '../ui';
 
 /** One page each: what someone must look at now, newest first. */
 const LIMIT = 100;
@@ -90,15 +90,7 @@ export function WebhookExceptions() {
         ) : (
           <div className="table-wrap">
             <table className="table" aria-label="Failed webhook deliveries">
-              <thead>
-                <tr>
-                  <th scope="col">Event</th>
-                  <th scope="col">Account</th>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Outcome</th>
-                  <th scope="col">Failed</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Event', 'Account', 'Endpoint', 'Outcome', 'Failed']} />
               <tbody>
                 {failed.map((d) => (
                   <tr key={d.id} data-delivery={d.id}>
@@ -134,14 +126,7 @@ export function WebhookExceptions() {
         ) : (
           <div className="table-wrap">
             <table className="table" aria-label="Disabled webhook endpoints">
-              <thead>
-                <tr>
-                  <th scope="col">Endpoint</th>
-                  <th scope="col">Account</th>
-                  <th scope="col">Reason</th>
-                  <th scope="col">Disabled</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Endpoint', 'Account', 'Reason', 'Disabled']} />
               <tbody>
                 {disabled.map((e: Endpoint) => (
                   <tr key={e.id} data-endpoint={e.id}>

@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { unwrap, when } from '../../shared/api';
 import { go } from '../router';
 import { useSession } from '../session';
-import { ErrorNote, StatusBadge, useLoad } from '../ui';
+import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { type OrderImport, saveBlob } from './files';
 import { UploadForm } from './UploadForm';
 
@@ -68,16 +68,7 @@ export function ImportList() {
       {imports.length > 0 && (
         <div className="table-wrap">
           <table className="table" aria-labelledby="past-imports">
-            <thead>
-              <tr>
-                <th scope="col">Import</th>
-                <th scope="col">Uploaded</th>
-                <th scope="col">Status</th>
-                <th scope="col">Rows</th>
-                <th scope="col">Created</th>
-                <th scope="col">Rejected</th>
-              </tr>
-            </thead>
+            <TableHead columns={['Import', 'Uploaded', 'Status', 'Rows', 'Created', 'Rejected']} />
             <tbody>
               {imports.map((i) => (
                 <tr key={i.id}>

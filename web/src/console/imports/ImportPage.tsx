@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import { ApiFailure, unwrap, when } from '../../shared/api';
 import { streamable } from '../live';
 import { useSession } from '../session';
-import { ErrorNote, StatusBadge, useLoad } from '../ui';
+import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { type OrderImport, saveBlob, XLSX_TYPE } from './files';
 
 const DONE: readonly OrderImport['status'][] = ['succeeded', 'failed'];
@@ -179,15 +179,7 @@ export function ImportPage({ id }: { id: string }) {
           </p>
           <div className="table-wrap">
             <table className="table import-errors" aria-labelledby="imp-errors">
-              <thead>
-                <tr>
-                  <th scope="col">Row</th>
-                  <th scope="col">Column</th>
-                  <th scope="col">Field</th>
-                  <th scope="col">Code</th>
-                  <th scope="col">Message</th>
-                </tr>
-              </thead>
+              <TableHead columns={['Row', 'Column', 'Field', 'Code', 'Message']} />
               <tbody>
                 {data.errors.map((e) => (
                   <tr key={`${e.row}:${e.param ?? ''}`}>
