@@ -1,7 +1,7 @@
 import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import type { Engine } from '../src/shared/db/index.js';
 import { startApp, type TestApp } from './helpers.js';
 import { PASSWORD } from './people-helpers.js';
@@ -56,6 +56,13 @@ export async function launch(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** A page in a context of its own (its own cookies), with `timeoutMs` for every wait and action. */
+export async function openPage(browser: Browser, options: BrowserContextOptions, timeoutMs = 8000): Promise<Page> {
+  const page = await (await browser.newContext(options)).newPage();
+  page.setDefaultTimeout(timeoutMs);
+  return page;
 }
 
 /** A tiny valid PNG (a 2×2 image), standing in for a camera photo. */

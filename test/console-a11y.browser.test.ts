@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { csv, drain, good, HEADER, upload } from './imports-helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
@@ -110,10 +110,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
 
   async function newPage(width = 1280, height = 800): Promise<Page> {
     // bypassCSP: axe-core is injected as an inline script, which the console's CSP rightly refuses.
-    const context = await browser.newContext({ viewport: { width, height }, bypassCSP: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
-    return page;
+    return openPage(browser, { viewport: { width, height }, bypassCSP: true });
   }
 
   async function signIn(page: Page, email: string) {

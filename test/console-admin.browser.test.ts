@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
@@ -26,10 +26,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
   });
 
   async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
-    return page;
+    return openPage(browser, { viewport: { width: 1280, height: 900 } });
   }
 
   async function signIn(page: Page, email: string, password = PASSWORD) {

@@ -1,6 +1,6 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEach, type Merchant, newMerchant, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -49,9 +49,7 @@ describeEach('console board in headless Chromium', (engine) => {
   });
 
   async function signedIn(width = 1280): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    const page = await openPage(browser, { viewport: { width, height: 800 } });
     const user = await newUser(t, 'dispatcher');
     await submitSignIn(page, base, user.email);
     await page.getByRole('heading', { name: 'Orders' }).waitFor();

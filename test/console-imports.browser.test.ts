@@ -5,7 +5,16 @@ import { pino } from 'pino';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ImportRunner, startImportRunner } from '../src/features/imports/runner.js';
-import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import {
+  cspErrorsOf,
+  hasChromium,
+  IMAGES,
+  launch,
+  openPage,
+  serveApp,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
 import { client, describeEach, type Merchant, newMerchant, type TestApp } from './helpers.js';
 import { csv } from './imports-helpers.js';
 import { newUser } from './people-helpers.js';
@@ -47,9 +56,7 @@ describeEach('console imports page in headless Chromium', (engine) => {
   });
 
   async function signIn(userEmail: string, width = 1280, height = 900): Promise<{ page: Page; cspErrors: string[] }> {
-    const context = await browser.newContext({ viewport: { width, height }, acceptDownloads: true });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    const page = await openPage(browser, { viewport: { width, height }, acceptDownloads: true }, 10_000);
     const cspErrors = cspErrorsOf(page);
     await submitSignIn(page, base, userEmail);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();

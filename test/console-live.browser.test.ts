@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { courierSession, newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
@@ -42,10 +42,7 @@ describeEach('console live parts in headless Chromium', (engine) => {
   });
 
   async function newPage(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
-    return page;
+    return openPage(browser, { viewport: { width: 1280, height: 800 } });
   }
 
   async function signIn(page: Page, email: string) {

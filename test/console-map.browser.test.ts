@@ -3,7 +3,16 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
-import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import {
+  cspErrorsOf,
+  hasChromium,
+  IMAGES,
+  launch,
+  openPage,
+  serveApp,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
 import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
@@ -44,9 +53,7 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
   });
 
   async function newPage(width = 1280, height = 800): Promise<{ page: Page; cspErrors: string[] }> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
+    const page = await openPage(browser, { viewport: { width, height } });
     return { page, cspErrors: cspErrorsOf(page) };
   }
 

@@ -2,7 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import {
+  cspErrorsOf,
+  hasChromium,
+  IMAGES,
+  launch,
+  openPage,
+  serveApp,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
 import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -88,9 +97,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
     height = 900,
     role: 'dispatcher' | 'admin' = 'dispatcher',
   ): Promise<{ page: Page; cspErrors: string[] }> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    const page = await openPage(browser, { viewport: { width, height } }, 10_000);
     const cspErrors = cspErrorsOf(page);
     const user = await newUser(t, role);
     await submitSignIn(page, base, user.email);

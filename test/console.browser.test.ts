@@ -2,7 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { cspErrorsOf, hasChromium, IMAGES, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import {
+  cspErrorsOf,
+  hasChromium,
+  IMAGES,
+  launch,
+  openPage,
+  serveApp,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
 import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -29,11 +38,8 @@ describeEach('console in headless Chromium', (engine) => {
   });
 
   async function newPage(width = 1280, height = 800): Promise<{ page: Page; cspErrors: string[] }> {
-    const context = await browser.newContext({ viewport: { width, height } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(8000);
-    const cspErrors = cspErrorsOf(page);
-    return { page, cspErrors };
+    const page = await openPage(browser, { viewport: { width, height } });
+    return { page, cspErrors: cspErrorsOf(page) };
   }
 
   async function signInWithKey(page: Page, key: string) {

@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEach, newMerchant, newOperator, type TestApp } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
@@ -31,10 +31,8 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
   });
 
   async function desk(): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
-    return { context, page };
+    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } }, 10_000);
+    return { context: page.context(), page };
   }
 
   /** The live map of a dispatcher signed in with a password: updates come on the stream (SSE). */
