@@ -25,7 +25,7 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0 \
     PORT=3000 \
     DATABASE_URL=sqlite:/data/ruta.db \
-    RUTA_FILES_DIR=/data/files
+    RUTA_FILES_URL=file:/data/files
 WORKDIR /app
 COPY --from=build /app/package.json ./
 COPY --from=build /app/node_modules ./node_modules

@@ -1,10 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+// Shuffled: the files, and the tests inside each file, run in a new order every run, so a test that
+// leans on what another one made (a count, an empty list) fails here rather than in someone else's
+// change. Vitest prints the seed at the start ("Running tests with seed N"); RUTA_TEST_SEED=N (or
+// `--sequence.seed=N`) replays that order. Unset, the seed is the start time.
+const raw = process.env.RUTA_TEST_SEED?.trim();
+const seed = raw ? Number(raw) : undefined;
+if (seed !== undefined && !Number.isSafeInteger(seed)) {
+  throw new Error(`RUTA_TEST_SEED must be an integer (the seed a run printed), not "${raw}"`);
+}
+
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    sequence: { shuffle: true, seed },
   },
 });

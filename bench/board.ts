@@ -22,6 +22,7 @@ import { openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
 import { loadSqlite } from '../src/shared/db/sqlite-driver.js';
 import { ORDER_STATUSES, phoneKey, searchKey } from '../src/shared/db/tables/orders.js';
+import { localDay } from '../src/shared/local-time.js';
 import { type DbKind, freshDb, machine } from './env.js';
 
 const kind = (process.argv[2] ?? 'sqlite') as DbKind;
@@ -58,6 +59,7 @@ function row(i: number) {
     requested,
     created,
     due: requested ? Date.parse(requested) : created,
+    day: localDay(requested ? Date.parse(requested) : created, 'UTC'),
     key: searchKey(name),
     phone: phoneKey(phone),
   };
@@ -97,7 +99,7 @@ try {
   for (const ix of indexes) await sql.raw(`drop index ${ix.name}`).execute(db);
   const cols = `id, account_id, mode, tracking_code, external_order_id, source, status, customer, delivery_address, items,
     requested_date, priority, is_urgent, requires_signature, requires_photo, cash_on_delivery, shipping_cost, currency,
-    weight_kg, packages, metadata, attempts, event_seq, created_at, updated_at, due_at, customer_key, phone_key`;
+    weight_kg, packages, metadata, attempts, event_seq, created_at, updated_at, due_at, customer_key, phone_key, timezone, due_day`;
   if (kind === 'sqlite') {
     const file = db0.url.slice('sqlite:'.length);
     await database.close();
@@ -105,7 +107,7 @@ try {
     raw.pragma('journal_mode = WAL');
     const ins =
       raw.prepare(`insert into orders (${cols}) values (?, ?, 'test', ?, ?, 'api', ?, ?, '{"address":"Av. Larco 123"}', '[]',
-      ?, 1, 0, 1, 0, 0, 500, 'PEN', 1, 1, '{}', 0, 1, ?, ?, ?, ?, ?)`);
+      ?, 1, 0, 1, 0, 0, 500, 'PEN', 1, 1, '{}', 0, 1, ?, ?, ?, ?, ?, 'UTC', ?)`);
     raw.transaction(() => {
       for (let i = 0; i < N; i++) {
         const r = row(i);
@@ -122,6 +124,7 @@ try {
           r.due,
           r.key,
           r.phone,
+          r.day,
         );
       }
     })();
@@ -152,6 +155,7 @@ try {
             is_urgent: 0,
             requires_signature: 1,
             requires_photo: 0,
+            pin_attempts: 0,
             cash_on_delivery: 0,
             shipping_cost: 500,
             currency: 'PEN',
@@ -175,6 +179,8 @@ try {
             due_at: r.due,
             customer_key: r.key,
             phone_key: r.phone,
+            timezone: 'UTC',
+            due_day: r.day,
           })),
         )
         .execute();

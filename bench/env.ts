@@ -141,14 +141,21 @@ export interface Server {
 
 const mbOf = (kb: string | undefined) => (kb === undefined ? undefined : Math.round((Number(kb) / 1024) * 10) / 10);
 
-/** VmRSS and VmHWM of a live process, from /proc (VmHWM is the kernel's own high-water mark). */
-function status(pid: number): { rss?: number; hwm?: number } {
+/** VmRSS and VmHWM of a live process, from /proc (VmHWM is the kernel's own high-water mark), MB; {} once it is gone. */
+export function procStatus(pid: number): { rss?: number; hwm?: number } {
   try {
     const text = readFileSync(`/proc/${pid}/status`, 'utf8');
     return { rss: mbOf(/VmRSS:\s*(\d+)\s*kB/.exec(text)?.[1]), hwm: mbOf(/VmHWM:\s*(\d+)\s*kB/.exec(text)?.[1]) };
   } catch {
     return {};
   }
+}
+
+/** User + system CPU time of a process so far, ms (clock ticks of 10 ms). */
+export function cpuMs(pid: number): number {
+  // Fields after the command name (which is in parentheses and may hold spaces): utime is the 12th, stime the 13th.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 const PROBE = pathToFileURL(join(ROOT, 'bench', 'probe.mjs')).href;
@@ -174,7 +181,7 @@ export async function startProcess(opts: {
   const base = `http://127.0.0.1:${opts.port}`;
   let peak = 0;
   const sample = () => {
-    peak = Math.max(peak, status(child.pid!).hwm ?? 0);
+    peak = Math.max(peak, procStatus(child.pid!).hwm ?? 0);
   };
   const timer = setInterval(sample, 500);
   timer.unref();
@@ -189,7 +196,7 @@ export async function startProcess(opts: {
       return peak;
     },
     memory: () => {
-      const s = status(child.pid!);
+      const s = procStatus(child.pid!);
       return { rss_mb: s.rss ?? 0, hwm_mb: s.hwm ?? 0 };
     },
     resetPeak: () => {

@@ -7,7 +7,10 @@ import { FIRST_LOAD_BUDGET_KB, type FirstLoadResult } from './scenarios/first-lo
 import type { ImportResult } from './scenarios/import.js';
 import type { ListResult } from './scenarios/list.js';
 import type { LocationResult } from './scenarios/location.js';
+import type { MessagesResult } from './scenarios/messages.js';
+import type { ReportsResult } from './scenarios/reports.js';
 import type { StreamResult } from './scenarios/stream.js';
+import type { TrackingStreamsResult } from './scenarios/tracking-streams.js';
 import type { UploadResult } from './scenarios/upload.js';
 import type { WebhookResult } from './scenarios/webhook.js';
 
@@ -41,8 +44,14 @@ export interface Results {
     stream?: StreamResult | null;
     /** Absent in results written before the scenario existed. */
     upload?: UploadResult | null;
+    /** Issue #20 (absent in results written before the scenario existed). */
+    tracking_streams?: TrackingStreamsResult | null;
+    /** Issue #19 (absent in results written before the scenario existed). */
+    messages?: MessagesResult | null;
     /** The console's first screen, gzipped (absent in results older than issue #9). */
     console_first_load?: FirstLoadResult | null;
+    /** The optional `--only reports` scenario (never in a saved full run). */
+    reports?: ReportsResult | null;
     rss_mb: number | null;
     /** Per scenario, in run order (absent in results older than the per-scenario figures). */
     memory?: Record<string, MemoryRow>;
@@ -64,6 +73,8 @@ export function rows(r: Results): string[][] {
     import: imp,
     stream: st,
     upload: up,
+    tracking_streams: ts,
+    messages: msg,
     rss_mb,
   } = r.results;
   const single = r.db === 'postgres' ? 2500 : 5000;
@@ -114,6 +125,7 @@ export function rows(r: Results): string[][] {
           yes(imp.seconds < 10),
         ]
       : skip('import'),
+    ...importCaseRows(imp),
     loc?.batch_points_per_s !== undefined
       ? [
           'location_batch',
@@ -137,13 +149,33 @@ export function rows(r: Results): string[][] {
     up
       ? [
           'upload',
-          `${up.size_mib} MiB: /healthz delayed ${up.delay_ms} ms (max ${up.during_max_ms} ms); RSS +${up.rss_growth_x}× the upload; ${up.cpu_ms_per_upload} ms server CPU per upload`,
-          `idle /healthz p50 ${up.idle_p50_ms} ms, max ${up.idle_max_ms} ms`,
+          `${up.size_mib} MiB: /healthz delayed ${up.delay_ms} ms (max ${up.during_max_ms} ms${up.during_p99_ms === undefined ? '' : `, p99 ${up.during_p99_ms} ms`}); RSS +${up.rss_growth_x}× the upload; ${up.cpu_ms_per_upload} ms server CPU per upload`,
+          `idle /healthz p50 ${up.idle_p50_ms} ms, ${up.idle_p99_ms === undefined ? '' : `p99 ${up.idle_p99_ms} ms, `}max ${up.idle_max_ms} ms`,
           '',
           'delay < 50 ms, RSS < 3×',
           yes(up.delay_ms < 50 && up.rss_growth_x < 3),
         ]
       : skip('upload'),
+    ts
+      ? [
+          'tracking_streams',
+          `${ts.streams} streams (${ts.orders} orders, ${ts.couriers} couriers): RSS ${ts.rss_mb} MB (${ts.rss_before_mb} before they opened, peak ${ts.rss_peak_mb}); position → all streams p99 ${ts.all_streams_p99_ms} ms (each stream p50 ${ts.each_p50_ms}, p99 ${ts.each_p99_ms} ms, ${ts.missed} missed); create ${ts.create_rps} rps beside them`,
+          `create ${ts.create_alone_rps} rps without streams (before and after)`,
+          String(ts.create_ratio),
+          'RSS < 400 MB, p99 < 1 s, ≥ 0.80',
+          yes(ts.rss_peak_mb < 400 && ts.all_streams_p99_ms < 1000 && ts.missed === 0 && ts.create_ratio >= 0.8),
+        ]
+      : skip('tracking_streams'),
+    msg
+      ? [
+          'messages',
+          `create ${msg.create_on_rps} rps with 3 messages per order (${msg.queued_per_s} queued/s); one worker sent ${msg.backlog} at ${msg.sent_per_s}/s, ${msg.worker_cpu_ms_per_message} ms CPU each (Twilio ${msg.twilio_received}, SMTP ${msg.smtp_received})`,
+          `create ${msg.create_off_rps} rps, notifications off`,
+          String(msg.ratio),
+          '≥ 0.90',
+          yes(msg.ratio >= 0.9 && msg.twilio_received + msg.smtp_received === msg.backlog),
+        ]
+      : skip('messages'),
     r.results.console_first_load
       ? [
           'console_first_load',
@@ -155,6 +187,39 @@ export function rows(r: Results): string[][] {
         ]
       : skip('console_first_load'),
     rss_mb !== null ? ['rss_mb', `${rss_mb} MB peak`, '', '', '< 200 MB', yes(rss_mb < 200)] : skip('rss_mb'),
+  ];
+}
+
+/**
+ * Issue #18: what other requests saw while an import file was uploaded and run. One row for the
+ * valid 10 000-row imports, one for the refused files (200 000 rows; zip bombs), p99 of each probe.
+ */
+function importCaseRows(imp: ImportResult | null | undefined): string[][] {
+  if (!imp?.cases || !imp.idle) return [];
+  const c = imp.cases;
+  const fmt = (names: string[]) =>
+    names
+      .filter((n) => c[n])
+      .map((n) => {
+        const x = c[n] as NonNullable<(typeof c)[string]>;
+        return `${n} (${x.status}, ${x.seconds} s, RSS +${x.rss_growth_mb} MB): /healthz p99 ${x.healthz.p99_ms} ms, API p99 ${x.api.p99_ms} ms, loop max ${x.loop_max_ms ?? '—'} ms`;
+      })
+      .join('; ');
+  const worst = (names: string[]) =>
+    Math.max(...names.filter((n) => c[n]).flatMap((n) => [c[n]?.healthz.p99_ms ?? 0, c[n]?.api.p99_ms ?? 0]));
+  const valid = ['csv_10k', 'xlsx_10k'];
+  const refused = ['csv_200k', 'xlsx_200k', 'xlsx_bomb', 'xlsx_bomb_lying'];
+  const idle = `idle /healthz p99 ${imp.idle.healthz.p99_ms} ms, API p99 ${imp.idle.api.p99_ms} ms`;
+  return [
+    ['import_others', fmt(valid), idle, '', 'p99 < 50 ms', yes(worst(valid) < 50)],
+    [
+      'import_refused',
+      fmt(refused),
+      idle,
+      '',
+      'p99 < 50 ms, 422',
+      yes(worst(refused) < 50 && refused.every((n) => !c[n] || c[n]?.status === 422)),
+    ],
   ];
 }
 

@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [-- --db postgres]`: builds Ruta, starts `node dist/cli.js serve` on a
+ * `npm run bench [-- --quick] [-- --db postgres] [-- --only reports]`: builds Ruta, starts `node dist/cli.js serve` on a
  * fresh database, drives it from a separate load generator (wrk, else autocannon), and writes
  * bench/results/{latest,<db>}.json and this database's section of BENCHMARKS.md.
  */
@@ -18,7 +18,10 @@ import { consoleFirstLoad } from './scenarios/first-load.js';
 import { importScenario } from './scenarios/import.js';
 import { listScenario } from './scenarios/list.js';
 import { locationScenario } from './scenarios/location.js';
+import { messagesScenario } from './scenarios/messages.js';
+import { reportsScenario } from './scenarios/reports.js';
 import { streamScenario } from './scenarios/stream.js';
+import { trackingStreamsScenario } from './scenarios/tracking-streams.js';
 import { uploadScenario } from './scenarios/upload.js';
 import { webhookScenario } from './scenarios/webhook.js';
 
@@ -32,6 +35,8 @@ const { values: opts } = parseArgs({
     /** Comma-separated scenarios to run (e.g. `create,webhook`); results are then not saved. */
     only: { type: 'string' },
     'no-profile': { type: 'boolean', default: false },
+    /** Orders the optional `reports` scenario seeds (`--only reports`); the goal is stated for 1 M. */
+    'report-orders': { type: 'string', default: '1000000' },
   },
 });
 if (opts.db !== 'sqlite' && opts.db !== 'postgres') throw new Error('--db must be sqlite or postgres');
@@ -47,6 +52,10 @@ function serverEnv(dbUrl: string, filesDir: string): Record<string, string> {
     // counting and, on PostgreSQL, the shared sync. BENCH_RATE_LIMIT=0 shows the API without it.
     RUTA_RATE_LIMIT_PER_MIN: process.env.BENCH_RATE_LIMIT ?? '100000000',
     RUTA_WEBHOOK_ALLOW_INSECURE: '1',
+    // The tracking-streams scenario opens thousands of public streams from a few loopback addresses
+    // (a real page is one per customer); other scenarios do not touch the public routes.
+    RUTA_TRACK_STREAMS_PER_CLIENT: '1000000',
+    RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '100000000',
     RUTA_FILES_DIR: filesDir,
   };
 }
@@ -120,6 +129,8 @@ async function main(): Promise<void> {
     import: null,
     stream: null,
     upload: null,
+    tracking_streams: null,
+    messages: null,
     console_first_load: null,
     rss_mb: null,
   };
@@ -128,7 +139,7 @@ async function main(): Promise<void> {
   let server: Server | undefined;
   try {
     // The CLI migrates the fresh database and creates the account and keys, as an operator would.
-    const acct = cli<{ account: { id: string }; keys: { test: string } }>(db.url, [
+    const acct = cli<{ account: { id: string }; keys: { test: string; live: string } }>(db.url, [
       'accounts',
       'create',
       '--name',
@@ -164,11 +175,13 @@ async function main(): Promise<void> {
       dbUrl: db.url,
       accountId: acct.account.id,
       merchantKey: acct.keys.test,
+      merchantLiveKey: acct.keys.live,
       operatorKey: op.secret,
       env,
       log,
     };
-    // Webhook last: once an endpoint is subscribed, every create also feeds the dispatcher.
+    // Webhook and messages last: once an endpoint is subscribed, every create also feeds the
+    // dispatcher, and both stop the main server (its in-process worker would take their jobs).
     const scenarios = [
       ['create', createScenario],
       ['list_depth', listScenario],
@@ -176,9 +189,15 @@ async function main(): Promise<void> {
       ['import', importScenario],
       ['stream', streamScenario],
       ['upload', uploadScenario],
+      // Only when named (`--only reports`): it seeds a million orders of its own. Before the
+      // scenarios that stop the main server.
+      ['reports', (c: Ctx) => reportsScenario(c, Number(opts['report-orders']))],
+      ['tracking_streams', trackingStreamsScenario],
       ['webhook', webhookScenario],
+      ['messages', messagesScenario],
     ] as const;
-    const only = opts.only?.split(',');
+    // Names on the command line may be written with dashes (`--only tracking-streams`).
+    const only = opts.only?.split(',').map((s) => s.trim().replace(/-/g, '_'));
     // Not a load: what the console's first screen downloads, read from the build this run made.
     if (!only || only.includes('console_first_load')) {
       try {
@@ -191,10 +210,12 @@ async function main(): Promise<void> {
     // Start-up to the first scenario: the idle floor.
     memory.start = await memoryRow(server, server.memory().rss_mb);
     for (const [name, run] of scenarios) {
-      if (only && !only.includes(name)) continue;
+      if (only ? !only.includes(name) : name === 'reports') continue;
       log(`${name}…`);
       const s0 = performance.now();
       rss0 = server.memory().rss_mb;
+      // Once a scenario has stopped the main server, later ones run their own: no row of its memory.
+      const stoppedBefore = stoppedRow !== undefined;
       try {
         (results as Record<string, unknown>)[name] = await run(ctx);
         log(`${name}: ${JSON.stringify(results[name])} (${round((performance.now() - s0) / 1000, 1)} s)`);
@@ -205,8 +226,10 @@ async function main(): Promise<void> {
         skipped[name] = msg;
         log(`${name} → null: ${msg}`);
       } finally {
-        memory[name] = stoppedRow ?? (await memoryRow(server, rss0));
-        log(`${name} memory: ${JSON.stringify(memory[name])}`);
+        if (!stoppedBefore) {
+          memory[name] = stoppedRow ?? (await memoryRow(server, rss0));
+          log(`${name} memory: ${JSON.stringify(memory[name])}`);
+        }
       }
     }
     results.rss_mb = server.peakRssMb();

@@ -34,7 +34,7 @@ await migrate(database);
 const ctx = createContext(database, config);
 const app = await buildApp(ctx);
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
-const key = (await createKey(ctx.db, { role: 'operator', mode: 'test', accountId: null })).secret;
+const key = (await createKey(ctx, { role: 'operator', mode: 'test', accountId: null })).secret;
 
 // A valid 10 MiB PNG as far as sniffing goes: the signature, then filler.
 const png = Buffer.alloc(10 * 1024 * 1024, 7);

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import pg from 'pg';
-import { ROOT as HERE, PG_ADMIN_URL, START_FLAGS } from './env.js';
+import { cpuMs, ROOT as HERE, PG_ADMIN_URL, START_FLAGS } from './env.js';
 
 const ROOT = process.env.BENCH_ROOT ?? HERE;
 const N = Number(process.env.N ?? 10_000);
@@ -21,11 +21,6 @@ const name = `ruta_drain_${Date.now()}_${process.pid}`;
 const url = new URL(PG_ADMIN_URL);
 url.pathname = `/${name}`;
 const loadavg = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
-/** user + system CPU of a process, in ms (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(f[11]) + Number(f[12])) * 10;
-};
 
 const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
 await admin.connect();

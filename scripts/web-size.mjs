@@ -20,6 +20,32 @@ for (const app of ['console', 'courier']) {
   console.log(`web: /${app}/ first screen ${(total / 1024).toFixed(1)} KB gzipped (${parts.join(', ')})`);
   if (total > BUDGET) over = true;
 }
+
+// The customer's tracking page (DESIGN §15): its script, the chunks it imports and its styles,
+// from Vite's manifest; its HTML comes from the server (a few KB). Budget: 100 KB gzipped.
+const TRACK_BUDGET = 100 * 1024;
+const manifest = JSON.parse(readFileSync(join(root, '.vite', 'manifest.json'), 'utf8'));
+const seen = new Set();
+const walk = (key) => {
+  const c = manifest[key];
+  if (!c || seen.has(c.file)) return;
+  seen.add(c.file);
+  for (const css of c.css ?? []) seen.add(css);
+  for (const i of c.imports ?? []) walk(i);
+};
+walk('src/track/main.ts');
+let track = 0;
+const trackParts = [];
+for (const f of seen) {
+  const n = gzipSync(readFileSync(join(root, f))).length;
+  track += n;
+  trackParts.push(`${f.replace('assets/', '')} ${(n / 1024).toFixed(1)} KB`);
+}
+console.log(`web: /track/ page assets ${(track / 1024).toFixed(1)} KB gzipped (${trackParts.join(', ')})`);
+if (track > TRACK_BUDGET) {
+  console.error(`web: the tracking page's assets are over the ${TRACK_BUDGET / 1024} KB budget`);
+  over = true;
+}
 if (over) {
   console.error(`web: a first screen is over the ${BUDGET / 1024} KB budget`);
   process.exit(1);

@@ -1,19 +1,30 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
 import secureJson from 'secure-json-parse';
+import { adminRoutes } from './features/accounts/routes.js';
 import { dispatchRoutes } from './features/dispatch/routes.js';
 import { eventsRoutes } from './features/events/routes.js';
 import { fileContentRoutes, filesRoutes } from './features/files/routes.js';
+import { checkStore } from './features/files/service.js';
+import { geocodingRoutes } from './features/geocoding/routes.js';
 import { importsRoutes } from './features/imports/routes.js';
+import { labelRoutes } from './features/labels/routes.js';
 import { lifecycleRoutes } from './features/lifecycle/routes.js';
+import { AUTO_DISPATCH } from './features/livedispatch/job.js';
+import { liveDispatchRoutes } from './features/livedispatch/routes.js';
+import { messageCallbackRoutes } from './features/messages/callback-routes.js';
+import { messagesRoutes } from './features/messages/routes.js';
+import { MESSAGE_SEND_JOB } from './features/messages/send.js';
+import { moneyRoutes } from './features/money/routes.js';
 import { ordersRoutes } from './features/orders/routes.js';
-import { adminRoutes } from './features/people/admin-routes.js';
 import { courierPublicRoutes, courierSignInRoutes } from './features/people/courier-routes.js';
+import { passwordPublicRoutes, passwordRoutes } from './features/people/password-routes.js';
 import { peoplePublicRoutes, peopleRoutes, publicOrigin } from './features/people/routes.js';
 import { authenticators } from './features/people/sessions.js';
 import { planningRoutes } from './features/planning/routes.js';
+import { PLAN_SOLVE } from './features/planning/runner.js';
 import { streamHooks, streamRoutes } from './features/stream/routes.js';
-import { publicTrackingRoutes } from './features/tracking/public-routes.js';
+import { publicTrackingRoutes, trackingHooks } from './features/tracking/public-routes.js';
 import { trackingRoutes } from './features/tracking/routes.js';
 import { webhookOpsRoutes } from './features/webhooks/ops-routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
@@ -26,6 +37,8 @@ import { ApiError, clientErrorResponse, installErrorHandling, sendError } from '
 import { installIdempotency } from './shared/idempotency.js';
 import { randomToken } from './shared/ids.js';
 import { rejectUnstorableInput } from './shared/input.js';
+import type { JobKind } from './shared/jobs/job.js';
+import { installJobMetrics } from './shared/jobs/metrics.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit } from './shared/rate-limit.js';
@@ -40,6 +53,12 @@ declare module 'fastify' {
 }
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Every kind of leased background job (src/shared/jobs): the job runner of `ruta serve` and
+ * `ruta worker` runs these (server.ts), and every instance's /metrics shows their queues.
+ */
+export const JOBS: readonly JobKind[] = [PLAN_SOLVE, AUTO_DISPATCH, MESSAGE_SEND_JOB];
 
 export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const app = Fastify({
@@ -104,6 +123,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Before any route: close() waits for requests in flight, so the database outlives them.
   installDrain(app);
   streamHooks(app, ctx);
+  trackingHooks(app, ctx);
   // Bodies are optional on actions such as cancel; an absent body means "no parameters".
   app.addHook('preValidation', async (req) => {
     if (req.body === undefined && req.method !== 'GET' && req.method !== 'HEAD') req.body = {};
@@ -125,16 +145,29 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   });
 
   installMetrics(app, ctx.metrics);
+  installJobMetrics(
+    ctx.metrics,
+    ctx.db,
+    ctx.clock,
+    JOBS.map((k) => k.kind),
+  );
   await installOpenApi(app, ctx.config.publicUrl);
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async () => {
     try {
       await ping(ctx.db);
-      return { status: 'ok' };
     } catch {
       throw new ApiError('service_unavailable', 'The database is not answering.');
     }
+    try {
+      await checkStore(ctx);
+    } catch (err) {
+      // The probe's answer stays generic; why the store failed is for the operator's log.
+      ctx.logger.warn({ err }, 'file store check failed');
+      throw new ApiError('service_unavailable', 'The file store is not answering.');
+    }
+    return { status: 'ok' };
   });
 
   // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
@@ -145,6 +178,9 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // The console and the courier app (static files built by Vite; a 503 page when not built).
   await installWebApps(app, ctx.config);
+
+  // Customer message callbacks: each checked by its provider's signature (or a signed token).
+  await app.register(async (pub) => messageCallbackRoutes(pub, ctx), { prefix: '/v1' });
 
   // Signed file links are their own credential: no API key.
   await app.register(async (pub) => fileContentRoutes(pub, ctx), { prefix: '/v1' });
@@ -159,6 +195,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       installRateLimit(pub, ctx, 'ip');
       peoplePublicRoutes(pub, ctx);
       courierPublicRoutes(pub, ctx);
+      passwordPublicRoutes(pub, ctx);
     },
     { prefix: '/v1' },
   );
@@ -173,6 +210,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       trackingRoutes(v1, ctx);
       lifecycleRoutes(v1, ctx);
       dispatchRoutes(v1, ctx);
+      labelRoutes(v1, ctx);
       planningRoutes(v1, ctx);
       await v1.register(async (files) => filesRoutes(files, ctx));
       await v1.register(async (imports) => importsRoutes(imports, ctx));
@@ -183,6 +221,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       peopleRoutes(v1, ctx);
       courierSignInRoutes(v1, ctx);
       adminRoutes(v1, ctx);
+      passwordRoutes(v1, ctx);
+      geocodingRoutes(v1, ctx);
+      moneyRoutes(v1, ctx);
+      liveDispatchRoutes(v1, ctx);
+      messagesRoutes(v1, ctx);
     },
     { prefix: '/v1' },
   );

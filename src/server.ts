@@ -1,14 +1,15 @@
 import type { FastifyInstance } from 'fastify';
 import type { pino } from 'pino';
-import { buildApp } from './app.js';
+import { buildApp, JOBS } from './app.js';
 import { startImportRunner } from './features/imports/runner.js';
 import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
-import { type Config, loadConfig } from './shared/config.js';
+import { type Config, isLoopbackUrl, loadConfig } from './shared/config.js';
 import { type AppContext, createContext } from './shared/context.js';
 import { type Database, openDatabase } from './shared/db/index.js';
 import { migrate } from './shared/db/migrate.js';
 import { limitHeapGrowth } from './shared/heap.js';
+import { JobRunner } from './shared/jobs/runner.js';
 
 /** Background loops (the webhook dispatcher, cleanup) that start with the process and stop before the database closes. */
 export interface Service {
@@ -17,13 +18,16 @@ export interface Service {
 
 export type ServiceFactory = (ctx: AppContext, log: pino.Logger) => Service;
 
-/** Background services each process runs; features append theirs. */
-export const backgroundServices: ServiceFactory[] = [startDispatcher, startImportRunner];
+/** The leased jobs of every kind in JOBS (route plan solves), each kind at its own concurrency. */
+const startJobs: ServiceFactory = (ctx, log) => new JobRunner(ctx, JOBS, { log }).start();
+
+/** Background services each process runs (`ruta serve` unless --api-only, `ruta worker`); features append theirs. */
+export const backgroundServices: ServiceFactory[] = [startDispatcher, startImportRunner, startJobs];
 
 /** A migrated database and the context over it; close `database` when done. */
 export async function openContext(config: Config = loadConfig()): Promise<{ ctx: AppContext; database: Database }> {
   const database = openDatabase(config.databaseUrl);
-  await migrate(database);
+  await migrate(database, { timezone: config.defaultTimezone });
   return { ctx: createContext(database, config), database };
 }
 
@@ -59,6 +63,12 @@ export async function serve(opts: { background: boolean } = { background: true }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   log.info({ port, engine: ctx.engine }, 'ruta listening');
+  if (isLoopbackUrl(config.publicUrl)) {
+    log.warn(
+      { public_url: config.publicUrl },
+      'RUTA_PUBLIC_URL is a loopback address: links in invitations, e-mails and the courier sign-in QR code open only on this machine. Set it to the address phones and browsers reach (docs/operations.md "The public address").',
+    );
+  }
   onShutdown(log, async () => {
     // Stop taking requests first, then let workers finish or release what they hold.
     await app.close();

@@ -60,13 +60,19 @@ describeEach('cli', (engine: Engine) => {
   it(
     'migrate applies the migrations, then finds nothing to do',
     async () => {
-      const first = await ruta(tdb.url, 'migrate');
-      expect(first.stderr).toBe('');
-      expect(first.code).toBe(0);
-      expect(first.stdout).toMatch(/^applied: 001_core/);
-      const second = await ruta(tdb.url, 'migrate');
-      expect(second.code).toBe(0);
-      expect(second.stdout).toBe('database is up to date\n');
+      // A database of its own: the file's other tests migrate the shared one, in any order.
+      const fresh = await freshDatabaseUrl(engine);
+      try {
+        const first = await ruta(fresh.url, 'migrate');
+        expect(first.stderr).toBe('');
+        expect(first.code).toBe(0);
+        expect(first.stdout).toMatch(/^applied: 001_core/);
+        const second = await ruta(fresh.url, 'migrate');
+        expect(second.code).toBe(0);
+        expect(second.stdout).toBe('database is up to date\n');
+      } finally {
+        await fresh.drop();
+      }
     },
     SLOW,
   );
@@ -225,6 +231,7 @@ describeEach('cli', (engine: Engine) => {
         [['accounts', 'create', '--name', 'X', '--origin-lat', '10'], /origin-lng/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', 'abc', '--origin-lng', '1'], /origin-lat/],
         [['accounts', 'create', '--name', 'X', '--bogus'], /bogus/],
+        [['accounts', 'create', '--name', 'X', '--timezone', 'Mars/Olympus'], /--timezone/],
         [['keys', 'create', '--mode', 'test'], /--account ID or --operator/],
         [['keys', 'create', '--operator', '--account', 'acct_x', '--mode', 'test'], /--account ID or --operator/],
         [['keys', 'create', '--operator', '--mode', 'prod'], /--mode must be test or live/],

@@ -35,7 +35,7 @@ describe('loadConfig', () => {
       fileUrlTtlSeconds: 3600,
       defaultPricing: DEFAULT_PRICING,
     });
-    expect(c.filesDir).toMatch(/data[/\\]files$/);
+    expect(c.filesUrl).toMatch(/^file:\/.*data[/\\]files$/);
   });
 
   it('reads the planning settings: default time zone and OSRM server', () => {

@@ -129,6 +129,13 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     ['users', '#/admin/users', (p) => p.getByRole('table', { name: 'Users' }).getByRole('cell').first().waitFor()],
     ['accounts', '#/admin/accounts', (p) => p.getByRole('cell', { name: 'Acme Shoes', exact: true }).waitFor()],
     ['operator keys', '#/admin/operator-keys', (p) => p.getByRole('heading', { name: 'Operator keys' }).waitFor()],
+    ['change password', '#/account/password', (p) => p.getByRole('heading', { name: 'Change password' }).waitFor()],
+    ['money', '#/money', (p) => p.getByRole('figure', { name: 'Volume' }).waitFor()],
+    [
+      'orders behind a figure',
+      '#/money/orders?outcome=failed',
+      (p) => p.getByRole('link', { name: 'Fallida Fabiola' }).waitFor(),
+    ],
   ];
   const merchantPages: [string, string, (p: Page) => Promise<unknown>][] = [
     ['webhooks', '#/webhooks', (p) => p.getByRole('link', { name: 'http://127.0.0.1:9/ruta' }).waitFor()],
@@ -198,6 +205,8 @@ describe('accessibility: console, courier app and tracking page in headless Chro
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
       await page.getByText('Viajera').first().waitFor();
+      // With its map of the stops drawn (loaded after the first screen).
+      await page.locator('.stops-map .leaflet-marker-icon').first().waitFor();
       for (const v of await seriousViolations(page)) found.push(`courier route: ${v}`);
       await page.getByRole('button', { name: 'Deliver' }).first().click();
       await page.getByRole('button', { name: 'Confirm delivery' }).waitFor();

@@ -24,13 +24,17 @@ describeEach('console board in headless Chromium', (engine) => {
   tomorrowDate.setDate(tomorrowDate.getDate() + 1);
   const tomorrow = dayOf(tomorrowDate);
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    a = await newMerchant(t, 'Acme');
-    b = await newMerchant(t, 'Bodega');
+  /** An app with the board's orders: due today in two accounts, and one due tomorrow at noon. */
+  async function board(): Promise<{ t: TestApp; base: string; a: Merchant; b: Merchant }> {
+    const app = await serveApp(engine);
+    const a = await newMerchant(app.t, 'Acme');
+    const b = await newMerchant(app.t, 'Bodega');
     const make = async (key: string, name: string, phone: string, over: Record<string, unknown> = {}) => {
-      const res = await client(t.app, key)('POST', '/v1/orders', validOrder({ customer: { name, phone }, ...over }));
+      const res = await client(app.t.app, key)(
+        'POST',
+        '/v1/orders',
+        validOrder({ customer: { name, phone }, ...over }),
+      );
       expect(res.status).toBe(201);
       return res.body;
     };
@@ -41,6 +45,12 @@ describeEach('console board in headless Chromium', (engine) => {
     const noon = new Date(tomorrowDate);
     noon.setHours(12, 0, 0, 0);
     await make(a.test, 'Mañana Uno', '+51933330000', { requested_date: noon.toISOString() });
+    return { ...app, a, b };
+  }
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ({ t, base, a, b } = await board());
     browser = await launch();
   });
   afterAll(async () => {
@@ -48,10 +58,10 @@ describeEach('console board in headless Chromium', (engine) => {
     await t?.close();
   });
 
-  async function signedIn(width = 1280): Promise<Page> {
+  async function signedIn(width = 1280, on: { t: TestApp; base: string } = { t, base }): Promise<Page> {
     const page = await openPage(browser, { viewport: { width, height: 800 } });
-    const user = await newUser(t, 'dispatcher');
-    await submitSignIn(page, base, user.email);
+    const user = await newUser(on.t, 'dispatcher');
+    await submitSignIn(page, on.base, user.email);
     await page.getByRole('heading', { name: 'Orders' }).waitFor();
     return page;
   }
@@ -63,9 +73,11 @@ describeEach('console board in headless Chromium', (engine) => {
   }
 
   it.skipIf(!hasChromium)(
-    `filters by day (today by default, kept in the URL) with the server's counts${skipNote}`,
+    `filters by day (today by default, kept in the URL) and by an account picked by name, with the server's counts; a pasted address applies${skipNote}`,
     async () => {
-      const page = await signedIn();
+      // Its own board: the exact counts are the point, and another test adds orders to the shared one.
+      const own = await board();
+      const page = await signedIn(1280, own);
       await waitNames(page, ['Carlos Mendoza', 'Rolando Díaz', 'Rosa Quispe']);
       expect(page.url()).toContain(`day=${today}`);
       expect(await page.getByLabel('Day', { exact: true }).inputValue()).toBe(today);
@@ -90,7 +102,25 @@ describeEach('console board in headless Chromium', (engine) => {
       await waitNames(page, ['Carlos Mendoza', 'Mañana Uno', 'Rolando Díaz', 'Rosa Quispe']);
       await expect.poll(() => count(page, 'total')).toBe('4');
       expect(page.url()).toContain('day=all');
+
+      // The account filter is picked by name (the carrier's readable list), not typed as acct_….
+      const account = page.getByLabel('Account', { exact: true });
+      expect(
+        await page.locator('#f-account-list option').evaluateAll((os) => os.map((o) => o.getAttribute('value'))),
+      ).toEqual(expect.arrayContaining(['Acme', 'Bodega']));
+      await account.fill('Bodega');
+      await waitNames(page, ['Rolando Díaz']);
+      expect(page.url()).toContain(`account=${own.b.accountId}`);
+      // A shared address pasted into the same tab changes the list, not just the address bar.
+      await page.evaluate(`location.hash = '#/board?day=${tomorrow}'`);
+      await waitNames(page, ['Mañana Uno']);
+      expect(await page.getByLabel('Day', { exact: true }).inputValue()).toBe(tomorrow);
+      expect(await account.inputValue()).toBe('');
+      await page.evaluate(`location.hash = '#/board?day=all&account=${own.a.accountId}'`);
+      await waitNames(page, ['Carlos Mendoza', 'Mañana Uno', 'Rosa Quispe']);
+      expect(await account.inputValue()).toBe('Acme');
       await page.context().close();
+      await own.t.close();
     },
   );
 

@@ -1,6 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
+import { POLL_MS } from '../web/src/console/poll.js';
 import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { courierSession, newUser } from './people-helpers.js';
@@ -61,8 +62,12 @@ describeEach('console live parts in headless Chromium', (engine) => {
     `the board shows an order created through the API within a second, in test and in live mode${skipNote}`,
     async () => {
       const page = await newPage();
-      // The polling fallback reads the newest 50 orders every 3 s; with a stream it never runs (the
-      // board reads the newest page after a stream event too, so only a quiet spell tells them apart).
+      // The page's timers on a clock the test moves: the polling fallback's interval is run below
+      // without waiting for it (time flows as usual otherwise).
+      await page.clock.install();
+      // The polling fallback reads the newest 50 orders every POLL_MS; with a stream it never runs
+      // (the board reads the newest page after a stream event too, so only a quiet spell tells them
+      // apart).
       const polls: string[] = [];
       page.on('request', (r) => {
         const u = new URL(r.url());
@@ -79,7 +84,13 @@ describeEach('console live parts in headless Chromium', (engine) => {
       await signIn(page, user.email);
       await page.getByRole('link', { name: 'Rosa Quispe' }).waitFor();
       expect((await opened).status()).toBe(200);
-      await page.waitForTimeout(3500);
+      // Two poll intervals of the page's clock, run at once: a poll timer, had one been set, fires
+      // twice and asks for the page. Its request would go out before the sentinel's, which the page
+      // sends after them, so once the sentinel is seen every poll has been.
+      await page.clock.runFor(POLL_MS * 2);
+      const sentinel = page.waitForRequest((r) => new URL(r.url()).pathname === '/healthz');
+      await page.evaluate(() => fetch('/healthz').then((r) => r.status));
+      await sentinel;
       expect(polls).toEqual([]);
 
       const created = await m(
@@ -88,7 +99,7 @@ describeEach('console live parts in headless Chromium', (engine) => {
         validOrder({ external_order_id: 'LIVE-1', customer: { name: 'Carlos Mendoza', phone: '+51987654322' } }),
       );
       expect(created.status).toBe(201);
-      // A bound for a broken stream, not a measurement: the polling fallback would take 3 s.
+      // A bound for a broken stream, not a measurement: the polling fallback would take POLL_MS.
       await page.getByRole('link', { name: 'Carlos Mendoza' }).waitFor({ timeout: 2000 });
 
       // Live mode: the stream reconnects with ?mode=live and carries live orders only.

@@ -23,6 +23,9 @@ import { Receiver, waitFor } from './webhook-receiver.js';
  * Exceptions page lists failed webhook deliveries and disabled endpoints of every account; a
  * merchant edits an endpoint's events and disables and enables it.
  */
+/** The page's getComputedStyle, typed here (the tests compile without the DOM's types). */
+type Css = { getComputedStyle(el: unknown): { backgroundColor: string } };
+
 describeEach('console map, exceptions and webhook events in headless Chromium', (engine) => {
   let t: TestApp;
   let browser: Browser;
@@ -177,6 +180,108 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
       await row.waitFor();
       await expect(row.locator('.courier').textContent()).resolves.toBe('Sandy Sandbox');
       await expect(row.locator('.badge').textContent()).resolves.toBe('assigned');
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
+    `watches the day: a colour per route on map and board, the depot, stale couriers, progress and late stops, done stops dimmed; the order page names its route${skipNote}`,
+    async () => {
+      const op = client(t.app, operator);
+      const m = client(t.app, shop.test);
+      expect((await op('POST', '/v1/depots', { name: 'Surquillo Hub', lat: -12.11, lng: -77.02 })).status).toBe(201);
+      const cruz = (await op('POST', '/v1/couriers', { name: 'Cruz Colour' })).body;
+      const dora = (await op('POST', '/v1/couriers', { name: 'Dora Stale' })).body;
+      // The page's clock is held 10 min ahead (the API takes no fix older than its courier): Cruz's
+      // position is 6 min old there, Dora's 14 min, past the 10-min staleness.
+      const now = Date.now();
+      const at = (min: number) => new Date(now + min * 60_000).toISOString();
+      await op('POST', `/v1/couriers/${cruz.id}/location`, { lat: -12.1, lng: -77.03, recorded_at: at(4) });
+      await op('POST', `/v1/couriers/${dora.id}/location`, { lat: -12.13, lng: -77.02, recorded_at: at(-4) });
+      const mk = async (name: string, lat: number, extra: Record<string, unknown> = {}) => {
+        const res = await m(
+          'POST',
+          '/v1/orders',
+          validOrder({
+            external_order_id: `LIVE-${name}`,
+            customer: { name, phone: '+51987654321' },
+            delivery_address: { address: 'Av. Arequipa 100', city: 'Lima', lat, lng: -77.03 },
+            requires_signature: false,
+            cash_on_delivery: 0,
+            ...extra,
+          }),
+        );
+        expect(res.status).toBe(201);
+        return res.body as { id: string };
+      };
+      const done = await mk('Carla Done', -12.101);
+      const open = await mk('Cesar Open', -12.106);
+      // Due on a day long gone: late whatever the hour the test runs.
+      const late = await mk('Celia Late', -12.111, { requested_date: '2020-01-02' });
+      const dario = await mk('Dario Route', -12.131);
+      const route = (await op('POST', '/v1/routes', { courier_id: cruz.id, order_ids: [done.id, open.id, late.id] }))
+        .body;
+      expect(route.id).toMatch(/^rte_/);
+      expect((await op('POST', '/v1/routes', { courier_id: dora.id, order_ids: [dario.id] })).status).toBe(201);
+      for (const [move, body] of [
+        ['pickup', {}],
+        ['depart', {}],
+        ['deliver', { receiver_name: 'Carla' }],
+      ] as const) {
+        expect((await op('POST', `/v1/orders/${done.id}/${move}`, body)).status).toBe(200);
+      }
+
+      const { page, cspErrors } = await newPage(1440, 900);
+      await page.clock.setFixedTime(now + 10 * 60_000);
+      await signIn(page, 'dispatcher');
+      await page.getByRole('link', { name: 'Live map' }).click();
+      const list = page.getByRole('region', { name: 'Couriers' });
+      const cruzRow = list.locator(`li[data-courier="${cruz.id}"]`);
+      await cruzRow.getByText('1 of 3 done').waitFor();
+      await expect(cruzRow.locator('.late').textContent()).resolves.toContain('1 late');
+      await cruzRow.getByText(/last seen 6 min ago/).waitFor();
+      expect(await cruzRow.getAttribute('class')).toBeNull();
+      const doraRow = list.locator(`li[data-courier="${dora.id}"]`);
+      await doraRow.getByText(/last seen 14 min ago \(/).waitFor();
+      expect(await doraRow.getAttribute('class')).toBe('stale');
+      await expect.poll(() => page.locator(`path[data-courier="${dora.id}"]`).getAttribute('data-stale')).toBe('true');
+      // The depot, and the delivered stop kept on the map, dimmed.
+      await page.locator('.depot-pin[title="Depot Surquillo Hub"]').waitFor();
+      await page.locator(`path[data-done="${done.id}"]`).waitFor();
+      // The route's line is in the colour of its courier's swatch.
+      const line = page.locator(`path[data-route="${route.id}"]`);
+      const color = (await line.getAttribute('data-color'))!;
+      expect(await line.getAttribute('stroke')).toBe(color);
+      const rgb = (hex: string) => `rgb(${[1, 3, 5].map((i) => Number.parseInt(hex.slice(i, i + 2), 16)).join(', ')})`;
+      const swatch = (loc: ReturnType<Page['locator']>) =>
+        loc
+          .locator('.route-swatch')
+          .first()
+          .evaluate((el) => (globalThis as unknown as Css).getComputedStyle(el).backgroundColor);
+      expect(await swatch(cruzRow)).toBe(rgb(color));
+      mkdirSync(IMAGES, { recursive: true });
+      if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-map-day.png') });
+
+      // The board shows the same colour beside the courier's name.
+      // Every day: the page's clock, 10 min ahead, may already be tomorrow where the board's day is.
+      await page.getByRole('link', { name: 'Orders', exact: true }).click();
+      await page.evaluate(`location.hash = '#/board?day=all'`);
+      const row = page.locator(`li.row[data-order="${open.id}"]`);
+      await row.waitFor();
+      expect(await swatch(row)).toBe(rgb(color));
+
+      // The order page names the route and courier (no raw ids) and speaks no API jargon.
+      await row.getByRole('link', { name: 'Cesar Open' }).click();
+      const details = page.getByRole('region', { name: 'Details' });
+      await details.getByRole('link', { name: /^Cruz Colour's route/ }).waitFor();
+      await details.getByText('stop 2 of 3').waitFor();
+      expect(await details.getByRole('link', { name: 'Cruz Colour', exact: true }).getAttribute('href')).toBe(
+        '#/couriers',
+      );
+      expect(await details.textContent()).not.toContain('rte_');
+      await page.getByText("The events and their webhook deliveries are the merchant's").waitFor();
+      expect(await page.locator('main').textContent()).not.toContain('Operator keys');
       expect(cspErrors).toEqual([]);
       await page.context().close();
     },

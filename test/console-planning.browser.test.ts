@@ -148,6 +148,9 @@ describeEach('console planning page in headless Chromium', (engine) => {
       // Before any plan, the orders with coordinates and the depot are on the map.
       await expect.poll(() => page.locator('.planning-map path.leaflet-interactive').count()).toBe(7);
 
+      // Even work, and at most three stops for Diego in this plan only (issue #21).
+      await page.getByLabel('Objective').selectOption('balanced');
+      await page.getByLabel('Most stops, Diego Ruta').fill('3');
       await optimize(page, '2');
       const bar = page.getByRole('progressbar');
       await bar.waitFor();
@@ -168,6 +171,10 @@ describeEach('console planning page in headless Chromium', (engine) => {
       const plan = (await op('GET', `/v1/route_plans/${planId}`)).body;
       expect(plan.status).toBe('succeeded');
       expect(plan.routes).toHaveLength(2);
+      expect(plan.objective).toBe('balanced');
+      expect(plan.couriers).toContainEqual({ courier_id: diego.id, max_stops: 3 });
+      const diegoRoute = (plan.routes as PlanRoute[]).find((r) => r.courier_id === diego.id);
+      expect(diegoRoute?.stops.length).toBeLessThanOrEqual(3);
       const byId = Object.fromEntries(Object.entries(placed).map(([n, id]) => [id, n]));
       const courierName = { [carla.id]: 'Carla Ruta', [diego.id]: 'Diego Ruta' };
       let shown = 0;
@@ -349,6 +356,31 @@ describeEach('console planning page in headless Chromium', (engine) => {
         hourCycle: 'h23',
       }).format(new Date(arrival));
       await expect(smallList.getByRole('listitem').textContent()).resolves.toContain(`Arrives ${hhmm}`);
+
+      // Picked on the map, a stop's row takes the focus; a number key moves it to that courier's lane
+      // (its number is shown beside the courier's name), and back again to the end of its own.
+      const keyOf = async (courier: string) =>
+        (await page.locator('section.plan-route h3', { hasText: courierName[courier]! }).locator('kbd').textContent())!;
+      const picked = idOf[all[3]!]!;
+      for (const [to, want] of [
+        [small!, [last, all[3]]],
+        [big!, all.slice(0, 4)],
+      ] as const) {
+        await page.locator(`path[data-stop="${picked}"]`).click();
+        await expect
+          .poll(() => page.evaluate<string | null>('document.activeElement?.getAttribute("data-order") ?? null'))
+          .toBe(picked);
+        await page.keyboard.press(await keyOf(to));
+        await expect.poll(async () => stopsOf(await read(), to)).toEqual(want);
+        await idle();
+      }
+      // A lane folds away and opens again.
+      const bigList = page.getByRole('list', { name: `Stops of ${bigName}` });
+      await page.getByRole('button', { name: 'Hide stops' }).first().click();
+      await expect.poll(() => page.locator('ol.stops[hidden]').count()).toBe(1);
+      await page.getByRole('button', { name: 'Show stops' }).click();
+      await bigList.waitFor();
+      expect(await page.locator('ol.stops[hidden]').count()).toBe(0);
 
       await page.getByRole('button', { name: 'Commit', exact: true }).click();
       await page.getByText(/Committed: 2 routes created/).waitFor();

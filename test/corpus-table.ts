@@ -1,4 +1,3 @@
-import { PLANS } from '../src/features/planning/runner.js';
 import type { Res, TestApp } from './helpers.js';
 import { client, newOperator, validOrder } from './helpers.js';
 import { tinyPng, upload } from './lifecycle-helpers.js';
@@ -16,18 +15,30 @@ export interface Fixture {
   file: { id: string; url: string };
   endpoint: { id: string };
   event: { id: string };
+  /** The order's order_confirmed email: suppressed (test mode), but a message all the same. */
+  message?: { id: string };
   orderImport: { id: string };
+  /** An order no courier can take (it requires a skill none has): dispatching it is 409 whoever is on duty. */
+  unfit: { id: string };
   /** The carrier's depot, and a route plan of it already committed (made with an operator key). */
   depot: { id: string };
   routePlan: { id: string };
   /** Sessions, users, keys, invitations and codes: made by the corpus for the rows that need them. */
   people?: PeopleFixture;
+  /** The merchant's account, and a draft settlement of its own (new with every fixture: rows issue and delete it). */
+  account: { id: string };
+  settlement: { id: string };
 }
 
 /** The people part of a fixture, for rows that name it (the corpus always makes it). */
 const pp = (f: Fixture): PeopleFixture => {
   if (!f.people) throw new Error('this row needs fixture.people');
   return f.people;
+};
+/** The fixture's message (the corpus's fixtures always have one). */
+const messageOf = (f: Fixture): string => {
+  if (!f.message) throw new Error('this row needs fixture.message');
+  return f.message.id;
 };
 let emails = 0;
 const uniqueEmail = () => {
@@ -38,6 +49,25 @@ const uniqueEmail = () => {
 export type FieldKind = 'string' | 'integer' | 'number' | 'boolean' | 'array' | 'object';
 /** [path in the body, JSON kind, further values that are wrong for this field, whether null is allowed] */
 export type Field = [path: string, kind: FieldKind, extraBad: unknown[], nullable?: boolean];
+
+/** Issue #21's constraint fields of a courier (create and update), all nullable. */
+const COURIER_CONSTRAINT_FIELDS: Field[] = [
+  ['skills', 'array', [['Cold'], [''], ['cold', 'cold']], true],
+  [
+    'break',
+    'object',
+    [
+      { earliest: '12:00' },
+      { earliest: '14:00', latest: '12:00', duration_min: 30 },
+      { earliest: '25:00', latest: '26:00', duration_min: 30 },
+    ],
+    true,
+  ],
+  ['max_route_minutes', 'integer', [0, 1441, 1.5], true],
+  ['max_route_km', 'number', [-1, 10_001], true],
+  ['max_stops', 'integer', [0, 2001], true],
+  ['route_end', 'string', ['', 'home'], true],
+];
 /** [query string, the param named by the 422, its code] */
 export type QueryCase = [qs: string, param: string, code: string];
 
@@ -45,7 +75,7 @@ export interface Endpoint {
   /** The OpenAPI operation, `METHOD /path/{param}`. */
   route: string;
   name: string;
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   path: (f: Fixture) => string;
   /** `required`: a JSON object with required fields; `optional`: may be absent; `raw`: bytes (`rawBody`, else a PNG). */
   body: 'none' | 'required' | 'optional' | 'raw';
@@ -112,6 +142,8 @@ const ORDERS_QUERY: QueryCase[] = [
   ['cod_status=short&cod_status=over', 'cod_status', 'parameter_invalid'],
   ['due_gte=today', 'due_gte', 'parameter_invalid'],
   ['due_lt=2026-13-01T00:00:00Z', 'due_lt', 'parameter_invalid'],
+  ['due_on=2026-02-30', 'due_on', 'parameter_invalid'],
+  ['due_on=2026-11-25T00:00:00Z', 'due_on', 'parameter_invalid'],
   ['search=', 'search', 'parameter_invalid'],
   ['search=%20%20', 'search', 'parameter_invalid'],
   [`search=${'x'.repeat(101)}`, 'search', 'parameter_invalid'],
@@ -213,7 +245,14 @@ export const ENDPOINTS: Endpoint[] = [
     ok: 200,
     auth: 'key',
     query: COUNTS_QUERY,
-    okQueries: ['', 'search=%F0%9F%98%80', "search='%20OR%201=1", 'search=%25', 'due_gte=2026-01-01T00:00:00-05:00'],
+    okQueries: [
+      '',
+      'search=%F0%9F%98%80',
+      "search='%20OR%201=1",
+      'search=%25',
+      'due_gte=2026-01-01T00:00:00-05:00',
+      'due_on=2026-11-25',
+    ],
   },
   orderRow({ route: 'GET /v1/orders/{id}', name: 'read order', path: (f) => `/v1/orders/${f.order.id}` }),
   orderRow({
@@ -221,6 +260,20 @@ export const ENDPOINTS: Endpoint[] = [
     name: 'read order by tracking code',
     path: (f) => `/v1/orders/${f.order.tracking_code}`,
     id: (f) => f.order.tracking_code,
+  }),
+  orderRow({
+    route: 'GET /v1/orders/{id}/label.pdf',
+    name: 'order label',
+    path: (f) => `/v1/orders/${f.order.id}/label.pdf`,
+  }),
+  orderRow({
+    route: 'POST /v1/orders/{id}/load',
+    name: 'load (the fixture order is pending: no courier to load it)',
+    method: 'POST',
+    path: (f) => `/v1/orders/${f.order.id}/load`,
+    body: 'optional',
+    valid: () => ({}),
+    ok: 409,
   }),
   orderRow({
     route: 'GET /v1/orders/{id}/tracking',
@@ -266,7 +319,12 @@ export const ENDPOINTS: Endpoint[] = [
     ['delivered_packages', 'integer', [0, -1, 1.5]],
     ['lat', 'number', [90.5, -91]],
     ['lng', 'number', [180.5, -181]],
+    ['pin', 'string', ['', '123', '12345', 'abcd', '１２３４']],
+    ['id_document', 'object', [{ type: 'dni', number: '1' }, { type: 'passport', number: '' }, { type: 'passport' }]],
+    ['age_verified', 'boolean', []],
   ]),
+  // The fixture's order has no PIN: 409 pin_not_locked (test/delivery-pin.test.ts runs the real thing).
+  move('pin_override', 409, 'required', () => ({ reason: 'corpus' }), [['reason', 'string', ['', s500]]]),
   move('fail', 409, 'required', () => ({ reason: 'customer_absent' }), [
     ['reason', 'string', ['', 'x', 'CUSTOMER_ABSENT']],
     ['notes', 'string', [s500]],
@@ -276,7 +334,7 @@ export const ENDPOINTS: Endpoint[] = [
     200,
     'required',
     () => ({ requested_date: '2030-01-02T15:00:00Z', time_window: { start: '09:00', end: '12:00' } }),
-    [['requested_date', 'string', ['', 'tomorrow', '2030-01-02', '2030-13-02T15:00:00Z']], ...TIME_WINDOW_FIELDS],
+    [['requested_date', 'string', ['', 'tomorrow', '2030-02-30', '2030-13-02T15:00:00Z']], ...TIME_WINDOW_FIELDS],
   ),
   move('return', 409, 'optional', () => ({ notes: 'corpus' }), [['notes', 'string', [s500]]]),
 
@@ -294,6 +352,7 @@ export const ENDPOINTS: Endpoint[] = [
       ['name', 'string', ['', 'x'.repeat(201)]],
       ['phone', 'string', ['', '999888777', '+1234567', '+51 999 888 777']],
       ['vehicle', 'string', ['', 'rocket', 'CAR']],
+      ...COURIER_CONSTRAINT_FIELDS,
     ],
   },
   {
@@ -333,6 +392,7 @@ export const ENDPOINTS: Endpoint[] = [
       ['name', 'string', ['', 'x'.repeat(201)]],
       ['phone', 'string', ['', '12'], true],
       ['vehicle', 'string', ['', 'rocket'], true],
+      ...COURIER_CONSTRAINT_FIELDS,
     ],
   },
   {
@@ -349,7 +409,11 @@ export const ENDPOINTS: Endpoint[] = [
     fields: [
       ['lat', 'number', [90.0001, -90.0001, 1e308]],
       ['lng', 'number', [180.0001, -180.0001]],
-      ['recorded_at', 'string', ['', 'now', '2025-07-01', '1700000000']],
+      [
+        'recorded_at',
+        'string',
+        ['', 'now', '2025-07-01', '1700000000', '2999-01-01T00:00:00Z', '2000-01-01T00:00:00Z'],
+      ],
     ],
   },
   {
@@ -359,10 +423,11 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/couriers/${f.courier.id}/locations`,
     body: 'required',
     ok: 200,
+    // Fixes from just now: a point before the courier existed, or a week old, is refused (issue 18 #11).
     valid: () => ({
       points: [
-        { lat: -12.1, lng: -77.03, recorded_at: '2025-07-01T10:00:00Z' },
-        { lat: -12.2, lng: -77.04, recorded_at: '2025-07-01T10:00:05Z', accuracy_m: 8, speed_mps: 4, heading: 90 },
+        { lat: -12.1, lng: -77.03, recorded_at: new Date(Date.now() - 5000).toISOString() },
+        { lat: -12.2, lng: -77.04, recorded_at: new Date().toISOString(), accuracy_m: 8, speed_mps: 4, heading: 90 },
       ],
     }),
     id: (f) => f.courier.id,
@@ -378,6 +443,7 @@ export const ENDPOINTS: Endpoint[] = [
       ['points[1].lat', 'number', [90.0001, -90.0001, 1e308]],
       ['points[1].lng', 'number', [180.0001, -180.0001]],
       ['points[1].recorded_at', 'string', ['', 'now', '2025-07-01', '2999-01-01T00:00:00Z', '2025-07-01T09:00:00Z']],
+      ['points[0].recorded_at', 'string', ['2000-01-01T00:00:00Z']],
       ['points[1].accuracy_m', 'number', [-1]],
       ['points[1].speed_mps', 'number', [-1]],
       ['points[1].heading', 'number', [-1, 360.5]],
@@ -417,6 +483,17 @@ export const ENDPOINTS: Endpoint[] = [
     name: 'read route',
     method: 'GET',
     path: (f) => `/v1/routes/${f.route.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.route.id,
+    prefix: 'rte',
+    auth: 'key',
+  },
+  {
+    route: 'GET /v1/routes/{id}/labels.pdf',
+    name: 'route labels',
+    method: 'GET',
+    path: (f) => `/v1/routes/${f.route.id}/labels.pdf`,
     body: 'none',
     ok: 200,
     id: (f) => f.route.id,
@@ -560,6 +637,114 @@ export const ENDPOINTS: Endpoint[] = [
       [`event=${id101}`, 'event', 'parameter_invalid'],
     ],
     okQueries: ['', 'limit=100', 'event=evt_nope'],
+  },
+
+  // Customer messages (DESIGN §14)
+  {
+    route: 'GET /v1/notification_settings',
+    name: 'read notification settings',
+    method: 'GET',
+    path: () => '/v1/notification_settings',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+  },
+  {
+    route: 'PUT /v1/notification_settings',
+    name: 'update notification settings',
+    method: 'PUT',
+    path: () => '/v1/notification_settings',
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ locale: 'es' }),
+    auth: 'key',
+    fields: [
+      ['locale', 'string', ['fr', 'ES']],
+      ['sender_name', 'string', ['', 'x'.repeat(101)], true],
+      ['default_country', 'string', ['pe', 'PER'], true],
+      [
+        'quiet_hours',
+        'object',
+        [
+          { start: '25:00', end: '08:00' },
+          { start: '08:00', end: '08:00' },
+        ],
+        true,
+      ],
+      ['triggers', 'object', [{ nope: {} }, { delivered: { fax: true } }]],
+      ['templates', 'object', [{ delivered: { sms: { es: { body: '{{nope}}' } } } }]],
+    ],
+  },
+  // Proof settings (DESIGN §14): the same owners as the notification settings.
+  {
+    route: 'GET /v1/proof_settings',
+    name: 'read proof settings',
+    method: 'GET',
+    path: () => '/v1/proof_settings',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+  },
+  {
+    route: 'PUT /v1/proof_settings',
+    name: 'update proof settings',
+    method: 'PUT',
+    path: () => '/v1/proof_settings',
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ photo: 'optional' }),
+    auth: 'key',
+    fields: [
+      ['signature', 'string', ['', 'REQUIRED', 'always']],
+      ['photo', 'string', ['on']],
+      ['pin', 'string', ['yes']],
+      ['id_check', 'string', ['true']],
+      ['age_check', 'string', ['18']],
+    ],
+  },
+  {
+    route: 'POST /v1/notification_settings/preview',
+    name: 'preview notification',
+    method: 'POST',
+    path: () => '/v1/notification_settings/preview',
+    body: 'required',
+    ok: 200,
+    valid: () => ({ trigger: 'delivered', channel: 'sms' }),
+    auth: 'key',
+    fields: [
+      ['trigger', 'string', ['nope', '']],
+      ['channel', 'string', ['fax']],
+      ['locale', 'string', ['fr']],
+      ['template', 'object', [{ body: '' }, { body: 'x', zzz: 1 }]],
+    ],
+  },
+  {
+    route: 'GET /v1/messages',
+    name: 'list messages',
+    method: 'GET',
+    path: () => '/v1/messages',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [
+      ...LIST_QUERY,
+      ['channel=fax', 'channel', 'parameter_invalid'],
+      ['status=nope', 'status', 'parameter_invalid'],
+      [`order=${id101}`, 'order', 'parameter_invalid'],
+      ['starting_after=msg_nope', 'starting_after', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'channel=sms', 'status=suppressed', 'order=ord_nope'],
+  },
+  {
+    route: 'GET /v1/messages/{id}',
+    name: 'read message',
+    method: 'GET',
+    path: (f) => `/v1/messages/${messageOf(f)}`,
+    body: 'none',
+    ok: 200,
+    id: messageOf,
+    prefix: 'msg',
+    auth: 'key',
   },
 
   // Events
@@ -790,6 +975,57 @@ export const ENDPOINTS: Endpoint[] = [
     ],
   },
 
+  // Passwords (issue #18): changing one's own, admins' reset links
+  {
+    route: 'POST /v1/session/password',
+    name: 'change password',
+    method: 'POST',
+    path: () => '/v1/session/password',
+    body: 'required',
+    ok: 200,
+    valid: () => ({ current_password: PASSWORD, new_password: 'a brand new password' }),
+    auth: 'admin',
+    fields: [
+      ['current_password', 'string', ['', 'x'.repeat(1001)]],
+      ['new_password', 'string', ['', 'short', 'x'.repeat(1001)]],
+    ],
+  },
+  {
+    route: 'POST /v1/users/{id}/password_reset',
+    name: 'reset password',
+    method: 'POST',
+    path: (f) => `/v1/users/${pp(f).user.id}/password_reset`,
+    body: 'optional',
+    ok: 201,
+    id: (f) => pp(f).user.id,
+    prefix: 'usr',
+    auth: 'admin',
+  },
+  {
+    route: 'GET /v1/password_resets/{token}',
+    name: 'read password reset',
+    method: 'GET',
+    path: (f) => `/v1/password_resets/${pp(f).passwordReset}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => pp(f).passwordReset,
+    prefix: 'pwr',
+    auth: 'none',
+  },
+  {
+    route: 'POST /v1/password_resets/{token}/complete',
+    name: 'complete password reset',
+    method: 'POST',
+    path: (f) => `/v1/password_resets/${pp(f).passwordReset}/complete`,
+    body: 'required',
+    ok: 200,
+    valid: () => ({ password: 'a brand new password' }),
+    id: (f) => pp(f).passwordReset,
+    prefix: 'pwr',
+    auth: 'none',
+    fields: [['password', 'string', ['', 'short', 'x'.repeat(1001)]]],
+  },
+
   // Route planning (DESIGN §10): the carrier's, so called with an admin's session
   {
     route: 'POST /v1/depots',
@@ -806,6 +1042,8 @@ export const ENDPOINTS: Endpoint[] = [
       ['lng', 'number', [180.0001, -180.0001]],
       ['address', 'string', [s500 + s500], true],
       ['timezone', 'string', ['', 'Mars/Olympus', 'x'.repeat(65)]],
+      ['shift_start', 'string', ['8:00', '24:00', '19:00'], true],
+      ['shift_end', 'string', ['08:60', '0800'], true],
     ],
   },
   {
@@ -906,6 +1144,75 @@ export const ENDPOINTS: Endpoint[] = [
     fields: [['force', 'boolean', []]],
   },
 
+  // Live dispatch (DESIGN §16, docs/dispatch.md): the carrier's, so called with an admin's session
+  {
+    route: 'GET /v1/dispatch_settings',
+    name: 'read dispatch settings',
+    method: 'GET',
+    path: () => '/v1/dispatch_settings',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+  },
+  {
+    route: 'PATCH /v1/dispatch_settings',
+    name: 'update dispatch settings',
+    method: 'PATCH',
+    path: () => '/v1/dispatch_settings',
+    // Every field is optional: an empty PATCH changes nothing.
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ auto_dispatch: 'off' }),
+    auth: 'admin',
+    fields: [
+      ['auto_dispatch', 'string', ['', 'ASSIGN', 'sometimes']],
+      ['accounts', 'array', []],
+    ],
+  },
+  {
+    route: 'GET /v1/orders/{id}/dispatch_suggestions',
+    name: 'dispatch suggestions',
+    method: 'GET',
+    path: (f) => `/v1/orders/${f.order.id}/dispatch_suggestions`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.order.id,
+    prefix: 'ord',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/orders/{id}/dispatch',
+    name: 'dispatch order',
+    method: 'POST',
+    path: (f) => `/v1/orders/${f.unfit.id}/dispatch`,
+    body: 'optional',
+    // The order requires a skill no courier has: nobody fits, whichever couriers other rows put on duty.
+    ok: 409,
+    id: (f) => f.unfit.id,
+    prefix: 'ord',
+    auth: 'admin',
+    fields: [['courier_id', 'string', ['', id101]]],
+  },
+
+  {
+    route: 'POST /v1/routes/{id}/reoptimize',
+    name: 'reoptimize route',
+    method: 'POST',
+    path: (f) => `/v1/routes/${f.route.id}/reoptimize`,
+    body: 'optional',
+    ok: 200,
+    valid: () => ({ time_limit_ms: 100 }),
+    id: (f) => f.route.id,
+    prefix: 'rte',
+    auth: 'admin',
+    fields: [
+      ['time_limit_ms', 'integer', [99, 60_001, 1.5]],
+      ['apply', 'boolean', []],
+      ['order_ids', 'array', []],
+      ['route_version', 'string', ['', id101]],
+    ],
+  },
+
   // Courier sign-in (DESIGN §9)
   {
     route: 'POST /v1/couriers/{id}/sign_in_codes',
@@ -988,6 +1295,8 @@ export const ENDPOINTS: Endpoint[] = [
         true,
       ],
       ['pricing', 'object', [{ base_fee: 1, zzz: 1 }, { base_fee: -1 }, { base_fee: 1.5 }, { cod_fee_rate: 2 }], true],
+      ['timezone', 'string', ['', 'Mars/Olympus', 'x'.repeat(65)], true],
+      ['depot', 'string', ['', 'dep_nope'], true],
     ],
   },
   {
@@ -1023,6 +1332,8 @@ export const ENDPOINTS: Endpoint[] = [
         true,
       ],
       ['pricing', 'object', [{ base_fee: 1, zzz: 1 }, { base_fee: -1 }, { base_fee: 1.5 }, { cod_fee_rate: 2 }], true],
+      ['timezone', 'string', ['', 'Mars/Olympus', 'x'.repeat(65)], true],
+      ['depot', 'string', ['', 'dep_nope'], true],
     ],
   },
   {
@@ -1109,6 +1420,74 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'none',
     html: true,
   },
+  {
+    route: 'GET /track/{tracking_code}/events',
+    name: 'tracking page stream',
+    method: 'GET',
+    path: (f) => `/track/${f.order.tracking_code}/events`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+    stream: true,
+  },
+  {
+    route: 'POST /track/{tracking_code}/instructions',
+    name: 'customer instructions',
+    method: 'POST',
+    path: (f) => `/track/${f.order.tracking_code}/instructions`,
+    body: 'required',
+    valid: () => ({ instructions: 'Ring twice', safe_place: 'With the doorman' }),
+    ok: 200,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+    fields: [
+      ['instructions', 'string', ['x'.repeat(501)]],
+      ['safe_place', 'string', ['x'.repeat(201)], true],
+    ],
+  },
+  {
+    route: 'POST /track/{tracking_code}/reschedule',
+    name: 'customer reschedule',
+    method: 'POST',
+    path: (f) => `/track/${f.order.tracking_code}/reschedule`,
+    body: 'required',
+    valid: () => ({ day: '2030-01-02' }),
+    // The fixture's order has not failed: there is no day to choose yet.
+    ok: 409,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+    fields: [['day', 'string', ['', '2030-13-01', 'tomorrow']]],
+  },
+  {
+    route: 'POST /track/{tracking_code}/feedback',
+    name: 'customer rating',
+    method: 'POST',
+    path: (f) => `/track/${f.order.tracking_code}/feedback`,
+    body: 'required',
+    valid: () => ({ rating: 5, comment: 'Fast' }),
+    // The fixture's order is not delivered: nothing to rate yet.
+    ok: 409,
+    id: (f) => f.order.tracking_code,
+    auth: 'none',
+    fields: [
+      ['rating', 'integer', [0, 6, 4.5]],
+      ['comment', 'string', ['x'.repeat(1001)], true],
+    ],
+  },
+  {
+    route: 'GET /v1/geocode',
+    name: 'address search',
+    method: 'GET',
+    path: () => '/v1/geocode?q=Av.%20Larco%20345',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+      ['limit=0', 'limit', 'parameter_invalid'],
+    ],
+  },
 
   // Live stream (test/stream.test.ts holds its scope and resume cases)
   {
@@ -1132,27 +1511,266 @@ export const ENDPOINTS: Endpoint[] = [
     // A stream never ends, so the 200s are opened over HTTP in test/stream.test.ts, not injected here.
     okQueries: [],
   },
+  // Money (DESIGN §17): the carrier's (an admin's session here); a merchant's reads are in test/money-isolation.test.ts.
+  {
+    route: 'GET /v1/couriers/{id}/cash',
+    name: 'courier cash',
+    method: 'GET',
+    path: (f) => `/v1/couriers/${f.courier.id}/cash`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'admin',
+    query: [
+      ['from=2026-13-01', 'from', 'parameter_invalid'],
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+      ['from=2026-01-02&to=2026-01-01', 'from', 'parameter_invalid'],
+      ['from=2020-01-01&to=2026-01-01', 'from', 'parameter_invalid'],
+    ],
+  },
+  {
+    route: 'POST /v1/couriers/{id}/cash_handovers',
+    name: 'record cash handover',
+    method: 'POST',
+    path: (f) => `/v1/couriers/${f.courier.id}/cash_handovers`,
+    body: 'required',
+    ok: 201,
+    valid: () => ({ amount: 12.5, currency: 'PEN', received_by: 'Caja 1' }),
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'admin',
+    fields: [
+      ['amount', 'number', [0, -1, 1.001, 100_000_000]],
+      ['currency', 'string', ['', 'pen', 'PENN']],
+      ['received_by', 'string', ['', s500]],
+      ['notes', 'string', [s500]],
+    ],
+  },
+  {
+    route: 'GET /v1/cash/end_of_day',
+    name: 'cash end of day',
+    method: 'GET',
+    path: () => '/v1/cash/end_of_day',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['day=yesterday', 'day', 'parameter_invalid'],
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+    ],
+    okQueries: ['', 'day=2026-11-20'],
+  },
+  {
+    route: 'GET /v1/cash/exceptions',
+    name: 'cash exceptions',
+    method: 'GET',
+    path: () => '/v1/cash/exceptions',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['status=closed', 'status', 'parameter_invalid'],
+      ['to=2026-02-30', 'to', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'status=open', 'status=resolved&from=2026-11-01&to=2026-11-20'],
+  },
+  {
+    route: 'POST /v1/cash/exceptions/{id}/resolve',
+    name: 'resolve cash exception',
+    method: 'POST',
+    // A courier balanced on that day: nothing to resolve (the resolving itself: test/money-day.test.ts).
+    path: (f) => `/v1/cash/exceptions/cex_${f.courier.id}_2030-01-01_PEN/resolve`,
+    body: 'required',
+    ok: 409,
+    valid: () => ({ note: 'Counted twice' }),
+    id: (f) => `cex_${f.courier.id}_2030-01-01_PEN`,
+    prefix: 'cex',
+    auth: 'admin',
+    fields: [['note', 'string', ['', s500]]],
+  },
+  {
+    route: 'POST /v1/settlements',
+    name: 'create settlement',
+    method: 'POST',
+    path: () => '/v1/settlements',
+    body: 'required',
+    // The fixture's own draft took every delivered order of the merchant: nothing is left to settle.
+    ok: 409,
+    valid: (f) => ({ account_id: f.account.id, period_start: '2026-11-01', period_end: '2026-11-30' }),
+    auth: 'admin',
+    fields: [
+      ['account_id', 'string', ['', s500]],
+      ['period_start', 'string', ['', '2026-13-01', '2026-11-01T00:00:00Z']],
+      ['period_end', 'string', ['', 'soon']],
+    ],
+  },
+  {
+    route: 'GET /v1/settlements',
+    name: 'list settlements',
+    method: 'GET',
+    path: () => '/v1/settlements',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['status=void', 'status', 'parameter_invalid'],
+      ['limit=0', 'limit', 'parameter_invalid'],
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+    ],
+    okQueries: ['', 'status=draft', 'limit=1'],
+  },
+  {
+    route: 'GET /v1/settlements/{id}',
+    name: 'read settlement',
+    method: 'GET',
+    path: (f) => `/v1/settlements/${f.settlement.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.settlement.id,
+    prefix: 'stl',
+    auth: 'admin',
+  },
+  {
+    route: 'GET /v1/settlements/{id}/export',
+    name: 'export settlement',
+    method: 'GET',
+    path: (f) => `/v1/settlements/${f.settlement.id}/export`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.settlement.id,
+    prefix: 'stl',
+    auth: 'admin',
+    query: [['format=pdf', 'format', 'parameter_invalid']],
+    okQueries: ['', 'format=csv', 'format=xlsx'],
+  },
+  {
+    route: 'POST /v1/settlements/{id}/issue',
+    name: 'issue settlement',
+    method: 'POST',
+    path: (f) => `/v1/settlements/${f.settlement.id}/issue`,
+    body: 'optional',
+    ok: 200,
+    id: (f) => f.settlement.id,
+    prefix: 'stl',
+    auth: 'admin',
+  },
+  {
+    route: 'POST /v1/settlements/{id}/pay',
+    name: 'pay settlement',
+    method: 'POST',
+    path: (f) => `/v1/settlements/${f.settlement.id}/pay`,
+    body: 'optional',
+    // A fresh fixture's settlement is a draft: it must be issued first.
+    ok: 409,
+    id: (f) => f.settlement.id,
+    prefix: 'stl',
+    auth: 'admin',
+  },
+  {
+    route: 'DELETE /v1/settlements/{id}',
+    name: 'delete draft settlement',
+    method: 'DELETE',
+    path: (f) => `/v1/settlements/${f.settlement.id}`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.settlement.id,
+    prefix: 'stl',
+    auth: 'admin',
+  },
+  {
+    route: 'GET /v1/reports/summary',
+    name: 'report summary',
+    method: 'GET',
+    path: () => '/v1/reports/summary',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['group_by=week', 'group_by', 'parameter_invalid'],
+      ['from=2026-1-1', 'from', 'parameter_invalid'],
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+    ],
+    okQueries: [
+      '',
+      'group_by=day',
+      'group_by=courier',
+      'group_by=district',
+      'group_by=merchant&from=2026-11-01&to=2026-11-30',
+    ],
+  },
+  {
+    route: 'GET /v1/reports/summary/export',
+    name: 'export report summary',
+    method: 'GET',
+    path: () => '/v1/reports/summary/export',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [['format=pdf', 'format', 'parameter_invalid']],
+    okQueries: ['', 'format=xlsx&group_by=day'],
+  },
 ];
 
-/** The objects the table's paths name, all owned by the merchant's test key. */
-export async function makeFixture(t: TestApp, key: string, shared?: Fixture): Promise<Fixture> {
+/**
+ * The fixture's parts a row reads: its path, body and id are probed with a recording proxy of the
+ * shared fixture (they are pure functions of it). A fresh fixture for a row makes only those.
+ */
+export function partsRead(row: Endpoint, shared: Fixture): Set<string> {
+  const used = new Set<string>();
+  const probe = new Proxy(shared, {
+    get(target, prop, receiver) {
+      if (typeof prop === 'string') used.add(prop);
+      return Reflect.get(target, prop, receiver);
+    },
+  });
+  row.path(probe);
+  row.valid?.(probe);
+  row.id?.(probe);
+  return used;
+}
+
+/**
+ * The objects the table's paths name, all owned by the merchant's test key. With `shared` (a
+ * fixture made before), new objects replace its changeable ones; with `row` too, only the ones that
+ * row reads (every part when no row is named): a fixture per call stays a handful of requests.
+ */
+export async function makeFixture(t: TestApp, key: string, shared?: Fixture, row?: Endpoint): Promise<Fixture> {
   const call = client(t.app, key);
   const ok = (res: Pick<Res, 'status' | 'body'>, what: string) => {
     if (res.status >= 300) throw new Error(`fixture ${what}: ${res.status} ${JSON.stringify(res.body)}`);
     return res.body;
   };
+  const used = shared && row ? partsRead(row, shared) : undefined;
+  const wants = (...parts: string[]) => used === undefined || parts.some((p) => used.has(p));
   // An account may have 16 endpoints per environment: each fresh fixture retires the older ones
   // (the create calls of the table's rows add theirs too), so the next creation always has room.
-  const existing = ok(await call('GET', '/v1/webhook_endpoints?limit=100'), 'endpoints').data as { id: string }[];
-  const retired = existing.filter((e) => e.id !== shared?.endpoint.id).slice(4);
-  for (const e of retired) ok(await call('DELETE', `/v1/webhook_endpoints/${e.id}`), 'endpoint delete');
-  const endpoint = ok(
-    await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', events: ['*'] }),
-    'endpoint',
-  );
-  const order = ok(await call('POST', '/v1/orders', validOrder()), 'order');
-  const courier = ok(await call('POST', '/v1/couriers', { name: 'Luis' }), 'courier');
-  if (shared) return { ...shared, order, courier, endpoint };
+  if (wants('endpoint') || row?.route.includes('/v1/webhook_endpoints')) {
+    const existing = ok(await call('GET', '/v1/webhook_endpoints?limit=100'), 'endpoints').data as { id: string }[];
+    const retired = existing.filter((e) => e.id !== shared?.endpoint.id).slice(4);
+    for (const e of retired) ok(await call('DELETE', `/v1/webhook_endpoints/${e.id}`), 'endpoint delete');
+  }
+  const endpoint = wants('endpoint')
+    ? ok(await call('POST', '/v1/webhook_endpoints', { url: 'http://127.0.0.1:9/hook', events: ['*'] }), 'endpoint')
+    : shared?.endpoint;
+  // A settlement's rows (and the one that drafts another for its account) need the draft made new.
+  const wantsMoney = wants('settlement', 'account');
+  const courier =
+    wants('courier') || wantsMoney
+      ? ok(await call('POST', '/v1/couriers', { name: 'Luis' }), 'courier')
+      : shared?.courier;
+  // The settlement's delivered order before the fixture's order: its events are older than the fixture's event.
+  const money = wantsMoney ? await moneyFixture(t, call, courier.id) : undefined;
+  const order = wants('order', 'message') ? ok(await call('POST', '/v1/orders', validOrder()), 'order') : shared?.order;
+  const unfit = wants('unfit')
+    ? ok(await call('POST', '/v1/orders', validOrder({ requirements: ['corpus-never'] })), 'unfit order')
+    : shared?.unfit;
+  const message = wants('message')
+    ? ok(await call('GET', `/v1/messages?order=${order.id}`), 'messages').data[0]
+    : shared?.message;
+  if (!message) throw new Error('fixture message: the order has none (is order_confirmed by email on by default?)');
+  if (shared) return { ...shared, order, courier, endpoint, message, unfit, ...money };
+  if (!money) throw new Error('fixture: a first fixture makes every part');
   const routed = ok(await call('POST', '/v1/orders', validOrder()), 'routed order');
   const route = ok(await call('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] }), 'route');
   const file = ok(await upload(t, key, 'photo', tinyPng()), 'file');
@@ -1176,7 +1794,64 @@ export async function makeFixture(t: TestApp, key: string, shared?: Fixture): Pr
     }),
     'route plan',
   );
-  await t.ctx.instance.get(PLANS).idle();
+  await t.jobs.idle();
   ok(await op('POST', `/v1/route_plans/${routePlan.id}/commit`), 'route plan commit');
-  return { order, courier, route, file, endpoint, event: events.data[0], orderImport, depot, routePlan };
+  return {
+    order,
+    courier,
+    route,
+    file,
+    endpoint,
+    event: events.data[0],
+    message,
+    unfit,
+    orderImport,
+    depot,
+    routePlan,
+    ...money,
+  };
+}
+
+const operators = new WeakMap<TestApp, string>();
+
+/**
+ * A draft settlement of the merchant, new with every fixture that needs one, made by the carrier:
+ * a new order is delivered and drafted (the older drafts hold the earlier ones).
+ */
+async function moneyFixture(t: TestApp, call: ReturnType<typeof client>, courierId: string) {
+  let opKey = operators.get(t);
+  if (!opKey) {
+    opKey = await newOperator(t, 'test');
+    operators.set(t, opKey);
+  }
+  const op = client(t.app, opKey);
+  // A sandbox courier belongs to the merchant whose key made it.
+  const found = await t.ctx.db
+    .selectFrom('couriers')
+    .select('account_id')
+    .where('id', '=', courierId)
+    .executeTakeFirstOrThrow();
+  const row = { account_id: found.account_id as string };
+  const draft = () =>
+    op('POST', '/v1/settlements', { account_id: row.account_id, period_start: '2000-01-01', period_end: '2100-12-31' });
+  let settlement: Res | undefined;
+  // Fixtures made at once race for the same delivered orders (409 to the loser): deliver another and
+  // draft again, a few times.
+  for (let attempt = 0; attempt < 5 && settlement?.status !== 201; attempt++) {
+    const delivered = (await call('POST', '/v1/orders', validOrder({ requires_signature: false, cash_on_delivery: 0 })))
+      .body;
+    for (const [action, body] of [
+      ['assign', { courier_id: courierId }],
+      ['pickup'],
+      ['depart'],
+      ['deliver', { receiver_name: 'Ana' }],
+    ] as const) {
+      const res = await call('POST', `/v1/orders/${delivered.id}/${action}`, body);
+      if (res.status !== 200) throw new Error(`fixture ${action}: ${res.status} ${JSON.stringify(res.body)}`);
+    }
+    settlement = await draft();
+  }
+  if (settlement?.status !== 201)
+    throw new Error(`fixture settlement: ${settlement?.status} ${JSON.stringify(settlement?.body)}`);
+  return { account: { id: row.account_id as string }, settlement: { id: settlement.body.id as string } };
 }

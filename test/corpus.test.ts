@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ENDPOINTS, type Endpoint, type Field, type Fixture, makeFixture } from './corpus-table.js';
+import { ENDPOINTS, type Endpoint, type Field, type Fixture, makeFixture, partsRead } from './corpus-table.js';
+import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
 import {
   client,
   describeEach,
@@ -144,14 +145,18 @@ const ORDER_FIELDS: Field[] = [
   ['items[0].quantity', 'integer', [0, -1, 10_001, 1.5, 1e20]],
   ['items[0].weight_kg', 'number', [-0.001, 1e12]],
   ['items[0].declared_value', 'number', [-1, 1.234, 1e15]],
-  ['requested_date', 'string', ['tomorrow', '2025-13-01T00:00:00Z', '2025-07-01T10:00:00', '2025-07-01']],
+  ['requested_date', 'string', ['tomorrow', '2025-13-01T00:00:00Z', '2025-07-01T10:00:00', '2025-02-30']],
   ['time_window', 'object', [{ start: '09:00' }, { end: '10:00' }]],
   ['time_window.start', 'string', ['9:00', '24:00', '09:60', '0900']],
   ['time_window.end', 'string', ['08:00', '09:00', '25:00']],
   ['priority', 'integer', [0, 4, 2.5, -1]],
   ['is_urgent', 'boolean', []],
+  ['requirements', 'array', [['Cold'], [''], ['cold', 'cold']]],
   ['requires_signature', 'boolean', []],
   ['requires_photo', 'boolean', []],
+  ['requires_pin', 'boolean', []],
+  ['requires_id_check', 'boolean', []],
+  ['requires_age_check', 'boolean', []],
   ['cash_on_delivery', 'number', [-0.01, 1.001, 1e9]],
   ['customer_notes', 'string', [s500]],
   ['metadata', 'object', [{ k: null }, { k: {} }, { k: [] }, { k: s500 }, { ['k'.repeat(41)]: 1 }]],
@@ -203,10 +208,17 @@ describeEach('bad-input corpus', (engine) => {
   let m: Merchant;
   let f: Fixture;
 
+  let geo: LocalGeocoder;
+
   beforeAll(async () => {
     // Insecure webhooks: the fixture's endpoint is a loopback URL (nothing is sent: no dispatcher runs here).
     // Thousands of calls with one key within a minute: limits are tested in rate-limit.test.ts.
+    // A local geocoder, so the address search's well-formed call has one to ask (test/geocoding.test.ts).
+    geo = await startLocalGeocoder([
+      { match: 'Av. Larco 345', lat: -12.1245, lng: -77.0301, rank: 30, name: 'Av. Larco 345' },
+    ]);
     t = await startApp(engine, {
+      RUTA_GEOCODER_URL: geo.url,
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
       RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0',
       RUTA_RATE_LIMIT_PER_MIN: '0',
@@ -218,7 +230,10 @@ describeEach('bad-input corpus', (engine) => {
     ...fx,
     people: await makePeopleFixture(t, m.accountId, fx.courier.id),
   });
-  afterAll(async () => t?.close());
+  afterAll(async () => {
+    await t?.close();
+    await geo?.close();
+  });
 
   /** The caller a row names: the merchant's test key, an admin's or a courier's session, or nobody. */
   const as = (ep: Endpoint, fx: Fixture = f) => {
@@ -230,7 +245,11 @@ describeEach('bad-input corpus', (engine) => {
   const send = (ep: Endpoint, payload?: string | Buffer, contentType = 'application/json', fx: Fixture = f) =>
     as(ep, fx)(ep.method, ep.path(fx), payload, contentType ? { 'content-type': contentType } : {});
   /** New objects, for calls that may change the fixture's state. */
-  const fresh = async (): Promise<Fixture> => withPeople(await makeFixture(t, m.test, f));
+  /** New objects for the parts the row reads (a call may change them), people only for a row that needs them. */
+  const fresh = async (ep: Endpoint): Promise<Fixture> => {
+    const fx = await makeFixture(t, m.test, f, ep);
+    return ep.auth === 'admin' || ep.auth === 'courier' || partsRead(ep, f).has('people') ? withPeople(fx) : fx;
+  };
   /** The error answer of this endpoint: the Error body, or for an HTML page an HTML page. */
   const expectError = (ep: Endpoint, res: Res, context: string) => {
     if (!ep.html) return expectErrorShape(res, context);
@@ -293,7 +312,7 @@ describeEach('bad-input corpus', (engine) => {
       });
 
       it(`${ep.name}: an empty body`, async () => {
-        const res = await send(ep, '', 'application/json', await fresh());
+        const res = await send(ep, '', 'application/json', await fresh(ep));
         if (ep.body === 'required') {
           expectErrorShape(res, 'empty body');
           expect(res.status).toBe(422);
@@ -301,7 +320,7 @@ describeEach('bad-input corpus', (engine) => {
         } else {
           // An optional body may be absent, with or without a Content-Type.
           expect(res.status, JSON.stringify(res.body)).toBe(ep.ok);
-          const bareFx = await fresh();
+          const bareFx = await fresh(ep);
           const bare = await as(ep, bareFx)(ep.method, ep.path(bareFx));
           expect(bare.status, JSON.stringify(bare.body)).toBe(ep.ok);
         }
@@ -310,11 +329,11 @@ describeEach('bad-input corpus', (engine) => {
       it(`${ep.name}: a body on a ${ep.method} is ignored, whatever it is`, async () => {
         if (ep.method === 'DELETE') {
           // Unlike GET, a DELETE body is parsed: broken JSON is refused, anything else is ignored.
-          const broken = await send(ep, '{', 'application/json', await fresh());
+          const broken = await send(ep, '{', 'application/json', await fresh(ep));
           expectErrorShape(broken, 'DELETE {');
           expect(broken.body.error.code).toBe('invalid_json');
           for (const payload of ['null', deep(1000), '{"zzz":1}']) {
-            const res = await send(ep, payload, 'application/json', await fresh());
+            const res = await send(ep, payload, 'application/json', await fresh(ep));
             expect(res.status, payload.slice(0, 10)).toBe(ep.ok);
           }
           return;
@@ -337,7 +356,12 @@ describeEach('bad-input corpus', (engine) => {
           ).map(([, v]) => v);
           for (const value of [...wrongKinds, ...extra]) {
             const context = `${ep.name}: ${path} = ${JSON.stringify(value)?.slice(0, 40)}`;
-            const res = await send(ep, JSON.stringify(withValue(base, path, value)), 'application/json', await fresh());
+            const res = await send(
+              ep,
+              JSON.stringify(withValue(base, path, value)),
+              'application/json',
+              await fresh(ep),
+            );
             expectErrorShape(res, context);
             expect(res.status, `${context}: ${JSON.stringify(res.body)}`).toBe(422);
             const param: string = res.body.error.param ?? '';
@@ -345,7 +369,8 @@ describeEach('bad-input corpus', (engine) => {
             expect(res.body.error.message, context).toContain(path.split('.')[0].replace(/\[\d+\]$/, ''));
           }
         }
-      });
+        // A fresh fixture per value (of the parts the row reads): a row with many fields makes dozens.
+      }, 120_000);
     }
 
     if (ep.id) {
@@ -400,7 +425,7 @@ describeEach('bad-input corpus', (engine) => {
         s.close();
         return;
       }
-      const fx = await fresh();
+      const fx = await fresh(ep);
       const res =
         ep.body === 'raw'
           ? await send(ep, ep.rawBody?.().payload ?? tinyPng(), ep.rawBody?.().type ?? 'image/png', fx)

@@ -100,17 +100,14 @@ describeEach('couriers, routes and ETA', (engine) => {
   it('location pings update the latest position, ignore stale fixes, keep a bounded history', async () => {
     const call = client(t.app, op);
     const c = (await call('POST', '/v1/couriers', { name: 'Pinger' })).body;
-    const first = await call('POST', `/v1/couriers/${c.id}/location`, {
-      lat: -12.1,
-      lng: -77.03,
-      recorded_at: '2025-07-01T10:00:05Z',
-    });
+    const fix = new Date(Date.parse(c.created_at) + 5000).toISOString();
+    const first = await call('POST', `/v1/couriers/${c.id}/location`, { lat: -12.1, lng: -77.03, recorded_at: fix });
     expect(first.status).toBe(200);
-    expect(first.body.location).toEqual({ lat: -12.1, lng: -77.03, recorded_at: '2025-07-01T10:00:05.000Z' });
+    expect(first.body.location).toEqual({ lat: -12.1, lng: -77.03, recorded_at: fix });
     const stale = await call('POST', `/v1/couriers/${c.id}/location`, {
       lat: 1,
       lng: 1,
-      recorded_at: '2025-07-01T10:00:00Z',
+      recorded_at: c.created_at,
     });
     expect(stale.status).toBe(200);
     expect(stale.body.location.lat).toBe(-12.1);

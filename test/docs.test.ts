@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { EVENT_TYPES } from '../src/features/webhooks/event-types.js';
 import { ERROR_STATUS } from '../src/shared/errors.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -18,6 +19,12 @@ function documentedCodes(): Map<string, number> {
 describe('docs', () => {
   it('docs/errors.md lists every error code with its status, and no code the server lacks', () => {
     expect(Object.fromEntries(documentedCodes())).toEqual(ERROR_STATUS);
+  });
+
+  it('docs/webhooks.md lists every event a merchant can subscribe to, and no other', () => {
+    const table = read('docs/webhooks.md').split('<!-- events:start -->')[1]?.split('<!-- events:end -->')[0] ?? '';
+    const listed = [...table.matchAll(/^\| `([a-z_.]+)` \|/gm)].map((m) => m[1]);
+    expect([...listed].sort()).toEqual([...EVENT_TYPES].sort());
   });
 
   it('every relative link in README.md, ARCHITECTURE.md and docs/ names a file that exists', () => {

@@ -79,7 +79,7 @@ describeEach('files and proof of delivery', (engine) => {
       const u = new URL(f.url);
       // Sign a link that is already past its expiry through the same secret, instead of sleeping.
       const { signedUrl } = await import('../src/features/files/signing.js');
-      const expired = await signedUrl(short.ctx.db, short.config.publicUrl, f.id, -5);
+      const expired = await signedUrl(short.ctx, f.id, -5);
       const r = await short.app.inject({ method: 'GET', url: local(expired) });
       expect(r.statusCode).toBe(403);
       expect(JSON.parse(r.body).error.code).toBe('file_link_invalid');

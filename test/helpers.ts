@@ -3,13 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
-import { describe } from 'vitest';
-import { buildApp } from '../src/app.js';
+import { afterAll, beforeAll, beforeEach, describe } from 'vitest';
+import { buildApp, JOBS } from '../src/app.js';
 import { createAccount, createKey } from '../src/features/accounts/service.js';
 import { type Config, loadConfig } from '../src/shared/config.js';
-import { type AppContext, createContext } from '../src/shared/context.js';
+import { type AppContext, type Clock, createContext } from '../src/shared/context.js';
 import { type Engine, openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
+import { JobRunner } from '../src/shared/jobs/runner.js';
+import { testFiles } from './files-env.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -58,27 +60,42 @@ export interface TestApp {
   app: FastifyInstance;
   ctx: AppContext;
   config: Config;
+  /** The app's job runner, as `ruta serve` has one: `await t.jobs.idle()` waits for queued plans to end. */
+  jobs: JobRunner;
   close(): Promise<void>;
 }
 
-export async function startApp(engine: Engine, env: Record<string, string> = {}): Promise<TestApp> {
+/**
+ * `jobs: false`: no job runner (a test that runs its own, with its own clock or concurrency); t.jobs is then idle.
+ * `clock`: the app's ctx.clock, for tests that hold time still or move it (default: the machine's).
+ */
+export async function startApp(
+  engine: Engine,
+  env: Record<string, string> = {},
+  opts: { jobs?: boolean; clock?: Clock } = {},
+): Promise<TestApp> {
   const tdb = await freshDatabaseUrl(engine);
-  const filesDir = mkdtempSync(join(tmpdir(), 'ruta-files-'));
-  const config = loadConfig({ RUTA_FILES_DIR: filesDir, RUTA_LOG_LEVEL: 'silent', ...env, DATABASE_URL: tdb.url });
+  // A temporary directory, or a fresh prefix in S3 when TEST_FILES_URL says so (files-env.ts).
+  const files = await testFiles();
+  const config = loadConfig({ RUTA_FILES_URL: files.url, RUTA_LOG_LEVEL: 'silent', ...env, DATABASE_URL: tdb.url });
   const database = openDatabase(config.databaseUrl, { poolSize: 10 });
   await migrate(database);
-  const ctx = createContext(database, config);
+  const ctx = createContext(database, config, { clock: opts.clock });
   const app = await buildApp(ctx);
   await app.ready();
+  const jobs = new JobRunner(ctx, opts.jobs === false ? [] : JOBS);
+  if (opts.jobs !== false) jobs.start();
   return {
     app,
     ctx,
     config,
+    jobs,
     close: async () => {
+      await jobs.stop();
       await app.close();
       await database.close();
       await tdb.drop();
-      rmSync(filesDir, { recursive: true, force: true });
+      await files.cleanup();
     },
   };
 }
@@ -94,12 +111,12 @@ export async function newMerchant(
   name = 'Acme',
   extra: { originLat?: number; originLng?: number } = {},
 ): Promise<Merchant> {
-  const { account, keys } = await createAccount(t.ctx.db, t.config, { name, ...extra });
+  const { account, keys } = await createAccount(t.ctx, { name, ...extra });
   return { accountId: account.id, test: keys.test, live: keys.live };
 }
 
 export async function newOperator(t: TestApp, mode: 'test' | 'live' = 'test'): Promise<string> {
-  return (await createKey(t.ctx.db, { role: 'operator', mode, accountId: null })).secret;
+  return (await createKey(t.ctx, { role: 'operator', mode, accountId: null })).secret;
 }
 
 export interface Res<T = any> {
@@ -151,7 +168,7 @@ export const validOrder = (over: Record<string, unknown> = {}) => ({
 /** A second instance on the database of `t` (as behind a load balancer); its close() leaves the database alone. */
 export async function attachApp(t: TestApp, env: Record<string, string> = {}): Promise<TestApp> {
   const config = loadConfig({
-    RUTA_FILES_DIR: t.config.filesDir,
+    RUTA_FILES_URL: t.config.filesUrl,
     RUTA_LOG_LEVEL: 'silent',
     ...env,
     DATABASE_URL: t.config.databaseUrl,
@@ -160,13 +177,123 @@ export async function attachApp(t: TestApp, env: Record<string, string> = {}): P
   const ctx = createContext(database, config);
   const app = await buildApp(ctx);
   await app.ready();
+  // Jobs run on the first instance only (its runner finds them all: they are in the database).
+  const jobs = new JobRunner(ctx, []);
   return {
     app,
     ctx,
     config,
+    jobs,
     close: async () => {
+      await jobs.stop();
       await app.close();
       await database.close();
+    },
+  };
+}
+
+/*
+ * Fixtures: the preamble of a suite in one line each, and data each test owns.
+ *
+ * The suite runs shuffled (vitest.config.ts), so a test may run first, last or between any two
+ * others of its file. A test that counts rows, lists "everything" or expects an empty table must
+ * own what it counts: its own merchant (`useMerchant`, a new account before every test), or its
+ * own app (`useApp` in its own describe) when it counts across accounts as an operator does.
+ */
+
+/** Reads a fixture's value, or says why it does not exist yet (outside a test or hook of its describe). */
+function holder<T>(what: string) {
+  let value: T | undefined;
+  return {
+    set: (v: T | undefined) => {
+      value = v;
+    },
+    get: (): T => {
+      if (value === undefined) throw new Error(`${what} exists only inside the tests and hooks of its describe`);
+      return value;
+    },
+    peek: () => value,
+  };
+}
+
+/**
+ * The app of a describe block, started before its first test and closed after its last:
+ * `const t = useApp(engine, env, opts)` in place of `let t` + beforeAll(startApp) + afterAll(close).
+ * `env` may be a function, read when the app starts (for a URL a beforeAll above it has just made).
+ */
+export function useApp(
+  engine: Engine,
+  env: Record<string, string> | (() => Record<string, string>) = {},
+  opts: { jobs?: boolean; clock?: Clock } = {},
+): TestApp {
+  const h = holder<TestApp>('useApp: the app');
+  beforeAll(async () => {
+    h.set(await startApp(engine, typeof env === 'function' ? env() : env, opts));
+  });
+  afterAll(async () => {
+    const t = h.peek();
+    h.set(undefined);
+    await t?.close();
+  });
+  return {
+    get app() {
+      return h.get().app;
+    },
+    get ctx() {
+      return h.get().ctx;
+    },
+    get config() {
+      return h.get().config;
+    },
+    get jobs() {
+      return h.get().jobs;
+    },
+    close: async () => {
+      const t = h.peek();
+      h.set(undefined);
+      await t?.close();
+    },
+  };
+}
+
+/**
+ * A merchant of its own for every test: a new account (and its test and live keys) before each
+ * test of the describe, so what one test creates is never in another's lists or counts.
+ */
+export function useMerchant(
+  t: TestApp,
+  name = 'Acme',
+  extra: { originLat?: number; originLng?: number } = {},
+): Merchant {
+  const h = holder<Merchant>(`useMerchant(${name})`);
+  beforeEach(async () => {
+    h.set(await newMerchant(t, name, extra));
+  });
+  return {
+    get accountId() {
+      return h.get().accountId;
+    },
+    get test() {
+      return h.get().test;
+    },
+    get live() {
+      return h.get().live;
+    },
+  };
+}
+
+/**
+ * An operator key for the describe (made once: an operator owns no data, it sees every account's).
+ * A test that counts what an operator sees needs an app of its own, or a filter on its merchant.
+ */
+export function useOperator(t: TestApp, mode: 'test' | 'live' = 'test'): { readonly key: string } {
+  const h = holder<string>(`useOperator(${mode})`);
+  beforeAll(async () => {
+    h.set(await newOperator(t, mode));
+  });
+  return {
+    get key() {
+      return h.get();
     },
   };
 }

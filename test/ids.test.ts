@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { newId, newTrackingCode, normalizeTrackingCode, randomToken } from '../src/shared/ids.js';
+import { IdSequence, newId, newTrackingCode, normalizeTrackingCode, randomToken } from '../src/shared/ids.js';
 
 const ID = /^ord_[0-9A-HJKMNP-TV-Z]{26}$/;
 
 describe('ids', () => {
   it('are 26 Crockford characters after the prefix, time first', () => {
-    const id = newId('ord', Date.UTC(2025, 0, 1));
+    // Its own sequence: the process's may already be past 2025 (another test, run first), and then borrows.
+    const id = newId('ord', Date.UTC(2025, 0, 1), new IdSequence());
     expect(id).toMatch(ID);
     expect(id.slice(4, 14)).toBe('01JGFJJZ00');
   });
@@ -26,8 +27,32 @@ describe('ids', () => {
   });
 
   it('differ in their random part', () => {
-    const ids = new Set(Array.from({ length: 2000 }, () => newId('ord').slice(18)));
+    const ids = new Set(Array.from({ length: 2000 }, () => newId('ord', Date.now()).slice(18)));
     expect(ids.size).toBe(2000);
+  });
+
+  it('an injected sequence starts from a known state and is independent of the process one', () => {
+    const at = Date.UTC(2025, 0, 1);
+    const seq = new IdSequence();
+    const a = newId('ord', at, seq);
+    const b = newId('ord', at, seq);
+    expect(a.slice(4, 18)).toBe('01JGFJJZ000000');
+    expect(b.slice(4, 18)).toBe('01JGFJJZ000001');
+    // The process's sequence is elsewhere (far ahead, after the tests above); a new one starts at 0 again.
+    expect(newId('ord', at, new IdSequence()).slice(4, 18)).toBe('01JGFJJZ000000');
+    expect(newId('ord', at + 1, seq).slice(4, 18)).toBe('01JGFJJZ010000');
+  });
+
+  it('a step back borrows the last millisecond; a full counter borrows the next one', () => {
+    const at = Date.UTC(2025, 0, 1);
+    const seq = new IdSequence();
+    const first = seq.next(at);
+    expect(seq.next(at - 5000)).toBe(`${first.slice(0, 10)}0001`);
+    for (let i = 2; i < 2 ** 20 - 1; i++) seq.next(at);
+    expect(seq.next(at).slice(10)).toBe('ZZZZ');
+    const borrowed = seq.next(at);
+    expect(borrowed).toBe(new IdSequence().next(at + 1));
+    expect(borrowed > first).toBe(true);
   });
 
   it('tracking codes are 12 normalised Crockford characters, unique', () => {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { importCsv } from '../bench/scenarios/import.js';
+import { importCsv } from '../bench/scenarios/import-files.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';

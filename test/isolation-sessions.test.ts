@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ENDPOINTS, type Endpoint, type Fixture, makeFixture } from './corpus-table.js';
+import { ENDPOINTS, type Endpoint, type Fixture, makeFixture, partsRead } from './corpus-table.js';
 import {
   client,
   describeEach,
@@ -44,7 +44,25 @@ const COURIER_OPS = new Set([
   'POST /v1/couriers/{id}/locations',
   'GET /v1/couriers/{id}/locations',
   'GET /v1/routes/{id}',
+  // The carrier's operations a courier runs on itself: its own sign-out everywhere, its own cash (DESIGN §17).
+  'POST /v1/couriers/{id}/sign_out_everywhere',
+  'GET /v1/couriers/{id}/cash',
+  'GET /v1/routes/{id}/labels.pdf',
+  'GET /v1/orders/{id}/label.pdf',
+  'POST /v1/orders/{id}/load',
 ]);
+
+/** Whether the row's path and body need only the fixture's objects, not its people. */
+function readsOnly(ep: Endpoint, f: Fixture): boolean {
+  try {
+    return !partsRead(ep, f).has('people');
+  } catch {
+    return false;
+  }
+}
+
+/** The carrier's operations (an admin's session in the corpus), whose courier rule is the same list. */
+const CARRIER = ENDPOINTS.filter((ep) => ep.auth === 'admin');
 
 describeEach('isolation matrix: sessions answer as the keys they stand for', (engine) => {
   let t: TestApp;
@@ -58,7 +76,8 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
   let base: Fixture;
 
   beforeAll(async () => {
-    t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1' });
+    // Thousands of calls with one key within a minute: limits are tested in rate-limit.test.ts.
+    t = await startApp(engine, { RUTA_WEBHOOK_ALLOW_INSECURE: '1', RUTA_RATE_LIMIT_PER_MIN: '0' });
     a = await newMerchant(t, 'A');
     b = await newMerchant(t, 'B');
     opTest = await newOperator(t, 'test');
@@ -75,20 +94,29 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
     ep.body === 'raw'
       ? who(ep.method, ep.path(f), tinyPng(), { 'content-type': 'image/png' })
       : who(ep.method, ep.path(f), ep.valid?.(f));
-  const fresh = () => makeFixture(t, a.test, base);
+  /** New objects for the parts the row reads (a call may change them). */
+  const fresh = (ep: Endpoint) => makeFixture(t, a.test, base, ep);
   const brief = (r: Res) => `${r.status} ${JSON.stringify(r.body).slice(0, 200)}`;
 
+  // One phone for every row: sign-ins are rate-limited per address, and nothing is ever assigned to it.
+  let phoneSession: Promise<Session> | undefined;
+  const phone = async () => {
+    phoneSession ??= client(t.app, opTest)('POST', '/v1/couriers', { name: 'Phone' }).then((r) =>
+      courierSession(t, opTest, r.body.id),
+    );
+    return sessionClient(t, await phoneSession);
+  };
   it('covers every keyed operation', () => {
     expect(KEYED.length).toBeGreaterThanOrEqual(36);
   });
 
   for (const ep of KEYED) {
     it(`${ep.name}: a dispatcher answers as ok_test, and in live mode as ok_live`, async () => {
-      const byKey = await call(client(t.app, opTest), ep, await fresh());
-      const bySession = await call(sessionClient(t, dispatcher), ep, await fresh());
+      const byKey = await call(client(t.app, opTest), ep, await fresh(ep));
+      const bySession = await call(sessionClient(t, dispatcher), ep, await fresh(ep));
       expect(bySession.status, `key ${brief(byKey)} / session ${brief(bySession)}`).toBe(byKey.status);
-      const liveKey = await call(client(t.app, opLive), ep, await fresh());
-      const liveSession = await call(sessionClient(t, dispatcher, 'live'), ep, await fresh());
+      const liveKey = await call(client(t.app, opLive), ep, await fresh(ep));
+      const liveSession = await call(sessionClient(t, dispatcher, 'live'), ep, await fresh(ep));
       expect(liveSession.status, `key ${brief(liveKey)} / session ${brief(liveSession)}`).toBe(liveKey.status);
       if (liveKey.status >= 400) expect(liveSession.body.error.code).toBe(liveKey.body.error.code);
     });
@@ -99,8 +127,8 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
         [a.live, merchantA, 'live'],
         [b.test, merchantB, 'test'],
       ] as const) {
-        const byKey = await call(client(t.app, key), ep, await fresh());
-        const bySession = await call(sessionClient(t, session, mode), ep, await fresh());
+        const byKey = await call(client(t.app, key), ep, await fresh(ep));
+        const bySession = await call(sessionClient(t, session, mode), ep, await fresh(ep));
         expect(bySession.status, `${key.slice(0, 8)}: key ${brief(byKey)} / session ${brief(bySession)}`).toBe(
           byKey.status,
         );
@@ -109,11 +137,8 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
     });
 
     it(`${ep.name}: a courier session ${COURIER_OPS.has(ep.route) ? 'sees nothing not assigned to it (404)' : 'is refused (403)'}`, async () => {
-      const f = await fresh();
       // A courier of the carrier with nothing assigned: the fixture's objects are not its own.
-      const courier = (await client(t.app, opTest)('POST', '/v1/couriers', { name: 'Phone' })).body;
-      const phone = sessionClient(t, await courierSession(t, opTest, courier.id));
-      const res = await call(phone, ep, f);
+      const res = await call(await phone(), ep, await fresh(ep));
       if (!COURIER_OPS.has(ep.route)) {
         expect(res.status, brief(res)).toBe(403);
         expect(res.body.error.code).toBe('permission_denied');
@@ -125,6 +150,18 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
         expect(res.status, brief(res)).toBe(ep.route === 'POST /v1/files' ? 201 : 200);
         if (ep.method === 'GET') expect(res.body.data).toEqual([]);
       }
+    });
+  }
+
+  for (const ep of CARRIER) {
+    it(`${ep.name}: a courier session ${COURIER_OPS.has(ep.route) ? 'reads its own only (404)' : 'is refused (403)'}`, async (test) => {
+      // Rows naming people are the admin's own pages (users, invitations): the corpus covers them.
+      if (!readsOnly(ep, base)) return test.skip();
+      // Refused calls change nothing, so the shared fixture does.
+      const res = await call(await phone(), ep, base);
+      const [status, code] = COURIER_OPS.has(ep.route) ? [404, 'resource_missing'] : [403, 'permission_denied'];
+      expect(res.status, brief(res)).toBe(status);
+      expect(res.body.error.code).toBe(code);
     });
   }
 
@@ -170,7 +207,17 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
     await mA.next(created(oa));
     await mALive.next(created(oaLive));
     await mB.next(created(ob));
-    const ids = (s: typeof disp) => s.messages.filter((m) => m.event === 'order').map((m) => m.data.data.id as string);
+    // Other tests of this file made orders for A and B just before: count only this test's three
+    // (the hub may still publish what was committed before a stream opened), and check the
+    // environment of everything.
+    const ours = new Set([ob, oaLive, oa]);
+    const orders = (s: typeof disp) => s.messages.filter((m) => m.event === 'order');
+    const ids = (s: typeof disp) =>
+      orders(s)
+        .map((m) => m.data.data.id as string)
+        .filter((id) => ours.has(id));
+    for (const s of [disp, mA, mB]) expect(orders(s).every((m) => m.data.livemode === false)).toBe(true);
+    for (const s of [dispLive, mALive]) expect(orders(s).every((m) => m.data.livemode === true)).toBe(true);
     expect(ids(disp)).toEqual(expect.arrayContaining([ob, oa]));
     expect(ids(disp)).not.toContain(oaLive);
     expect(ids(dispLive)).toEqual([oaLive]);
@@ -222,8 +269,17 @@ describeEach('isolation matrix: sessions answer as the keys they stand for', (en
     await dispTest.next(created(oaTest));
     await mALive.next(created(oaLive));
     await mBLive.next(created(obLive));
+    // The carrier's streams also carry the orders other tests of this file made just before (the
+    // hub publishes what was committed before a stream opened); count only this test's three, and
+    // check the environment of everything.
+    const ours = new Set([oaTest, obLive, oaLive]);
+    const orders = (s: typeof dispLive) => s.messages.filter((m) => m.event === 'order');
     const ids = (s: typeof dispLive) =>
-      s.messages.filter((m) => m.event === 'order').map((m) => m.data.data.id as string);
+      orders(s)
+        .map((m) => m.data.data.id as string)
+        .filter((id) => ours.has(id));
+    for (const s of [dispLive, mALive, mBLive]) expect(orders(s).every((m) => m.data.livemode === true)).toBe(true);
+    expect(orders(dispTest).every((m) => m.data.livemode === false)).toBe(true);
     expect(ids(dispLive)).toEqual([obLive, oaLive]);
     expect(ids(dispTest)).toEqual([oaTest]);
     expect(ids(mALive)).toEqual([oaLive]);

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { beforeAll, beforeEach, expect, it } from 'vitest';
 import { countOrdersQuery, listOrdersQuery } from '../src/features/orders/list-repo.js';
 import { backfill } from '../src/shared/db/migrations/009_order_board.js';
 import {
@@ -7,9 +7,9 @@ import {
   describeEach,
   type Merchant,
   newMerchant,
-  newOperator,
-  startApp,
   type TestApp,
+  useApp,
+  useOperator,
   validOrder,
 } from './helpers.js';
 import { courierSession, sessionClient, userSession } from './people-helpers.js';
@@ -24,66 +24,74 @@ import { explain } from './plan-helpers.js';
 const DAY = { due_gte: '2030-03-10T00:00:00-05:00', due_lt: '2030-03-11T00:00:00-05:00' };
 const qs = (q: Record<string, string>) => new URLSearchParams(q).toString();
 
-describeEach('dispatch board API', (engine) => {
-  let t: TestApp;
-  let a: Merchant;
-  let b: Merchant;
-  let opTest: string;
-  let opLive: string;
-  /** Account A, test: José due on DAY, Joselyn late on DAY (the next day in UTC), Ana due now (no date), cancelled. */
-  const o: Record<string, { id: string; tracking_code: string }> = {};
+/** Account A, test: José due on DAY, Joselyn late on DAY (the next day in UTC), Ana due now (no date), cancelled. */
+type Board = { a: Merchant; b: Merchant; o: Record<string, { id: string; tracking_code: string }> };
 
-  beforeAll(async () => {
-    t = await startApp(engine);
-    a = await newMerchant(t, 'A');
-    b = await newMerchant(t, 'B');
-    opTest = await newOperator(t, 'test');
-    opLive = await newOperator(t, 'live');
-    const make = async (key: string, over: Record<string, unknown>) => {
-      const res = await client(t.app, key)('POST', '/v1/orders', validOrder(over));
-      expect(res.status, JSON.stringify(res.body)).toBe(201);
-      return res.body;
-    };
-    o.jose = await make(a.test, {
-      customer: { name: 'José Pérez', phone: '+51987654321' },
-      external_order_id: 'SHOP-1',
-      requested_date: '2030-03-10T09:00:00-05:00',
-    });
-    o.joselyn = await make(a.test, {
-      customer: { name: '  joselyn   RUIZ ', whatsapp: '+51911112222' },
-      external_order_id: 'SHOP-10',
-      source: 'excel',
-      requested_date: '2030-03-10T23:30:00-05:00',
-    });
-    o.ana = await make(a.test, { customer: { name: 'Ana Torres' }, external_order_id: 'SHOP-2' });
-    expect((await client(t.app, a.test)('POST', `/v1/orders/${o.ana.id}/cancel`)).status).toBe(200);
-    o.bJose = await make(b.test, {
-      customer: { name: 'Jose Bravo', phone: '+51987654321' },
-      external_order_id: 'SHOP-1',
-      requested_date: '2030-03-10T10:00:00-05:00',
-    });
-    o.live = await make(a.live, {
-      customer: { name: 'José Live' },
-      external_order_id: 'SHOP-1',
-      requested_date: '2030-03-10T10:00:00-05:00',
-    });
-  });
-  afterAll(() => t.close());
-
-  const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((x) => x.id).sort();
-  const idsOf = (...names: string[]) => names.map((n) => o[n]!.id).sort();
-  async function list(key: string, q: Record<string, string>) {
-    const res = await client(t.app, key)('GET', `/v1/orders?${qs({ limit: '100', ...q })}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
-    return ids(res);
-  }
-  async function counts(key: string, q: Record<string, string> = {}) {
-    const res = await client(t.app, key)('GET', `/v1/orders/counts?${qs(q)}`);
-    expect(res.status, JSON.stringify(res.body)).toBe(200);
+/** The board's orders, in two new accounts of `t` (and one live order of A). */
+async function seedBoard(t: TestApp): Promise<Board> {
+  const a = await newMerchant(t, 'A');
+  const b = await newMerchant(t, 'B');
+  const o: Board['o'] = {};
+  const make = async (key: string, over: Record<string, unknown>) => {
+    const res = await client(t.app, key)('POST', '/v1/orders', validOrder(over));
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body;
-  }
+  };
+  o.jose = await make(a.test, {
+    customer: { name: 'José Pérez', phone: '+51987654321' },
+    external_order_id: 'SHOP-1',
+    requested_date: '2030-03-10T09:00:00-05:00',
+  });
+  o.joselyn = await make(a.test, {
+    customer: { name: '  joselyn   RUIZ ', whatsapp: '+51911112222' },
+    external_order_id: 'SHOP-10',
+    source: 'excel',
+    requested_date: '2030-03-10T23:30:00-05:00',
+  });
+  o.ana = await make(a.test, { customer: { name: 'Ana Torres' }, external_order_id: 'SHOP-2' });
+  expect((await client(t.app, a.test)('POST', `/v1/orders/${o.ana.id}/cancel`)).status).toBe(200);
+  o.bJose = await make(b.test, {
+    customer: { name: 'Jose Bravo', phone: '+51987654321' },
+    external_order_id: 'SHOP-1',
+    requested_date: '2030-03-10T10:00:00-05:00',
+  });
+  o.live = await make(a.live, {
+    customer: { name: 'José Live' },
+    external_order_id: 'SHOP-1',
+    requested_date: '2030-03-10T10:00:00-05:00',
+  });
+  return { a, b, o };
+}
+
+/** Reads the list and the counts of `t` as `key`, and names the board's orders. */
+function boardClient(t: TestApp, board: () => Board) {
+  const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((x) => x.id).sort();
+  return {
+    idsOf: (...names: string[]) => names.map((n) => board().o[n]!.id).sort(),
+    async list(key: string, q: Record<string, string>) {
+      const res = await client(t.app, key)('GET', `/v1/orders?${qs({ limit: '100', ...q })}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return ids(res);
+    },
+    async counts(key: string, q: Record<string, string> = {}) {
+      const res = await client(t.app, key)('GET', `/v1/orders/counts?${qs(q)}`);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return res.body;
+    },
+  };
+}
+
+// What a merchant sees: every test has its own two accounts, so none sees what another made or moved.
+describeEach('dispatch board API', (engine) => {
+  const t = useApp(engine);
+  let board: Board;
+  beforeEach(async () => {
+    board = await seedBoard(t);
+  });
+  const { list, counts, idsOf } = boardClient(t, () => board);
 
   it('counts every status of the scope, zeros included', async () => {
+    const { a } = board;
     const c = await counts(a.test);
     expect(c.object).toBe('order_counts');
     expect(c.livemode).toBe(false);
@@ -95,6 +103,7 @@ describeEach('dispatch board API', (engine) => {
   });
 
   it('filters by the day an order is due, in the caller’s time zone', async () => {
+    const { a } = board;
     expect(await list(a.test, DAY)).toEqual(idsOf('jose', 'joselyn'));
     // The same calendar day in UTC: Joselyn (23:30 in Lima) is due on the 11th there.
     const utc = { due_gte: '2030-03-10T00:00:00Z', due_lt: '2030-03-11T00:00:00Z' };
@@ -112,6 +121,7 @@ describeEach('dispatch board API', (engine) => {
   });
 
   it('a reschedule moves the order to its new day', async () => {
+    const { a, o } = board;
     const moved = await client(t.app, a.test)('POST', `/v1/orders/${o.joselyn.id}/reschedule`, {
       requested_date: '2030-03-12T10:00:00-05:00',
     });
@@ -124,6 +134,7 @@ describeEach('dispatch board API', (engine) => {
   });
 
   it('searches by id, tracking code, external id, the start of the name and the end of the phone', async () => {
+    const { a, o } = board;
     const cases: [string, string[]][] = [
       ['jose', ['jose', 'joselyn']],
       ['JOSÉ', ['jose', 'joselyn']],
@@ -161,45 +172,8 @@ describeEach('dispatch board API', (engine) => {
     expect([first.body.data[0].id, next.body.data[0].id].sort()).toEqual(idsOf('jose', 'joselyn'));
   });
 
-  it('is scoped like the list: account, environment, role', async () => {
-    // Another account sees its own only, whatever it searches.
-    expect(await list(b.test, { search: 'jose' })).toEqual(idsOf('bJose'));
-    expect(await counts(b.test, { search: 'SHOP-1' })).toMatchObject({ total: 1 });
-    expect((await counts(b.test)).total).toBe(1);
-    // The operator sees every account of its environment, and can narrow to one.
-    expect(await list(opTest, { search: 'SHOP-1' })).toEqual(idsOf('jose', 'bJose'));
-    expect((await counts(opTest)).total).toBe(4);
-    expect((await counts(opTest, { account: b.accountId })).total).toBe(1);
-    expect((await counts(opTest, { ...DAY, account: a.accountId })).total).toBe(1);
-    // Test never sees live, and live never test.
-    expect(await list(opLive, { search: 'jose' })).toEqual(idsOf('live'));
-    expect(await counts(a.live)).toMatchObject({ livemode: true, total: 1 });
-    expect((await counts(opLive, DAY)).total).toBe(1);
-    // A merchant may not name an account, not even its own.
-    const own = await client(t.app, a.test)('GET', `/v1/orders/counts?account=${a.accountId}`);
-    expect(own.status).toBe(422);
-    expect(own.body.error.param).toBe('account');
-    expect((await client(t.app)('GET', '/v1/orders/counts')).status).toBe(401);
-    expect((await client(t.app, 'sk_test_nope')('GET', '/v1/orders/counts')).status).toBe(401);
-  });
-
-  it('sessions count like the keys they stand for; a courier’s phone may not count', async () => {
-    const dispatcher = sessionClient(t, await userSession(t, 'dispatcher'));
-    expect((await dispatcher('GET', '/v1/orders/counts')).body.total).toBe(4);
-    const dispatcherLive = sessionClient(t, await userSession(t, 'dispatcher'), 'live');
-    expect((await dispatcherLive('GET', '/v1/orders/counts')).body.total).toBe(1);
-    const merchant = sessionClient(t, await userSession(t, 'merchant', b.accountId));
-    expect((await merchant('GET', '/v1/orders/counts')).body.total).toBe(1);
-    expect((await merchant('GET', '/v1/orders?search=jose')).body.data.map((x: { id: string }) => x.id)).toEqual([
-      o.bJose.id,
-    ]);
-    const courier = (await client(t.app, opTest)('POST', '/v1/couriers', { name: 'Luis' })).body;
-    const phone = sessionClient(t, await courierSession(t, opTest, courier.id));
-    const refused = await phone('GET', '/v1/orders/counts');
-    expect(refused.status).toBe(403);
-  });
-
   it('refuses a malformed query with the parameter named', async () => {
+    const { a } = board;
     const cases: [string, string][] = [
       ['due_gte=tomorrow', 'due_gte'],
       ['due_lt=2030-02-30T00:00:00Z', 'due_lt'],
@@ -219,24 +193,83 @@ describeEach('dispatch board API', (engine) => {
     const blank = await client(t.app, a.test)('GET', '/v1/orders?search=%20');
     expect([blank.status, blank.body.error.param]).toEqual([422, 'search']);
   });
+});
 
-  it('fills the derived columns of orders written before 009_order_board', async () => {
-    await sql`update orders set due_at = 0, customer_key = '', phone_key = null`.execute(t.ctx.db);
-    await backfill(t.ctx.db, engine, 2);
-    expect(await list(a.test, { search: 'josé p' })).toEqual(idsOf('jose'));
-    expect(await list(a.test, { search: '4321' })).toEqual(idsOf('jose'));
-    expect(await list(a.test, { search: '2222' })).toEqual(idsOf('joselyn'));
-    expect(await list(opTest, DAY)).toEqual(idsOf('jose', 'bJose'));
-    expect(
-      await list(a.test, { due_gte: new Date(Date.now() - 3_600_000).toISOString(), due_lt: '2030-01-01T00:00:00Z' }),
-    ).toEqual(idsOf('ana'));
+// What the carrier sees counts every account: these tests read a board of their own database,
+// which none of them changes.
+describeEach('dispatch board API, carrier-wide', (engine) => {
+  const t = useApp(engine);
+  const opTest = useOperator(t, 'test');
+  const opLive = useOperator(t, 'live');
+  let board: Board;
+  beforeAll(async () => {
+    board = await seedBoard(t);
+  });
+  const { list, counts, idsOf } = boardClient(t, () => board);
+
+  it('is scoped like the list: account, environment, role', async () => {
+    const { a, b } = board;
+    // Another account sees its own only, whatever it searches.
+    expect(await list(b.test, { search: 'jose' })).toEqual(idsOf('bJose'));
+    expect(await counts(b.test, { search: 'SHOP-1' })).toMatchObject({ total: 1 });
+    expect((await counts(b.test)).total).toBe(1);
+    // The operator sees every account of its environment, and can narrow to one.
+    expect(await list(opTest.key, { search: 'SHOP-1' })).toEqual(idsOf('jose', 'bJose'));
+    expect((await counts(opTest.key)).total).toBe(4);
+    expect((await counts(opTest.key, { account: b.accountId })).total).toBe(1);
+    expect((await counts(opTest.key, { ...DAY, account: a.accountId })).total).toBe(2);
+    // Test never sees live, and live never test.
+    expect(await list(opLive.key, { search: 'jose' })).toEqual(idsOf('live'));
+    expect(await counts(a.live)).toMatchObject({ livemode: true, total: 1 });
+    expect((await counts(opLive.key, DAY)).total).toBe(1);
+    // A merchant may not name an account, not even its own.
+    const own = await client(t.app, a.test)('GET', `/v1/orders/counts?account=${a.accountId}`);
+    expect(own.status).toBe(422);
+    expect(own.body.error.param).toBe('account');
+    expect((await client(t.app)('GET', '/v1/orders/counts')).status).toBe(401);
+    expect((await client(t.app, 'sk_test_nope')('GET', '/v1/orders/counts')).status).toBe(401);
+  });
+
+  it('sessions count like the keys they stand for; a courier’s phone may not count', async () => {
+    const { b, o } = board;
+    const dispatcher = sessionClient(t, await userSession(t, 'dispatcher'));
+    expect((await dispatcher('GET', '/v1/orders/counts')).body.total).toBe(4);
+    const dispatcherLive = sessionClient(t, await userSession(t, 'dispatcher'), 'live');
+    expect((await dispatcherLive('GET', '/v1/orders/counts')).body.total).toBe(1);
+    const merchant = sessionClient(t, await userSession(t, 'merchant', b.accountId));
+    expect((await merchant('GET', '/v1/orders/counts')).body.total).toBe(1);
+    expect((await merchant('GET', '/v1/orders?search=jose')).body.data.map((x: { id: string }) => x.id)).toEqual([
+      o.bJose.id,
+    ]);
+    const courier = (await client(t.app, opTest.key)('POST', '/v1/couriers', { name: 'Luis' })).body;
+    const phone = sessionClient(t, await courierSession(t, opTest.key, courier.id));
+    const refused = await phone('GET', '/v1/orders/counts');
+    expect(refused.status).toBe(403);
+  });
+});
+
+// The plans, on a database of their own whose orders spread over many days as a real account's do:
+// which plan PostgreSQL gives a handful of rows depends on which rows (with two of A's three test
+// orders on DAY, reading all of A's is as cheap as reading the day's).
+describeEach('dispatch board API, query plans', (engine) => {
+  const t = useApp(engine);
+  let board: Board;
+  beforeAll(async () => {
+    board = await seedBoard(t);
+    for (let i = 1; i <= 28; i++) {
+      const day = `2030-04-${String(i).padStart(2, '0')}T10:00:00-05:00`;
+      const key = i % 4 === 0 ? board.b.test : board.a.test;
+      const res = await client(t.app, key)('POST', '/v1/orders', validOrder({ requested_date: day }));
+      expect(res.status, JSON.stringify(res.body)).toBe(201);
+    }
   });
 
   it('runs on indexes: the day’s counts from orders_due alone, the search on the search indexes', async () => {
     const db = t.ctx.db;
-    if (engine === 'postgres') await sql`analyze orders`.execute(db);
+    // As autovacuum keeps a real table: statistics, and the visibility map an index-only scan needs.
+    if (engine === 'postgres') await sql`vacuum analyze orders`.execute(db);
     const day = { dueGte: Date.parse(DAY.due_gte), dueLt: Date.parse(DAY.due_lt) };
-    const merchant = { mode: 'test' as const, accountId: a.accountId };
+    const merchant = { mode: 'test' as const, accountId: board.a.accountId };
     const operator = { mode: 'test' as const, accountId: null };
     for (const scope of [merchant, operator]) {
       const plan = await explain(db, engine, countOrdersQuery(db, { scope, ...day }).compile());
@@ -264,5 +297,29 @@ describeEach('dispatch board API', (engine) => {
       const counted = await explain(db, engine, countOrdersQuery(db, { scope, search }).compile());
       expect(counted.text).not.toMatch(/SCAN orders\b(?! USING)|Seq Scan/);
     }
+  });
+});
+
+// The backfill rewrites every order's derived columns: its own database.
+describeEach('dispatch board API, orders written before 009_order_board', (engine) => {
+  const t = useApp(engine);
+  const opTest = useOperator(t, 'test');
+  let board: Board;
+  beforeAll(async () => {
+    board = await seedBoard(t);
+  });
+  const { list, idsOf } = boardClient(t, () => board);
+
+  it('fills the derived columns', async () => {
+    const { a } = board;
+    await sql`update orders set due_at = 0, customer_key = '', phone_key = null`.execute(t.ctx.db);
+    await backfill(t.ctx.db, engine, 2);
+    expect(await list(a.test, { search: 'josé p' })).toEqual(idsOf('jose'));
+    expect(await list(a.test, { search: '4321' })).toEqual(idsOf('jose'));
+    expect(await list(a.test, { search: '2222' })).toEqual(idsOf('joselyn'));
+    expect(await list(opTest.key, DAY)).toEqual(idsOf('jose', 'joselyn', 'bJose'));
+    expect(
+      await list(a.test, { due_gte: new Date(Date.now() - 3_600_000).toISOString(), due_lt: '2030-01-01T00:00:00Z' }),
+    ).toEqual(idsOf('ana'));
   });
 });

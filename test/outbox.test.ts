@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { createOrder } from '../src/features/orders/service.js';
 import type { Engine } from '../src/shared/db/index.js';
-import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
+import { client, describeEach, type TestApp, useApp, useMerchant, validOrder } from './helpers.js';
 
 /** A trigger that makes every insert into the outbox fail, as a crash or constraint violation would. */
 async function breakOutbox(t: TestApp, engine: Engine): Promise<void> {
@@ -29,24 +29,27 @@ async function repairOutbox(t: TestApp, engine: Engine): Promise<void> {
 }
 
 describeEach('outbox atomicity', (engine) => {
-  let t: TestApp;
-  let m: Merchant;
+  const t = useApp(engine);
+  const m = useMerchant(t);
 
-  beforeAll(async () => {
-    t = await startApp(engine);
-    m = await newMerchant(t);
-  });
-  afterAll(async () => t?.close());
-
-  const count = async (table: 'orders' | 'events' | 'order_timeline') =>
-    Number(
-      (
-        await t.ctx.db
-          .selectFrom(table)
-          .select((eb) => eb.fn.countAll().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+  /** This test's rows only: its merchant's orders, their timeline, its events. */
+  const count = async (table: 'orders' | 'events' | 'order_timeline') => {
+    const db = t.ctx.db;
+    const row =
+      table === 'order_timeline'
+        ? await db
+            .selectFrom('order_timeline')
+            .innerJoin('orders', 'orders.id', 'order_timeline.order_id')
+            .where('orders.account_id', '=', m.accountId)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        : await db
+            .selectFrom(table)
+            .where('account_id', '=', m.accountId)
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow();
+    return Number(row.n);
+  };
 
   it('a failed event insert leaves neither the order, its timeline nor its event', async () => {
     const call = client(t.app, m.test);

@@ -405,10 +405,15 @@ describeEach('users, invitations, accounts and API keys over the API', (engine) 
       }
     });
 
-    it('only admins (403 for dispatchers, merchants and keys)', async () => {
+    it("only admins (403 for dispatchers, merchants and keys); the list is the whole carrier's", async () => {
       for (const [who, call] of await nonAdmins()) {
+        // Dispatchers and operator keys pick accounts by name (the board's filter); merchants may not.
+        const list = await call('GET', '/v1/accounts');
+        if (who === 'dispatcher' || who === 'operator key') {
+          expect(list.status, who).toBe(200);
+          expect(list.body.data.map((x: { id: string }) => x.id)).toContain(a.accountId);
+        } else expect(list.status, who).toBe(403);
         for (const [method, url, body] of [
-          ['GET', '/v1/accounts'],
           ['GET', `/v1/accounts/${a.accountId}`],
           ['PATCH', `/v1/accounts/${a.accountId}`, { name: 'Hacked' }],
           ['POST', '/v1/accounts', { name: 'Sneaky' }],

@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PLANS } from '../src/features/planning/runner.js';
 import {
   client,
   describeEach,
@@ -73,7 +72,7 @@ describeEach('route plan edits with OSRM', (engine) => {
       time_limit_ms: 100,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.ctx.instance.get(PLANS).idle();
+    await t.jobs.idle();
     return (await op('GET', `/v1/route_plans/${created.body.id}`)).body;
   };
 

@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { haversineKm, type Point } from '../src/features/orders/pricing.js';
-import { PLANS } from '../src/features/planning/runner.js';
+import { haversineKm, type Point } from '../src/shared/geo.js';
 import {
   client,
   describeEach,
@@ -117,7 +116,7 @@ describeEach('route plan edits', (engine) => {
       time_limit_ms: 100,
     });
     expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.ctx.instance.get(PLANS).idle();
+    await t.jobs.idle();
     const plan = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
     expect(plan.status, plan.failure_message).toBe('succeeded');
     expect(plan.edited_at).toBeNull();
@@ -142,7 +141,7 @@ describeEach('route plan edits', (engine) => {
     const first = await edit(op, plan.id, {
       routes: [
         { courier_id: ana, order_ids: [ids.o1, ids.o2] },
-        { courier_id: beto, order_ids: [ids.o3, ids.o4, ids.w] },
+        { courier_id: beto, order_ids: [ids.w, ids.o3, ids.o4] },
       ],
     });
     expect(first.status, JSON.stringify(first.body)).toBe(200);
@@ -154,7 +153,7 @@ describeEach('route plan edits', (engine) => {
     const a = routeOf(p, ana) as Route;
     expect(stopIds(a)).toEqual([ids.o2, ids.o1]);
     // Beto's route was not named: it stays as the first edit left it.
-    expect(stopIds(routeOf(p, beto))).toEqual([ids.o3, ids.o4, ids.w]);
+    expect(stopIds(routeOf(p, beto))).toEqual([ids.w, ids.o3, ids.o4]);
     // Ana leaves at 08:00 Lima (13:00Z); every figure matches the model worked out independently.
     expect(a.start_at).toBe(`${DATE}T13:00:00.000Z`);
     const want = expected(a.start_at, [at[ids.o2] as Point, at[ids.o1] as Point]);
@@ -169,10 +168,13 @@ describeEach('route plan edits', (engine) => {
       [1, 2],
       [0, 0],
     ]);
-    // Beto has no shift: he leaves at local midnight (05:00Z); the windowed stop waits for 08:00.
+    // Beto has no shift: he works the depot's default day from 08:00 (13:00Z, RUTA_DEFAULT_SHIFT),
+    // never from midnight (issue #18, defect 13), and reaches the 08:00–08:20 window first.
     const b = routeOf(p, beto) as Route;
-    const ws = b.stops[2] as Stop;
-    expect(ws.service_start_at).toBe(`${DATE}T13:00:00.000Z`);
+    expect(b.start_at).toBe(`${DATE}T13:00:00.000Z`);
+    const ws = b.stops[0] as Stop;
+    expect(Date.parse(ws.service_start_at)).toBeGreaterThan(Date.parse(`${DATE}T13:00:00.000Z`));
+    expect(Date.parse(ws.service_start_at)).toBeLessThanOrEqual(Date.parse(`${DATE}T13:20:00.000Z`));
     expect(p.totals).toMatchObject({ routes: 2, orders: 5, unassigned: 1, violations: 0 });
     expect(p.totals.distance_km).toBeCloseTo(a.distance_km + b.distance_km, 2);
     expect(p.unassigned).toEqual([{ order_id: ids.nc, reason: 'no_coordinates' }]);
@@ -269,7 +271,7 @@ describeEach('route plan edits', (engine) => {
       order_ids: far,
       time_limit_ms: 100,
     });
-    await t.ctx.instance.get(PLANS).idle();
+    await t.jobs.idle();
     // Out and back to either takes more than the 20 minutes: the solver left both out.
     const solved = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
     expect(solved.unassigned.map((u: { reason: string }) => u.reason)).toEqual(['shift', 'shift']);

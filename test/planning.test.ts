@@ -1,7 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PLANS } from '../src/features/planning/runner.js';
 import {
   client,
   describeEach,
@@ -25,7 +24,7 @@ const at = (dLat: number, dLng: number) => ({
 
 /** Polls a plan until it ends (the solver runs in a worker; its time limit is small here). */
 async function finished(t: TestApp, key: string, id: string) {
-  await t.ctx.instance.get(PLANS).idle();
+  await t.jobs.idle();
   const res = await client(t.app, key)('GET', `/v1/route_plans/${id}`);
   expect(res.status).toBe(200);
   return res.body;

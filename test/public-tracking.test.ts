@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, type OrderStatus } from '../src/features/orders/schemas.js';
+import { negotiateLang } from '../src/features/tracking/i18n/index.js';
 import { escapeHtml, renderTrackingPage } from '../src/features/tracking/page.js';
-import { firstName, LIVE_STATUSES, presentPublic } from '../src/features/tracking/public.js';
+import { etaWindow, firstName, LIVE_STATUSES, presentPublic } from '../src/features/tracking/public.js';
+import type { PublicOrderRow } from '../src/features/tracking/public-repo.js';
 import type { TrackingView } from '../src/features/tracking/service.js';
 import {
   client,
@@ -170,18 +172,29 @@ describeEach('public tracking', (engine) => {
     }
     expect(page.raw.body).toContain('Ana');
     expect(page.raw.body).toContain('Miraflores, Lima');
+    // The map's destination is rounded to about 100 m, never the stored point.
+    expect(json.body.destination).toEqual({ district: 'Miraflores', city: 'Lima', lat: -12.121, lng: -77.03 });
     expect(Object.keys(json.body).sort()).toEqual(
       [
+        'actions',
         'courier',
         'customer',
+        'delivery',
         'destination',
         'eta_minutes',
+        'eta_window',
+        'feedback',
+        'lang',
+        'next_step',
+        'proof',
+        'stops_before',
         'livemode',
         'merchant',
         'object',
         'status',
         'status_label',
         'timeline',
+        'timezone',
         'tracking_code',
       ].sort(),
     );
@@ -266,7 +279,8 @@ describeEach('public tracking', (engine) => {
     );
     const page = await anon()('GET', `/track/${o.tracking_code}`);
     expect(page.status).toBe(200);
-    const html = page.raw.body;
+    // The page's own script file (when the web is built) is the one script tag allowed.
+    const html = page.raw.body.replace(/<script type="module" src="\/assets\/track-[\w-]+\.js"><\/script>/, '');
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toContain('<img');
     expect(html).toContain('&lt;script&gt;alert(&quot;pwn&quot;)&lt;/script&gt;');
@@ -288,19 +302,17 @@ describeEach('public tracking', (engine) => {
     // The one inline stylesheet is allowed by its hash, so it must hash to exactly what the CSP names.
     const style = /<style>([\s\S]*?)<\/style>/.exec(page.raw.body)?.[1] ?? '';
     const hash = createHash('sha256').update(style).digest('base64');
-    expect(csp).toContain(`style-src 'sha256-${hash}'`);
-    expect(page.raw.body).not.toMatch(/<script|<link rel="stylesheet"|https?:\/\/[^"]*\.(css|js|woff2?)|src="http/i);
-    // It reloads itself only when the reader asks (a timed reload moves a screen reader's place).
+    expect(csp).toContain(`'sha256-${hash}'`);
+    // Scripts only from this server, as files (no inline code); calls only to this server.
+    expect(csp).toMatch(/script-src ('self'|'none');/);
+    expect(csp).toContain("connect-src 'self'");
+    expect(page.raw.body).not.toMatch(/<script>|<script [^>]*>[^<]|https?:\/\/[^"]*\.(css|js|woff2?)|src="http/i);
+    // It never reloads itself (a timed reload moves a screen reader's place): it follows the delivery live.
     expect(page.raw.body).not.toContain('http-equiv="refresh"');
-    expect(page.raw.body).toContain('<a href="?updates=auto">Update this page every minute</a>');
-    const auto = await anon()('GET', `/track/${o.tracking_code}?updates=auto&utm_source=sms`);
-    expect(auto.status).toBe(200);
-    expect(auto.raw.body).toContain('<meta http-equiv="refresh" content="60">');
-    expect(auto.raw.body).toContain('<a href="?">Stop updating</a>');
-    expect(auto.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
-    const other = await anon()('GET', `/track/${o.tracking_code}?updates=${'x'.repeat(300)}`);
-    expect(other.status).toBe(200);
-    expect(other.raw.body).not.toContain('http-equiv="refresh"');
+    const old = await anon()('GET', `/track/${o.tracking_code}?updates=auto&utm_source=sms`);
+    expect(old.status).toBe(200);
+    expect(old.raw.body).not.toContain('http-equiv="refresh"');
+    expect(old.headers['content-security-policy']).toBe(page.headers['content-security-policy']);
   });
 
   it('documents both routes in OpenAPI as keyless', async () => {
@@ -319,27 +331,44 @@ describeEach('public tracking', (engine) => {
 
 describe('public tracking presentation', () => {
   const row = {
+    id: 'ord_x',
     tracking_code: 'ABCDEFGHJKMN',
     mode: 'live' as const,
+    status: 'pending' as OrderStatus,
     customer: { name: '  Ana María Torres ', email: 'a@b.co' },
     delivery_address: { address: 'Street 1', district: 'Miraflores' },
     account_name: 'Acme',
-  };
-  const view = (status: OrderStatus): TrackingView => ({
+    brand_name: null,
+    brand_color: null,
+    brand_logo_file: null,
+    timezone: 'America/Lima',
+    delivery_instructions: null,
+    safe_place: null,
+    feedback_rating: null,
+    feedback_comment: null,
+  } as unknown as PublicOrderRow;
+  const NOW = Date.parse('2025-07-01T15:00:00Z');
+  const x = { now: NOW, lang: 'en' as const, logoUrl: null, proof: null };
+  const view = (status: OrderStatus, stops_before: number | null = 0): TrackingView => ({
     object: 'tracking',
     order: 'ord_x',
     tracking_code: row.tracking_code,
     status,
     courier: { name: 'Juan Pérez', lat: -12.05, lng: -77.04 },
     eta_minutes: 12,
+    stops_before,
     timeline: [{ status: 'pending', occurred_at: '2025-07-01T10:00:00.000Z', lat: 1.5, lng: 2.5 }],
   });
+  const present = (status: OrderStatus, stops: number | null = 0, lang: 'en' | 'es' | 'pt' = 'en') =>
+    presentPublic({ ...row, status }, view(status, stops), { ...x, lang });
 
-  it('shows the courier first name and position only between pickup and arrival', () => {
+  it('shows the courier first name between pickup and arrival, its position only on the way to this stop', () => {
     expect(LIVE_STATUSES).toEqual(['picked_up', 'in_transit', 'arriving', 'at_location']);
     for (const status of ORDER_STATUSES) {
-      const p = presentPublic(row, view(status));
-      if (LIVE_STATUSES.includes(status)) expect(p.courier).toEqual({ name: 'Juan', lat: -12.05, lng: -77.04 });
+      const p = present(status);
+      if (['in_transit', 'arriving', 'at_location'].includes(status)) {
+        expect(p.courier).toEqual({ name: 'Juan', lat: -12.05, lng: -77.04 });
+      } else if (status === 'picked_up') expect(p.courier).toEqual({ name: 'Juan', lat: null, lng: null });
       else expect(p.courier).toBeNull();
       expect(p.timeline[0]).toEqual({
         status: 'pending',
@@ -347,18 +376,51 @@ describe('public tracking presentation', () => {
         occurred_at: '2025-07-01T10:00:00.000Z',
       });
       expect(p.customer.first_name).toBe('Ana');
-      expect(p.destination).toEqual({ district: 'Miraflores', city: null });
+      expect(p.destination).toEqual({ district: 'Miraflores', city: null, lat: null, lng: null });
     }
-    expect(presentPublic(row, view('delivered')).eta_minutes).toBeNull();
-    expect(presentPublic(row, view('in_transit')).eta_minutes).toBe(12);
+    // Another stop first: the courier is somewhere else's door; where is none of this customer's business.
+    expect(present('in_transit', 2).courier).toEqual({ name: 'Juan', lat: null, lng: null });
+    expect(present('in_transit', 2).stops_before).toBe(2);
+    expect(present('delivered').eta_minutes).toBeNull();
+    expect(present('in_transit').eta_minutes).toBe(12);
+  });
+
+  it('gives an arrival window that narrows as the courier nears, on five-minute marks', () => {
+    expect(etaWindow(NOW, 60)).toEqual({ from: '2025-07-01T15:45:00.000Z', to: '2025-07-01T16:15:00.000Z' });
+    expect(etaWindow(NOW, 12)).toEqual({ from: '2025-07-01T15:05:00.000Z', to: '2025-07-01T15:20:00.000Z' });
+    const width = (m: number) => {
+      const w = etaWindow(NOW, m);
+      return Date.parse(w.to) - Date.parse(w.from);
+    };
+    expect(width(90)).toBeGreaterThan(width(30));
+    expect(width(30)).toBeGreaterThan(width(8));
+    // Never a window that starts in the past.
+    expect(Date.parse(etaWindow(NOW + 60_000, 2).from)).toBeGreaterThanOrEqual(NOW + 60_000);
+  });
+
+  it('renders local times, the window, the stops and what happens next in three languages', () => {
+    const en = renderTrackingPage(present('in_transit', 3));
+    // 15:00Z + 12 min in Lima (UTC-5): 10:05–10:20.
+    expect(en).toContain('10:05–10:20');
+    expect(en).toContain('(Lima)');
+    expect(en).toContain('3 stops before yours');
+    expect(en).toContain('Next, the courier arrives at your address.');
+    expect(en).toContain('Times are in America/Lima');
+    const es = renderTrackingPage(present('in_transit', 1, 'es'));
+    expect(es).toContain('<html lang="es">');
+    expect(es).toContain('En camino');
+    expect(es).toContain('1 parada antes de la tuya');
+    const pt = renderTrackingPage(present('failed', null, 'pt'));
+    expect(pt).toContain('<html lang="pt">');
+    expect(pt).toContain('Escolha um novo dia de entrega');
+    expect(pt).not.toContain('Choose');
   });
 
   it('renders the courier on the page during the live window only', () => {
-    const during = renderTrackingPage(presentPublic(row, view('arriving')));
-    expect(during).toContain('<strong>Juan</strong> is bringing your parcel');
-    expect(during).toContain('-12.05000, -77.04000');
+    const during = renderTrackingPage(present('arriving'));
+    expect(during).toContain('<strong>Juan is bringing your parcel</strong>');
     expect(during).not.toContain('Pérez');
-    const before = renderTrackingPage(presentPublic(row, view('ready_for_pickup')));
+    const before = renderTrackingPage(present('ready_for_pickup'));
     expect(before).not.toContain('Juan');
     expect(before).not.toContain('-12.05');
   });
@@ -374,9 +436,18 @@ describe('public tracking presentation', () => {
   it('escapes HTML metacharacters', () => {
     expect(escapeHtml('<script>alert(1)</script>')).toBe('&lt;script&gt;alert(1)&lt;/script&gt;');
     expect(escapeHtml(`"'&`)).toBe('&quot;&#39;&amp;');
-    const p = presentPublic(row, view('in_transit'));
+    const p = present('in_transit');
     const html = renderTrackingPage({ ...p, customer: { first_name: '<script>alert(1)</script>' } });
     expect(html).not.toContain('<script>');
     expect(html).toContain('Hi &lt;script&gt;alert(1)&lt;/script&gt;, your parcel is');
+  });
+
+  it('picks the language from ?lang=, then Accept-Language by quality, else English', () => {
+    expect(negotiateLang('pt', 'es')).toBe('pt');
+    expect(negotiateLang('xx', 'fr;q=1, pt-BR;q=0.8, es;q=0.5')).toBe('pt');
+    expect(negotiateLang(undefined, 'es-PE,es;q=0.9,en;q=0.8')).toBe('es');
+    expect(negotiateLang(undefined, 'de, fr')).toBe('en');
+    expect(negotiateLang(undefined, 'es;q=0')).toBe('en');
+    expect(negotiateLang(undefined, undefined)).toBe('en');
   });
 });

@@ -1,7 +1,7 @@
 // The feasibility checker against hand-made solutions, each broken in exactly one way.
 import { describe, expect, it } from 'vitest';
 import { check } from '../src/features/planning/solver/check.js';
-import type { Problem } from '../src/features/planning/solver/types.js';
+import type { Problem, Vehicle } from '../src/features/planning/solver/types.js';
 
 /** Four points on a line: depot at 0, then 10, 20, 30; travel time = distance = |a − b|. */
 function line(): Problem {
@@ -108,5 +108,95 @@ describe('solver checker', () => {
     expect(r.ok).toBe(true);
     expect(r.distance).toBe(20);
     expect(r.schedules[0]?.end).toBe(44);
+  });
+
+  it('checks skills, maximum stops, distance and duration', () => {
+    const p = line();
+    (p.jobs[2] as { requirements?: string[] }).requirements = ['cold'];
+    const bad = check(p, { routes: [[0, 1, 2], []], unassigned: [] });
+    expect(bad.errors).toEqual(['route 0: job 2 needs cold']);
+    expect(bad.violations).toMatchObject([{ kind: 'skills', vehicle: 0, job: 2 }]);
+    p.vehicles[0] = { ...(p.vehicles[0] as Vehicle), skills: ['cold', 'large'] };
+    expect(check(p, { routes: [[0, 1, 2], []], unassigned: [] }).ok).toBe(true);
+    const limited = (more: Partial<Vehicle>) => {
+      const q = line();
+      q.vehicles[0] = { ...(q.vehicles[0] as Vehicle), ...more };
+      return check(q, { routes: [[0, 1, 2], []], unassigned: [] });
+    };
+    // The route: 3 stops, 60 long, back at 74.
+    expect(limited({ maxJobs: 3, maxDistance: 60, maxDuration: 74 }).ok).toBe(true);
+    expect(limited({ maxJobs: 2 }).violations).toMatchObject([{ kind: 'route_limit', at: 3, limit: 2 }]);
+    expect(limited({ maxDistance: 59 }).violations).toMatchObject([{ kind: 'route_limit', at: 60, limit: 59 }]);
+    expect(limited({ maxDuration: 73 }).violations).toMatchObject([{ kind: 'route_limit', at: 74, limit: 73 }]);
+  });
+
+  it('checks the break: taken in its window, where the solution says, or not needed', () => {
+    const p = line();
+    p.vehicles[0] = { ...(p.vehicles[0] as Vehicle), break: { earliest: 40, latest: 45, duration: 5 } };
+    const routes = [[0, 1, 2], []];
+    // Back at 74, past 40: a break is due.
+    expect(check(p, { routes, unassigned: [] }).errors.join()).toMatch(/no break/);
+    // After the third stop (left at 44): 44–49, back at 79.
+    const after3 = check(p, { routes, unassigned: [], breaks: [3, null] });
+    expect(after3.errors).toEqual([]);
+    expect(after3.schedules[0]?.break).toEqual({ after: 3, start: 44, end: 49 });
+    expect(after3.schedules[0]?.end).toBe(79);
+    // After the first stop (left at 12) it waits until 40: job 1 is then missed.
+    expect(check(p, { routes, unassigned: [], breaks: [1, null] }).violations).toMatchObject([
+      { kind: 'time_window', job: 1 },
+    ]);
+    (p.vehicles[0] as Vehicle).break = { earliest: 40, latest: 43, duration: 5 };
+    expect(check(p, { routes, unassigned: [], breaks: [3, null] }).violations).toMatchObject([
+      { kind: 'break', at: 44, limit: 43 },
+    ]);
+    expect(check(p, { routes, unassigned: [], breaks: [4, null] }).ok).toBe(false);
+    expect(check(p, { routes, unassigned: [], breaks: [3, 0] }).errors.join()).toMatch(/takes none/);
+    // Over by 74 with a break from 80 on: none needed.
+    (p.vehicles[0] as Vehicle).break = { earliest: 80, latest: 90, duration: 5 };
+    expect(check(p, { routes, unassigned: [] }).ok).toBe(true);
+  });
+
+  it('ends an open route at its last stop', () => {
+    const p = line();
+    p.vehicles[0] = { ...(p.vehicles[0] as Vehicle), openEnd: true };
+    const r = check(p, { routes: [[0, 1, 2], []], unassigned: [] });
+    expect(r.ok).toBe(true);
+    expect(r.distance).toBe(30);
+    expect(r.schedules[0]?.end).toBe(44);
+  });
+
+  it('checks pickup-and-delivery pairs: same route, pickup first, load on board between', () => {
+    // Job 2 (at 30) is picked up and delivered as job 0 (at 10).
+    const p = line();
+    (p.jobs[2] as { delivery?: number }).delivery = 0;
+    const ok = check(p, { routes: [[2, 0], [1]], unassigned: [] });
+    expect(ok.errors).toEqual([]);
+    expect(ok.schedules[0]?.stops.map((s) => s.onBoard)).toEqual([
+      [1, 5],
+      [0, 0],
+    ]);
+    expect(check(p, { routes: [[0, 1, 2], []], unassigned: [] }).errors).toEqual([
+      'pickup 2 and delivery 0: delivered before picked up',
+    ]);
+    expect(check(p, { routes: [[0, 1], [2]], unassigned: [] }).violations).toMatchObject([{ kind: 'pair' }]);
+    expect(check(p, { routes: [[2], [1]], unassigned: [{ job: 0, reason: 'shift' }] }).ok).toBe(false);
+    expect(
+      check(p, {
+        routes: [[1], []],
+        unassigned: [
+          { job: 0, reason: 'shift' },
+          { job: 2, reason: 'shift' },
+        ],
+      }).ok,
+    ).toBe(true);
+    // One package of room: job 1 (loaded at the start) and the pickup cannot be on board together.
+    (p.jobs[1] as { due: number }).due = 100;
+    (p.vehicles[0] as Vehicle).capacity = [1, 15];
+    expect(check(p, { routes: [[1, 2, 0], []], unassigned: [] }).ok).toBe(true);
+    expect(check(p, { routes: [[2, 1, 0], []], unassigned: [] }).violations).toMatchObject([
+      { kind: 'capacity', job: 2, at: 2, limit: 1, dimension: 0 },
+    ]);
+    (p.jobs[2] as { delivery?: number }).delivery = 2;
+    expect(check(p, { routes: [[1, 2, 0], []], unassigned: [] }).errors.join()).toMatch(/no delivery 2/);
   });
 });

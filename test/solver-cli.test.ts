@@ -6,7 +6,8 @@ import { describe, expect, it } from 'vitest';
 import { parseSolomon } from '../src/features/planning/solver/solomon.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const C101 = fileURLToPath(new URL('../../shared/benchmarks/vrptw/solomon/C101.txt', import.meta.url));
+// A copy inside the repository (test/fixtures/solomon/README.md says where it comes from).
+const C101 = fileURLToPath(new URL('./fixtures/solomon/C101.txt', import.meta.url));
 /** Each run starts Node and tsx, seconds on a busy machine. */
 const SLOW = 120_000;
 

@@ -74,11 +74,23 @@ describeEach('users CLI', (engine: Engine) => {
     await tdb?.drop();
   });
 
+  /** An address no other test of this file uses (the file's tests share one database, in any order). */
+  const unique = (name: string) => `${name}-${Math.random().toString(36).slice(2, 8)}@example.com`;
+
   it(
     'serve says how to create the first admin while there is no user',
     async () => {
-      const log = await serveLog(tdb.url);
-      expect(log).toContain('No users yet. Create the first admin: npm run ruta -- users create');
+      // A database of its own: "no user" must hold whatever the other tests made.
+      const own = await freshDatabaseUrl(engine);
+      const db = openDatabase(own.url);
+      try {
+        await migrate(db);
+        const log = await serveLog(own.url);
+        expect(log).toContain('No users yet. Create the first admin: npm run ruta -- users create');
+      } finally {
+        await db.close();
+        await own.drop();
+      }
     },
     SLOW,
   );
@@ -86,26 +98,27 @@ describeEach('users CLI', (engine: Engine) => {
   it(
     'creates a user with the password from stdin; it signs in through the API',
     async () => {
+      const email = unique('boss');
       const run = await ruta(
         tdb.url,
         'a long password\n',
         'users',
         'create',
         '--email',
-        'Boss@Example.com',
+        email.replace('boss', 'Boss').replace('example', 'Example'),
         '--name',
         'Boss',
         '--role',
         'admin',
       );
       expect(run.code, run.stderr).toBe(0);
-      expect(run.stdout).toMatch(/^User usr_[0-9A-Z]{26} \(boss@example\.com, admin\)\.\n$/);
+      expect(run.stdout).toBe(`User ${run.stdout.match(/usr_[0-9A-Z]{26}/)?.[0]} (${email}, admin).\n`);
       expect(run.stdout + run.stderr).not.toContain('a long password');
       const config = loadConfig({ DATABASE_URL: tdb.url, RUTA_LOG_LEVEL: 'silent' });
       const app = await buildApp(createContext(database, config));
       try {
         const res = await client(app)('POST', '/v1/session', {
-          email: 'boss@example.com',
+          email,
           password: 'a long password',
         });
         expect(res.status).toBe(200);
@@ -120,13 +133,14 @@ describeEach('users CLI', (engine: Engine) => {
   it(
     'generates and prints a password once when stdin is empty; --json; list; disable',
     async () => {
+      const email = unique('d');
       const run = await ruta(
         tdb.url,
         '',
         'users',
         'create',
         '--email',
-        'd@example.com',
+        email,
         '--name',
         'D',
         '--role',
@@ -135,23 +149,23 @@ describeEach('users CLI', (engine: Engine) => {
       );
       expect(run.code, run.stderr).toBe(0);
       const out = JSON.parse(run.stdout);
-      expect(out.user).toMatchObject({ email: 'd@example.com', role: 'dispatcher', status: 'active' });
+      expect(out.user).toMatchObject({ email, role: 'dispatcher', status: 'active' });
       expect(out.password).toMatch(/^[0-9A-Za-z]{20}$/);
       const stored = await database.db
         .selectFrom('users')
         .select('password_hash')
-        .where('email', '=', 'd@example.com')
+        .where('email', '=', email)
         .executeTakeFirstOrThrow();
       expect(stored.password_hash).not.toContain(out.password);
 
       const list = await ruta(tdb.url, '', 'users', 'list');
-      expect(list.stdout).toMatch(/d@example\.com\s+D\s+dispatcher\s+-\s+active/);
-      const off = await ruta(tdb.url, '', 'users', 'disable', 'D@example.com');
+      expect(list.stdout).toMatch(new RegExp(`${email.replace('.', '\\.')}\\s+D\\s+dispatcher\\s+-\\s+active`));
+      const off = await ruta(tdb.url, '', 'users', 'disable', email.toUpperCase());
       expect(off.code, off.stderr).toBe(0);
       const row = await database.db
         .selectFrom('users')
         .select('status')
-        .where('email', '=', 'd@example.com')
+        .where('email', '=', email)
         .executeTakeFirstOrThrow();
       expect(row.status).toBe('disabled');
     },
@@ -161,11 +175,16 @@ describeEach('users CLI', (engine: Engine) => {
   it(
     'usage errors exit 2: bad role, merchant without account, short password, taken email, unknown user',
     async () => {
+      // A taken address: made here, so the case holds whichever test ran first.
+      const taken = unique('taken');
+      expect(
+        (await ruta(tdb.url, '', 'users', 'create', '--email', taken, '--name', 'T', '--role', 'admin')).code,
+      ).toBe(0);
       const cases: [string, string[], RegExp][] = [
         ['', ['users', 'create', '--email', 'x@example.com', '--name', 'X', '--role', 'owner'], /--role must be/],
         ['', ['users', 'create', '--email', 'x@example.com', '--name', 'X', '--role', 'merchant'], /needs an account/],
         ['short\n', ['users', 'create', '--email', 'x@example.com', '--name', 'X', '--role', 'admin'], /at least 10/],
-        ['', ['users', 'create', '--email', 'BOSS@example.com', '--name', 'X', '--role', 'admin'], /already exists/],
+        ['', ['users', 'create', '--email', taken.toUpperCase(), '--name', 'X', '--role', 'admin'], /already exists/],
         ['', ['users', 'disable', 'nobody@example.com'], /no such user/],
       ];
       for (const [stdin, args, message] of cases) {

@@ -18,6 +18,7 @@ function fakeBuild(): string {
   }
   writeFileSync(join(dir, 'courier', 'sw.js'), 'self.addEventListener("fetch", () => {});');
   writeFileSync(join(dir, 'courier', 'manifest.webmanifest'), '{"name":"Ruta courier"}');
+  writeFileSync(join(dir, 'courier', 'icon-192.png'), Buffer.from('89504e470d0a1a0a', 'hex'));
   mkdirSync(join(dir, 'assets'));
   writeFileSync(join(dir, 'assets', 'console-abc123.js'), 'console.log(1)');
   return dir;
@@ -69,6 +70,14 @@ describeEach('serving the console and the courier app', (engine) => {
     expect(shell).toContain('content="https://tiles.example.net/{z}/{x}/{y}.png?a=1&amp;b=&quot;2&quot;"');
   });
 
+  it('answers /favicon.ico with the app icon, so browsers stop logging a 404', async () => {
+    const res = await built.app.inject({ method: 'GET', url: '/favicon.ico' });
+    expect(res.statusCode).toBe(200);
+    expect(res.headers['content-type']).toBe('image/png');
+    expect(res.rawPayload.subarray(0, 4).toString('hex')).toBe('89504e47');
+    expect(res.headers['cache-control']).toBe('public, max-age=86400');
+  });
+
   it('caches hashed assets for a year, and answers 404 for a missing file', async () => {
     const res = await built.app.inject({ method: 'GET', url: '/assets/console-abc123.js' });
     expect(res.statusCode).toBe(200);
@@ -107,7 +116,7 @@ describe('webCsp', () => {
       }),
     );
     expect(csp).toContain("img-src 'self' data: blob: https://a.tiles.example https://ruta.example");
-    expect(csp).toContain("script-src 'self';");
+    expect(csp).toContain("script-src 'self' 'wasm-unsafe-eval';");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("frame-ancestors 'none'");
   });

@@ -31,7 +31,8 @@ describeEach('webhook delivery', (engine) => {
 
   function dispatcher(opts: { clock?: Clock; insecure?: boolean } = {}): Dispatcher {
     const config = { ...t.config, webhookAllowInsecure: opts.insecure ?? true };
-    const d = new Dispatcher(t.ctx, { config, now: opts.clock?.now, pollMs: 50 });
+    // The app's own context, seen with this test's setting and clock (writes still wake it).
+    const d = new Dispatcher({ ...t.ctx, config, clock: opts.clock?.now ?? t.ctx.clock }, { pollMs: 50 });
     running.push(d);
     return d.start();
   }
@@ -438,10 +439,7 @@ describeEach('webhook delivery', (engine) => {
     ).body;
     const slow = await endpoint(m.test, '/slow', ['order.created']);
     rx.respond = (r) => (r.path === '/slow' ? { hang: true } : { status: 200 });
-    const d = new Dispatcher(t.ctx, {
-      config: { ...t.config, webhookTimeoutMs: 300 },
-      pollMs: 50,
-    }).start();
+    const d = new Dispatcher({ ...t.ctx, config: { ...t.config, webhookTimeoutMs: 300 } }, { pollMs: 50 }).start();
     running.push(d);
     await order(m.test);
     const first = async (id: string) =>

@@ -39,8 +39,7 @@ describeEach('webhook workers', (engine) => {
       openDatabase(t.config.databaseUrl, { poolSize: 3 }),
     ];
     const workers = dbs.map((d) =>
-      new Dispatcher(createContext(d, t.config), {
-        config: { ...t.config, webhookConcurrency: 8 },
+      new Dispatcher(createContext(d, { ...t.config, webhookConcurrency: 8 }), {
         pollMs: 600_000,
         listenUrl: t.config.databaseUrl,
       }).start(),
@@ -123,7 +122,7 @@ describeEach('webhook workers', (engine) => {
     rx.respond = () => ({ status: 200 });
     const clock = new Clock();
     clock.t = Number(leased.lease_expires_at) + 1;
-    const d = new Dispatcher(t.ctx, { now: clock.now, pollMs: 50 }).start();
+    const d = new Dispatcher({ ...t.ctx, clock: clock.now }, { pollMs: 50 }).start();
     try {
       await waitFor(async () => {
         const row = await t.ctx.db

@@ -15,6 +15,8 @@ export default defineConfig({
     assetsDir: 'assets',
     target: 'es2022',
     sourcemap: false,
+    // The server finds the tracking page's hashed script and stylesheet here (features/tracking/assets.ts).
+    manifest: true,
     // Vite's modulepreload polyfill is not needed by the browsers we target; leaving it out keeps
     // every script an external file, which the CSP (script-src 'self') requires.
     modulePreload: { polyfill: false },
@@ -22,10 +24,18 @@ export default defineConfig({
       input: {
         console: resolve(import.meta.dirname, 'console/index.html'),
         courier: resolve(import.meta.dirname, 'courier/index.html'),
+        // The customer's tracking page: a script for a server-rendered page, no React (src/track/).
+        track: resolve(import.meta.dirname, 'src/track/main.ts'),
       },
       output: {
         // React in its own long-lived chunk: app deploys leave it cached on phones and desktops.
-        manualChunks: (id) => (/node_modules\/(react|react-dom|scheduler)\//.test(id) ? 'react' : undefined),
+        // Rollup's CommonJS helper is shared by React and Leaflet: in a chunk of its own, so the
+        // tracking page (Leaflet, no React) does not load React for it.
+        manualChunks: (id) => {
+          if (/node_modules\/(react|react-dom|scheduler)\//.test(id)) return 'react';
+          if (id.includes('commonjsHelpers')) return 'cjs';
+          return undefined;
+        },
       },
     },
   },

@@ -9,6 +9,8 @@ export interface Ctx {
   dbUrl: string;
   accountId: string;
   merchantKey: string;
+  /** The same merchant's live key: messages go out for live orders only (test mode suppresses them). */
+  merchantLiveKey?: string;
   operatorKey: string;
   /** The environment the server runs with, for further processes on the same database. */
   env: Record<string, string>;
@@ -67,6 +69,8 @@ export async function require2xx(ctx: Ctx, key: string, method: string, path: st
   return r.json;
 }
 
-export function percentile(sorted: number[], p: number): number {
+/** The nearest-rank percentile p (0–100) of `xs`, in any order; NaN for none. */
+export function percentile(xs: number[], p: number): number {
+  const sorted = [...xs].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? Number.NaN;
 }

@@ -82,7 +82,7 @@ export interface CreateResult {
 type Buckets = Map<number, number>;
 
 /** [ns on CPU, ns runnable but waiting] of a process's main thread, or null off Linux. */
-function schedstat(pid: number): [number, number] | null {
+export function schedstat(pid: number): [number, number] | null {
   try {
     const [run, wait] = readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ').map(Number);
     return run === undefined || wait === undefined ? null : [run, wait];

@@ -41,8 +41,9 @@ export async function locationScenario(ctx: Ctx): Promise<LocationResult> {
     await runLoad(ctx.loader, { base: ctx.server.base, headers, requests, connections: COURIERS, seconds }),
   );
 
-  // Batches: a minute of fixes per body (oldest first, in the past), two bodies per courier.
-  const t0 = Date.parse('2025-07-01T10:00:00Z');
+  // Batches: a minute of fixes per body (oldest first, in the past), two bodies per courier. Just
+  // before now: the server refuses fixes from before a courier existed (less 5 min) or a week old.
+  const t0 = Date.now() - 2 * BATCH * 600 - 1000;
   const batches = ids.flatMap((id, i) =>
     [0, 1].map((k) => ({
       method: 'POST' as const,

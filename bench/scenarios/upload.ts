@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
-import { type Ctx, round } from './context.js';
+import { cpuMs, procStatus } from '../env.js';
+import { type Ctx, percentile, round } from './context.js';
 
 export interface UploadResult {
   /** Upload size, MiB. */
@@ -9,6 +9,9 @@ export interface UploadResult {
   idle_max_ms: number;
   /** The slowest /healthz answer while an upload was being received and stored, ms. */
   during_max_ms: number;
+  /** The probe's p99 while idle and during the uploads, ms (issue #18: other requests' p99). Absent in older results. */
+  idle_p99_ms?: number;
+  during_p99_ms?: number;
   /**
    * during_max_ms − idle_max_ms (0 when lower): how much longer than anything seen while idle an
    * upload held another request up. Compared with the idle maximum, not its median, because on a
@@ -27,23 +30,8 @@ export interface UploadResult {
 const SIZE = 10 * 1024 * 1024; // the largest upload the API accepts
 const PNG_MAGIC = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-/** Current resident set of the server (VmRSS, not the run's high-water mark), in bytes. */
-function rssBytes(pid: number): number {
-  const kb = /VmRSS:\s*(\d+)\s*kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return Number(kb ?? 0) * 1024;
-}
-
-/** User + system CPU time of a process so far, ms (clock ticks of 10 ms). */
-function cpuMs(pid: number): number {
-  // Fields after the command name (which is in parentheses and may hold spaces): utime is the 12th, stime the 13th.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
-
-const percentile = (xs: number[], p: number): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))] ?? 0;
-};
+/** Current resident set of the server (VmRSS, not the run's high-water mark), in bytes (to 0.1 MB). */
+const rssBytes = (pid: number): number => (procStatus(pid).rss ?? 0) * 1024 * 1024;
 
 /** Sequential /healthz calls until `until()` is true; their latencies, ms. */
 async function probe(base: string, until: () => boolean, minCount = 0): Promise<number[]> {
@@ -125,6 +113,8 @@ export async function uploadScenario(ctx: Ctx): Promise<UploadResult> {
     idle_p50_ms: round(idleP50),
     idle_max_ms: round(Math.max(...idle)),
     during_max_ms: round(duringMax),
+    idle_p99_ms: round(percentile(idle, 99)),
+    during_p99_ms: round(percentile(during, 99)),
     delay_ms: round(Math.max(0, duringMax - Math.max(...idle))),
     cpu_ms_per_upload: round(Math.max(0, cpuUploads - (during.length * idleCpu) / idle.length) / 3, 0),
     rss_growth_x: round((rssPeak - rss0) / SIZE),

@@ -1,54 +1,59 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { parseArgs } from 'node:util';
 import { type Objective, parseSolomon, type SolomonInstance, solve } from '../features/planning/solver/index.js';
+import { type Command, UsageError, type Values } from './command.js';
 
 // `ruta optimize --solomon FILE`: solves a classic Solomon VRPTW instance with the route optimizer,
 // the same solver the route plans use, so anyone can compare it with the published best known.
 
-export const OPTIMIZE_USAGE = `  optimize --solomon FILE [--time-limit-ms N] [--iterations N] [--seed S]
+const USAGE = `  optimize --solomon FILE [--time-limit-ms N] [--iterations N] [--seed S]
            [--objective min_distance|min_vehicles] [--json]
                                           solve a Solomon VRPTW instance (Euclidean, unrounded); --json
                                           prints {instance, vehicles, distance, ms, routes}; with
                                           --iterations the same seed gives the same routes every run`;
 
-/** A mistake in the command line: the CLI prints it with the usage and exits 2. */
-export class OptimizeUsageError extends Error {}
-
 const MAX_TIME_LIMIT_MS = 3_600_000;
 
-export async function optimize(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      solomon: { type: 'string' },
-      'time-limit-ms': { type: 'string' },
-      iterations: { type: 'string' },
-      seed: { type: 'string' },
-      objective: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
-  if (positionals.length > 0) throw new OptimizeUsageError(`unexpected argument: ${positionals[0]}`);
-  if (!values.solomon) throw new OptimizeUsageError('--solomon FILE is required');
-  const timeLimitMs = integer(values['time-limit-ms'], 'time-limit-ms', 1, MAX_TIME_LIMIT_MS) ?? 5000;
-  const seed = integer(values.seed, 'seed', 0, 2 ** 32 - 1) ?? 1;
-  // A wall-clock limit makes the result depend on how busy the machine is; an iteration count
-  // does not (the time limit still applies, as a ceiling).
-  const maxIterations = integer(values.iterations, 'iterations', 1, 100_000_000);
-  const objective = (values.objective ?? 'min_distance') as Objective;
-  if (objective !== 'min_distance' && objective !== 'min_vehicles') {
-    throw new OptimizeUsageError('--objective must be min_distance or min_vehicles');
-  }
+export const optimizeCommand: Command = {
+  name: 'optimize',
+  usage: USAGE,
+  options: {
+    solomon: { type: 'string' },
+    'time-limit-ms': { type: 'string' },
+    iterations: { type: 'string' },
+    seed: { type: 'string' },
+    objective: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  plan({ values }) {
+    const file = values.solomon;
+    if (typeof file !== 'string' || !file) throw new UsageError('--solomon FILE is required');
+    const timeLimitMs = integer(values['time-limit-ms'], 'time-limit-ms', 1, MAX_TIME_LIMIT_MS) ?? 5000;
+    const seed = integer(values.seed, 'seed', 0, 2 ** 32 - 1) ?? 1;
+    // A wall-clock limit makes the result depend on how busy the machine is; an iteration count
+    // does not (the time limit still applies, as a ceiling).
+    const maxIterations = integer(values.iterations, 'iterations', 1, 100_000_000);
+    const objective = (values.objective ?? 'min_distance') as Objective;
+    if (objective !== 'min_distance' && objective !== 'min_vehicles') {
+      throw new UsageError('--objective must be min_distance or min_vehicles');
+    }
+    const timeLimit =
+      values['time-limit-ms'] === undefined && maxIterations !== undefined ? MAX_TIME_LIMIT_MS : timeLimitMs;
+    return () => optimize(values, { file, timeLimit, seed, objective, maxIterations });
+  },
+};
+
+async function optimize(
+  values: Values,
+  o: { file: string; timeLimit: number; seed: number; objective: Objective; maxIterations: number | undefined },
+): Promise<void> {
+  const { timeLimit, seed, objective, maxIterations } = o;
   let instance: SolomonInstance;
   try {
-    instance = parseSolomon(readFileSync(values.solomon, 'utf8'));
+    instance = parseSolomon(readFileSync(o.file, 'utf8'));
   } catch (err) {
-    throw new OptimizeUsageError(`cannot read ${values.solomon}: ${err instanceof Error ? err.message : String(err)}`);
+    throw new UsageError(`cannot read ${o.file}: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const timeLimit =
-    values['time-limit-ms'] === undefined && maxIterations !== undefined ? MAX_TIME_LIMIT_MS : timeLimitMs;
   const result = await solve(instance.problem, {
     timeLimitMs: timeLimit,
     seed,
@@ -56,7 +61,7 @@ export async function optimize(args: string[]): Promise<void> {
     ...(maxIterations !== undefined ? { maxIterations } : {}),
   });
   const routes = result.routes.filter((r) => r.length > 0).map((r) => r.map((j) => instance.customers[j] as number));
-  const name = instance.name || basename(values.solomon).replace(/\.txt$/i, '');
+  const name = instance.name || basename(o.file).replace(/\.txt$/i, '');
   if (values.json) {
     console.log(
       JSON.stringify({
@@ -83,11 +88,11 @@ export async function optimize(args: string[]): Promise<void> {
   }
 }
 
-function integer(v: string | undefined, name: string, min: number, max: number): number | undefined {
+function integer(v: string | boolean | undefined, name: string, min: number, max: number): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (v.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw new OptimizeUsageError(`--${name} must be an integer from ${min} to ${max}`);
+  if (typeof v !== 'string' || v.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be an integer from ${min} to ${max}`);
   }
   return n;
 }

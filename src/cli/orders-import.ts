@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { parseArgs } from 'node:util';
 import { findAccount } from '../features/accounts/repo.js';
 import * as importsRepo from '../features/imports/repo.js';
 import { LEASE_MS, runImport } from '../features/imports/run.js';
@@ -15,11 +14,12 @@ import { createImport, getImport, type PresentedImport } from '../features/impor
 import type { AppContext } from '../shared/context.js';
 import { ApiError } from '../shared/errors.js';
 import { randomToken } from '../shared/ids.js';
+import { type Command, type Parsed, UsageError, withContext } from './command.js';
 
 // `ruta orders import FILE`: the same import as POST /v1/order_imports, run in this process with a
 // progress bar (or, when a server's runner claims it first, followed until it finishes).
 
-export const ORDERS_IMPORT_USAGE = `  orders import FILE --account ID --mode test|live [--import-mode valid_rows|all_or_nothing]
+const USAGE = `  orders import FILE --account ID --mode test|live [--import-mode valid_rows|all_or_nothing]
                [--date-format DMY|MDY|ISO] [--json]
                                           import orders from a .csv or .xlsx file (docs/imports.md);
                                           exit 0: every row imported, 3: some rows rejected
@@ -40,23 +40,27 @@ export interface ImportPlan {
   json: boolean;
 }
 
-/** Checks the arguments before anything is read or opened; `usage` builds the caller's usage error. */
-export function planImport(args: string[], usage: (msg: string) => Error): ImportPlan {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      account: { type: 'string' },
-      mode: { type: 'string' },
-      'import-mode': { type: 'string' },
-      'date-format': { type: 'string' },
-      json: { type: 'boolean' },
-    },
-  });
-  const [verb, file, extra] = positionals;
-  if (verb !== 'import') throw usage(`unknown command: orders ${positionals.join(' ')}`.trim());
+export const ordersImportCommand: Command = {
+  name: 'orders import',
+  usage: USAGE,
+  options: {
+    account: { type: 'string' },
+    mode: { type: 'string' },
+    'import-mode': { type: 'string' },
+    'date-format': { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  args: ['FILE'],
+  plan(parsed) {
+    const plan = planImport(parsed);
+    return () => withContext((ctx) => ordersImport(ctx, plan));
+  },
+};
+
+/** Checks the arguments before anything is read or opened. */
+export function planImport({ values, args: [file] }: Parsed): ImportPlan {
+  const usage = (msg: string) => new UsageError(msg);
   if (!file) throw usage('orders import needs a FILE (.csv or .xlsx)');
-  if (extra) throw usage(`unexpected argument: ${extra}`);
   const type = TYPES[extname(file).toLowerCase()];
   if (!type) throw usage('FILE must end in .csv or .xlsx');
   if (typeof values.account !== 'string') throw usage('--account is required');
@@ -64,7 +68,7 @@ export function planImport(args: string[], usage: (msg: string) => Error): Impor
   if (mode !== 'test' && mode !== 'live') throw usage('--mode must be test or live');
   const importMode = (values['import-mode'] ?? 'valid_rows') as ImportMode;
   if (!IMPORT_MODES.includes(importMode)) throw usage('--import-mode must be valid_rows or all_or_nothing');
-  const dateFormat = values['date-format']?.toUpperCase() as DateFormat | undefined;
+  const dateFormat = (values['date-format'] as string | undefined)?.toUpperCase() as DateFormat | undefined;
   if (dateFormat !== undefined && !DATE_FORMATS.includes(dateFormat))
     throw usage('--date-format must be DMY, MDY or ISO');
   return { file, type, account: values.account, mode, importMode, dateFormat, json: Boolean(values.json) };

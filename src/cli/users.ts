@@ -1,21 +1,11 @@
-import { parseArgs } from 'node:util';
 import { findUserByEmail, listUsers } from '../features/people/repo.js';
 import { createUser, disableByEmail, presentUser } from '../features/people/users.js';
-import { openContext } from '../server.js';
 import { USER_ROLES, type UserRole } from '../shared/db/tables/users.js';
 import { ApiError } from '../shared/errors.js';
 import { randomToken } from '../shared/ids.js';
+import { type Command, table, UsageError, type Values, when, withContext } from './command.js';
 
-export const USERS_USAGE = `  users create --email E --name N --role admin|dispatcher|merchant [--account acct_…] [--json]
-                                          reads the password from stdin (echo … | ruta users create …),
-                                          or generates one and prints it once
-  users list [--json]
-  users disable EMAIL                     ends the user's sessions at once`;
-
-/** Caught by cli.ts like its own usage errors: exit code 2 and the usage text. */
-export class UsageError extends Error {
-  override name = 'UsageError';
-}
+// `ruta users …`: the first admin, and users on a machine without the console.
 
 /** The whole of stdin when it is piped; nothing on a terminal (a password is then generated). */
 async function readStdin(): Promise<string> {
@@ -28,81 +18,87 @@ async function readStdin(): Promise<string> {
     .replace(/\r?\n$/, '');
 }
 
-const when = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
+const print = (values: Values, obj: unknown, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
+const json = { json: { type: 'boolean' } } as const;
 
-export async function usersCommand(args: string[]): Promise<void> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
+export const userCommands: Command[] = [
+  {
+    name: 'users create',
+    usage: `  users create --email E --name N --role admin|dispatcher|merchant [--account acct_…] [--json]
+                                          reads the password from stdin (echo … | ruta users create …),
+                                          or generates one and prints it once`,
     options: {
       email: { type: 'string' },
       name: { type: 'string' },
       role: { type: 'string' },
       account: { type: 'string' },
-      json: { type: 'boolean' },
+      ...json,
     },
-  });
-  const [verb, arg, extra] = positionals;
-  if (extra !== undefined) throw new UsageError(`unexpected argument: ${extra}`);
-  const print = (obj: unknown, human: string) => console.log(values.json ? JSON.stringify(obj) : human);
-
-  if (verb === 'create') {
-    if (arg !== undefined) throw new UsageError(`unexpected argument: ${arg}`);
-    const { email, name, role, account } = values;
-    if (!email) throw new UsageError('--email is required');
-    if (!name) throw new UsageError('--name is required');
-    if (!USER_ROLES.includes(role as UserRole)) throw new UsageError('--role must be admin, dispatcher or merchant');
-    const typed = await readStdin();
-    const password = typed === '' ? randomToken(20) : typed;
-    const { ctx, database } = await openContext();
-    try {
-      const user = await createUser(ctx, { email, name, role: role as UserRole, account: account ?? null, password });
-      const shown = typed === '' ? { password } : {};
-      print(
-        { user: presentUser(user), ...shown },
-        `User ${user.id} (${user.email}, ${user.role}${user.account_id ? ` of ${user.account_id}` : ''}).` +
-          (typed === '' ? `\nPassword (shown once; store it now): ${password}` : ''),
-      );
-    } catch (err) {
-      // The service's checks (email taken, short password, missing account) read well as usage errors.
-      if (err instanceof ApiError) throw new UsageError(err.message);
-      throw err;
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  if (verb === 'list') {
-    if (arg !== undefined) throw new UsageError(`unexpected argument: ${arg}`);
-    const { ctx, database } = await openContext();
-    try {
-      const users = await listUsers(ctx.db);
-      const rows = users.map((u) => [u.id, u.email, u.name, u.role, u.account_id ?? '-', u.status, when(u.created_at)]);
-      const head = ['ID', 'EMAIL', 'NAME', 'ROLE', 'ACCOUNT', 'STATUS', 'CREATED'];
-      const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
-      const table = [head, ...rows].map((r) =>
-        r
-          .map((c, i) => c.padEnd(widths[i] ?? 0))
-          .join('  ')
-          .trimEnd(),
-      );
-      print(users.map(presentUser), users.length ? table.join('\n') : 'No users yet.');
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  if (verb === 'disable') {
-    if (!arg) throw new UsageError('users disable needs an EMAIL');
-    const { ctx, database } = await openContext();
-    try {
-      if (!(await findUserByEmail(ctx.db, arg))) throw new UsageError(`no such user: ${arg}`);
-      const user = await disableByEmail(ctx, arg);
-      print(user && presentUser(user), `User ${arg} disabled; their sessions have ended.`);
-    } finally {
-      await database.close();
-    }
-    return;
-  }
-  throw new UsageError(`unknown command: users ${positionals.join(' ')}`.trim());
-}
+    plan({ values }) {
+      const { email, name, role, account } = values;
+      if (typeof email !== 'string' || !email) throw new UsageError('--email is required');
+      if (typeof name !== 'string' || !name) throw new UsageError('--name is required');
+      if (!USER_ROLES.includes(role as UserRole)) throw new UsageError('--role must be admin, dispatcher or merchant');
+      return async () => {
+        const typed = await readStdin();
+        const password = typed === '' ? randomToken(20) : typed;
+        await withContext(async (ctx) => {
+          const user = await createUser(ctx, {
+            email,
+            name,
+            role: role as UserRole,
+            account: typeof account === 'string' ? account : null,
+            password,
+          }).catch((err: unknown) => {
+            // The service's checks (email taken, short password, missing account) read well as usage errors.
+            throw err instanceof ApiError ? new UsageError(err.message) : err;
+          });
+          const shown = typed === '' ? { password } : {};
+          print(
+            values,
+            { user: presentUser(user), ...shown },
+            `User ${user.id} (${user.email}, ${user.role}${user.account_id ? ` of ${user.account_id}` : ''}).` +
+              (typed === '' ? `\nPassword (shown once; store it now): ${password}` : ''),
+          );
+        });
+      };
+    },
+  },
+  {
+    name: 'users list',
+    usage: '  users list [--json]',
+    options: json,
+    plan:
+      ({ values }) =>
+      () =>
+        withContext(async (ctx) => {
+          const users = await listUsers(ctx.db);
+          const rows = users.map((u) => [
+            u.id,
+            u.email,
+            u.name,
+            u.role,
+            u.account_id ?? '-',
+            u.status,
+            when(u.created_at),
+          ]);
+          const head = ['ID', 'EMAIL', 'NAME', 'ROLE', 'ACCOUNT', 'STATUS', 'CREATED'];
+          print(values, users.map(presentUser), users.length ? table(head, rows) : 'No users yet.');
+        }),
+  },
+  {
+    name: 'users disable',
+    usage: "  users disable EMAIL                     ends the user's sessions at once",
+    options: json,
+    args: ['EMAIL'],
+    plan({ values, args: [email] }) {
+      if (!email) throw new UsageError('users disable needs an EMAIL');
+      return () =>
+        withContext(async (ctx) => {
+          if (!(await findUserByEmail(ctx.db, email))) throw new UsageError(`no such user: ${email}`);
+          const user = await disableByEmail(ctx, email);
+          print(values, user && presentUser(user), `User ${email} disabled; their sessions have ended.`);
+        });
+    },
+  },
+];

@@ -1,5 +1,8 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { type Clock, systemClock } from '../shared/context.js';
+import { iso } from '../shared/time.js';
+import { type Command, UsageError } from './command.js';
 
 // `ruta webhooks listen`: a local receiver for trying webhooks out, like `stripe listen`. It checks
 // deliveries the way a merchant's receiver would, from the documented headers alone, and shares no
@@ -42,7 +45,7 @@ export function verifyDelivery(
   headers: IncomingHttpHeaders,
   body: Buffer,
   secret: string,
-  nowSeconds = Math.floor(Date.now() / 1000),
+  nowSeconds: number,
 ): Verdict {
   const schemes: Verdict['schemes'] = [];
   const hmacHex = (data: Buffer | string) => createHmac('sha256', secret).update(data).digest('hex');
@@ -76,14 +79,19 @@ export function verifyDelivery(
 }
 
 /** One line per delivery: what arrived and whether its signatures hold. */
-export function describeDelivery(headers: IncomingHttpHeaders, body: Buffer, verdict: Verdict | undefined): string {
+export function describeDelivery(
+  headers: IncomingHttpHeaders,
+  body: Buffer,
+  verdict: Verdict | undefined,
+  now: number,
+): string {
   let event: { id?: string; event?: string; data?: { id?: string; status?: string } } = {};
   try {
     event = JSON.parse(body.toString('utf8'));
   } catch {}
   const name = header(headers, 'service-event') ?? event.event ?? '(no event name)';
   const bits = [
-    new Date().toISOString().slice(11, 19),
+    iso(now).slice(11, 19),
     name,
     header(headers, 'service-event-id') ?? event.id ?? '',
     event.data?.id ? `order ${event.data.id}` : '',
@@ -99,14 +107,20 @@ export function describeDelivery(headers: IncomingHttpHeaders, body: Buffer, ver
 }
 
 /** Listens on 127.0.0.1; answers 200, or 400 when a --secret was given and a signature is wrong. */
-export function listen(opts: { port: number; secret?: string; print: (line: string) => void }): Promise<Server> {
+export function listen(opts: {
+  port: number;
+  secret?: string;
+  print: (line: string) => void;
+  clock: Clock;
+}): Promise<Server> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      const verdict = opts.secret ? verifyDelivery(req.headers, body, opts.secret) : undefined;
-      opts.print(`${req.method} ${req.url}  ${describeDelivery(req.headers, body, verdict)}`);
+      const now = opts.clock();
+      const verdict = opts.secret ? verifyDelivery(req.headers, body, opts.secret, Math.floor(now / 1000)) : undefined;
+      opts.print(`${req.method} ${req.url}  ${describeDelivery(req.headers, body, verdict, now)}`);
       const status = verdict && !verdict.ok ? 400 : 200;
       res.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok\n' : 'bad signature\n');
     });
@@ -116,3 +130,32 @@ export function listen(opts: { port: number; secret?: string; print: (line: stri
     server.listen(opts.port, '127.0.0.1', () => resolve(server));
   });
 }
+
+export const webhooksListenCommand: Command = {
+  name: 'webhooks listen',
+  usage: `  webhooks listen [--port N] [--secret whsec_…]
+                                          a local webhook receiver on 127.0.0.1 (default port 4242)
+                                          that prints each delivery and checks its signatures; the
+                                          server must run with RUTA_WEBHOOK_ALLOW_INSECURE=1 to send to it`,
+  options: { port: { type: 'string' }, secret: { type: 'string' } },
+  plan({ values }) {
+    const port = values.port === undefined ? 4242 : Number(values.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535 || String(values.port).trim() === '') {
+      throw new UsageError('--port must be an integer from 0 to 65535');
+    }
+    const secret = values.secret as string | undefined;
+    if (secret !== undefined && !/^whsec_\S+$/.test(secret)) throw new UsageError('--secret must be a whsec_… secret');
+    return async () => {
+      const server = await listen({ port, secret, print: (line) => console.log(line), clock: systemClock });
+      const address = server.address();
+      const bound = typeof address === 'object' && address ? address.port : port;
+      console.log(
+        `Listening on http://127.0.0.1:${bound}/ (${secret ? 'checking signatures' : 'no --secret: signatures not checked'}).`,
+      );
+      console.log('Ruta sends to it only when started with RUTA_WEBHOOK_ALLOW_INSECURE=1. Ctrl-C stops.');
+      const stop = () => server.close(() => process.exit(0));
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
+    };
+  },
+};

@@ -23,9 +23,17 @@ export function requireMover(req: FastifyRequest, opts: { courier?: boolean } = 
   );
 }
 
-/** The carrier only: operator keys, admins, dispatchers (e.g. issuing a courier's sign-in code). */
-export function requireCarrier(req: FastifyRequest): Scope {
+/**
+ * The carrier only: operator keys, admins, dispatchers (e.g. issuing a courier's sign-in code). A
+ * courier session only where the route says so (`courier: true`, e.g. its own cash), and then only
+ * on what is its own (the scope carries its id); a merchant never.
+ */
+export function requireCarrier(req: FastifyRequest, opts: { courier?: boolean } = {}): Scope {
   const p = principalOf(req);
+  if (p.role === 'courier') {
+    if (!opts.courier || !p.courierId) throw courierRefused();
+    return { mode: p.mode, accountId: p.accountId, courierId: p.courierId };
+  }
   if (!isCarrier(p))
     throw new ApiError('permission_denied', 'Only the carrier (operator keys, admins, dispatchers) may do this.');
   return { mode: p.mode, accountId: null };
@@ -45,4 +53,21 @@ export function requireAdmin(req: FastifyRequest): Principal & { userId: string 
   const p = requireUser(req);
   if (p.role !== 'admin') throw new ApiError('permission_denied', 'Only an admin may do this.');
   return p;
+}
+
+/**
+ * Whose account settings the caller works on (customer messages, proof settings): a merchant its
+ * own account's; the carrier (operator keys, admins and dispatchers, whose sessions answer as the
+ * operator key they stand for) the defaults every account without its own uses (`null`). Couriers none.
+ */
+export function settingsOwner(req: FastifyRequest, what: string): string | null {
+  const p = principalOf(req);
+  if (p.role === 'merchant' && p.accountId) return p.accountId;
+  if (isCarrier(p)) return null;
+  throw new ApiError(
+    'permission_denied',
+    p.role === 'courier'
+      ? `A courier session cannot see ${what}.`
+      : `Only a merchant (its own settings) or the carrier (the defaults) may see or change ${what}.`,
+  );
 }

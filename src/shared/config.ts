@@ -1,4 +1,7 @@
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { DEFAULT_FILES_URL, formatFilesUrl, parseFilesUrl } from './files-url.js';
+import { isTimezone } from './local-time.js';
 
 export interface Pricing {
   /** All money amounts in minor units (cents). */
@@ -17,7 +20,8 @@ export interface Config {
   host: string;
   databaseUrl: string;
   publicUrl: string;
-  filesDir: string;
+  /** Where uploaded files live: `file:<absolute dir>` or `s3://bucket/prefix?…` (shared/files-url.ts). */
+  filesUrl: string;
   defaultCurrency: string;
   logLevel: string;
   /** Fastify trustProxy: false, true, a hop count, or a comma-separated list of proxy addresses/CIDRs. */
@@ -31,6 +35,10 @@ export interface Config {
   /** Seconds between attempt n and n+1; its length + 1 is the number of attempts. */
   webhookRetrySchedule: number[];
   webhookConcurrency: number;
+  /** Route plans one process solves at once (each takes a core for its time limit); more wait queued. */
+  planConcurrency: number;
+  /** Old-generation heap (MB) one plan's solver thread may use; a plan that needs more fails, not the process. */
+  planMemoryMb: number;
   courierSpeedKmh: number;
   serviceMinutesPerStop: number;
   fileUrlTtlSeconds: number;
@@ -39,10 +47,19 @@ export interface Config {
   streamHeartbeatMs: number;
   /** Open streams one key (or session) may hold at once; one more gets 429. */
   streamMaxPerKey: number;
-  /** How long acknowledged location pings may wait in memory before they are written (a crash loses at most this). */
-  locationFlushMs: number;
-  /** IANA time zone of depots created without one (route plans read shifts and windows in it). */
+  /** Open tracking-page streams (`/track/{code}/events`) one client (an IPv4 address or IPv6 /64) may hold. */
+  trackStreamsPerClient: number;
+  /** How often the tracking streams re-read their orders (status, ETA, positions from other instances). */
+  trackRefreshMs: number;
+  /** Order events a resumed stream replays at most; a longer backlog gets `event: reset` (docs/stream.md). */
+  streamReplayMax: number;
+  /**
+   * The carrier's IANA time zone: of depots created without one, and of accounts without their own
+   * (a date without a time is a day in it, docs/api.md "Dates and time zones").
+   */
   defaultTimezone: string;
+  /** The carrier's working day (`HH:mm`), for couriers without a shift at depots without their own. */
+  defaultShift: { start: string; end: string };
   /** An OSRM server whose `table` service gives plans their travel times; unset: haversine × 1.3. */
   osrmUrl: string | null;
   /** Leaflet tile URL template for the console's maps; its origin is allowed by the console's CSP. */
@@ -54,12 +71,53 @@ export interface Config {
    * runs the next one; 0 leaves it to V8, which allows up to 4× on a machine with plenty of memory.
    */
   heapGrowthPercent: number;
+  /** `pretty`: coloured lines for a person at a terminal; `json`: one object a line for collectors; `auto`: pretty on a TTY. */
+  logFormat: 'auto' | 'json' | 'pretty';
+  /** A Nominatim- or Pelias-compatible geocoder (docs/geocoding.md); unset: addresses need coordinates. */
+  geocoderUrl: string | null;
+  /** Least milliseconds between two geocoder requests of one process (Nominatim's public instance: 1 000). */
+  geocoderIntervalMs: number;
+  /** Customer message providers (DESIGN §14, docs/notifications.md); none set: the `log` provider. */
+  messaging: Messaging;
+}
+
+/** Where customer messages leave: each provider is null unless its variables are set. */
+export interface Messaging {
+  /** `smtp://user:pass@host:port` or `smtps://…` (nodemailer's URL form). */
+  smtp: { url: string; from: string } | null;
+  twilio: {
+    accountSid: string;
+    authToken: string;
+    smsFrom: string | null;
+    whatsappFrom: string | null;
+    /** Base URL of the Messages API (https://api.twilio.com); tests point it at a local server. */
+    apiUrl: string;
+  } | null;
+  /** Meta's WhatsApp Cloud API, preferred over Twilio for WhatsApp when set. */
+  meta: {
+    token: string;
+    phoneNumberId: string;
+    /** Base URL with the Graph API version, e.g. https://graph.facebook.com/v21.0. */
+    apiUrl: string;
+    /** Signs the webhooks Meta sends (X-Hub-Signature-256); null: webhooks refused. */
+    appSecret: string | null;
+    /** What Meta echoes when the webhook URL is registered (hub.verify_token). */
+    verifyToken: string | null;
+  } | null;
+  /** Messages one process sends at once. */
+  concurrency: number;
 }
 
 export const API_VERSION = '2025-07-01';
 
 /** BENCHMARKS.md ("Memory"): the live heap is ~40 MB; V8's own choice let it reach 4× that in garbage. */
 export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
+
+/**
+ * Half the cores, at least one: a solve keeps a core busy for its whole time limit, and the rest
+ * stay for the event loop and the database (BENCHMARKS.md, "Route plans under load").
+ */
+export const DEFAULT_PLAN_CONCURRENCY = Math.max(1, Math.floor(availableParallelism() / 2));
 
 const DEFAULT_RETRY_SCHEDULE = [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
 
@@ -136,6 +194,20 @@ function logLevel(raw: string | undefined): string {
   return level;
 }
 
+function logFormat(raw: string | undefined): Config['logFormat'] {
+  const value = (raw || 'auto').trim().toLowerCase();
+  if (value !== 'auto' && value !== 'json' && value !== 'pretty') {
+    throw new ConfigError('RUTA_LOG_FORMAT', `must be auto, json or pretty, got "${raw}"`);
+  }
+  return value;
+}
+
+/** Nominatim's usage policy allows its public instance one request a second; self-hosted ones set their own. */
+function geocoderInterval(env: NodeJS.ProcessEnv, url: string | null): number {
+  const publicInstance = url !== null && new URL(url).hostname === 'nominatim.openstreetmap.org';
+  return int(env, 'RUTA_GEOCODER_INTERVAL_MS', publicInstance ? 1000 : 0, publicInstance ? 1000 : 0, 60_000);
+}
+
 function databaseUrl(raw: string | undefined): string {
   const url = raw || 'sqlite:./data/ruta.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
@@ -143,6 +215,12 @@ function databaseUrl(raw: string | undefined): string {
     throw new ConfigError('DATABASE_URL', `must be sqlite:<path> or postgres://…, got "${url.split(':')[0]}:…"`);
   }
   return url;
+}
+
+/** Whether a URL names this machine only (localhost, 127.0.0.0/8, ::1): a phone given such a link cannot open it. */
+export function isLoopbackUrl(url: string): boolean {
+  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
 }
 
 function publicUrl(raw: string | undefined, port: number): string {
@@ -205,15 +283,6 @@ function pricing(raw: string | undefined): Pricing {
   return { ...DEFAULT_PRICING, ...(parsed as Partial<Pricing>) };
 }
 
-export function isTimezone(name: string): boolean {
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: name });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 function timezone(raw: string | undefined): string {
   const tz = raw?.trim() || 'UTC';
   if (!isTimezone(tz))
@@ -221,7 +290,20 @@ function timezone(raw: string | undefined): string {
   return tz;
 }
 
-function osrmUrl(raw: string | undefined): string | null {
+/** `HH:mm-HH:mm`, the start before the end: a working day within one calendar day. */
+function shift(raw: string | undefined): { start: string; end: string } {
+  const value = raw?.trim() || '08:00-18:00';
+  const m = /^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(value);
+  if (!m || `${m[3]}:${m[4]}` <= `${m[1]}:${m[2]}`) {
+    throw new ConfigError(
+      'RUTA_DEFAULT_SHIFT',
+      `must be HH:mm-HH:mm with the start first, such as 08:00-18:00, got "${raw}"`,
+    );
+  }
+  return { start: `${m[1]}:${m[2]}`, end: `${m[3]}:${m[4]}` };
+}
+
+function osrmUrl(raw: string | undefined, name = 'RUTA_OSRM_URL'): string | null {
   if (raw === undefined || raw.trim() === '') return null;
   const value = raw.trim().replace(/\/+$/, '');
   let parsed: URL | undefined;
@@ -229,12 +311,71 @@ function osrmUrl(raw: string | undefined): string | null {
     parsed = new URL(value);
   } catch {}
   if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
-    throw new ConfigError(
-      'RUTA_OSRM_URL',
-      `must be an absolute http(s) URL, got "${parsed ? parsed.protocol : 'not a URL'}"`,
-    );
+    throw new ConfigError(name, `must be an absolute http(s) URL, got "${parsed ? parsed.protocol : 'not a URL'}"`);
   }
   return value;
+}
+
+/** RUTA_FILES_URL; RUTA_FILES_DIR (the older variable) still names a directory when it is unset. */
+function filesUrl(env: NodeJS.ProcessEnv): string {
+  const raw =
+    env.RUTA_FILES_URL?.trim() || (env.RUTA_FILES_DIR ? `file:${resolve(env.RUTA_FILES_DIR)}` : DEFAULT_FILES_URL);
+  try {
+    return formatFilesUrl(parseFilesUrl(raw));
+  } catch (err) {
+    throw new ConfigError(env.RUTA_FILES_URL?.trim() ? 'RUTA_FILES_URL' : 'RUTA_FILES_DIR', (err as Error).message);
+  }
+}
+
+function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
+  const value = (env[name]?.trim() || fallback).replace(/\/+$/, '');
+  let parsed: URL | undefined;
+  try {
+    parsed = new URL(value);
+  } catch {}
+  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
+    throw new ConfigError(name, 'must be an absolute http(s) URL');
+  }
+  return value;
+}
+
+function messaging(env: NodeJS.ProcessEnv): Messaging {
+  const v = (name: string): string | null => env[name]?.trim() || null;
+  const smtpUrl = v('RUTA_SMTP_URL');
+  if (smtpUrl && !/^smtps?:\/\/.+/.test(smtpUrl)) {
+    throw new ConfigError('RUTA_SMTP_URL', 'must be smtp://… or smtps://…');
+  }
+  if (smtpUrl && !v('RUTA_EMAIL_FROM')) throw new ConfigError('RUTA_EMAIL_FROM', 'must be set with RUTA_SMTP_URL');
+  const sid = v('RUTA_TWILIO_ACCOUNT_SID');
+  if (sid && !v('RUTA_TWILIO_AUTH_TOKEN')) {
+    throw new ConfigError('RUTA_TWILIO_AUTH_TOKEN', 'must be set with RUTA_TWILIO_ACCOUNT_SID');
+  }
+  const waToken = v('RUTA_WHATSAPP_TOKEN');
+  if (waToken && !v('RUTA_WHATSAPP_PHONE_NUMBER_ID')) {
+    throw new ConfigError('RUTA_WHATSAPP_PHONE_NUMBER_ID', 'must be set with RUTA_WHATSAPP_TOKEN');
+  }
+  return {
+    smtp: smtpUrl ? { url: smtpUrl, from: v('RUTA_EMAIL_FROM') as string } : null,
+    twilio: sid
+      ? {
+          accountSid: sid,
+          authToken: v('RUTA_TWILIO_AUTH_TOKEN') as string,
+          smsFrom: v('RUTA_TWILIO_SMS_FROM'),
+          whatsappFrom: v('RUTA_TWILIO_WHATSAPP_FROM'),
+          apiUrl: baseUrl(env, 'RUTA_TWILIO_API_URL', 'https://api.twilio.com'),
+        }
+      : null,
+    meta: waToken
+      ? {
+          token: waToken,
+          phoneNumberId: v('RUTA_WHATSAPP_PHONE_NUMBER_ID') as string,
+          apiUrl: baseUrl(env, 'RUTA_WHATSAPP_API_URL', 'https://graph.facebook.com/v21.0'),
+          appSecret: v('RUTA_WHATSAPP_APP_SECRET'),
+          verifyToken: v('RUTA_WHATSAPP_VERIFY_TOKEN'),
+        }
+      : null,
+    concurrency: int(env, 'RUTA_MESSAGE_CONCURRENCY', 16, 1, 1000),
+  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -248,7 +389,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '0.0.0.0',
     databaseUrl: databaseUrl(env.DATABASE_URL),
     publicUrl: publicUrl(env.RUTA_PUBLIC_URL, port),
-    filesDir: resolve(env.RUTA_FILES_DIR || './data/files'),
+    filesUrl: filesUrl(env),
     defaultCurrency: currency,
     logLevel: logLevel(env.RUTA_LOG_LEVEL),
     trustProxy: trustProxy(env.RUTA_TRUST_PROXY),
@@ -259,17 +400,26 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookTimeoutMs: int(env, 'RUTA_WEBHOOK_TIMEOUT_MS', 5000, 1),
     webhookRetrySchedule: schedule(env.RUTA_WEBHOOK_RETRY_SCHEDULE),
     webhookConcurrency: int(env, 'RUTA_WEBHOOK_CONCURRENCY', 64, 1),
+    planConcurrency: int(env, 'RUTA_PLAN_CONCURRENCY', DEFAULT_PLAN_CONCURRENCY, 1, 64),
+    planMemoryMb: int(env, 'RUTA_PLAN_MEMORY_MB', 512, 32, 65_536),
     courierSpeedKmh: num(env, 'RUTA_COURIER_SPEED_KMH', 25),
     serviceMinutesPerStop: int(env, 'RUTA_SERVICE_MINUTES_PER_STOP', 5),
     fileUrlTtlSeconds: int(env, 'RUTA_FILE_URL_TTL_SECONDS', 3600, 1),
     defaultPricing: pricing(env.RUTA_DEFAULT_PRICING),
     streamHeartbeatMs: int(env, 'RUTA_STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     streamMaxPerKey: int(env, 'RUTA_STREAM_MAX_PER_KEY', 10, 1, 10_000),
-    locationFlushMs: int(env, 'RUTA_LOCATION_FLUSH_MS', 250, 1, 600_000),
+    trackStreamsPerClient: int(env, 'RUTA_TRACK_STREAMS_PER_CLIENT', 20, 1, 1_000_000),
+    trackRefreshMs: int(env, 'RUTA_TRACK_REFRESH_MS', 5000, 10, 600_000),
+    streamReplayMax: int(env, 'RUTA_STREAM_REPLAY_MAX', 10_000, 1, 1_000_000),
     heapGrowthPercent: int(env, 'RUTA_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),
     defaultTimezone: timezone(env.RUTA_DEFAULT_TIMEZONE),
+    defaultShift: shift(env.RUTA_DEFAULT_SHIFT),
     osrmUrl: osrmUrl(env.RUTA_OSRM_URL),
     mapTilesUrl: mapTilesUrl(env.RUTA_MAP_TILES_URL),
+    messaging: messaging(env),
     webDir: resolve(env.RUTA_WEB_DIR || resolve(import.meta.dirname, '../../dist/web')),
+    logFormat: logFormat(env.RUTA_LOG_FORMAT),
+    geocoderUrl: osrmUrl(env.RUTA_GEOCODER_URL, 'RUTA_GEOCODER_URL'),
+    geocoderIntervalMs: geocoderInterval(env, osrmUrl(env.RUTA_GEOCODER_URL, 'RUTA_GEOCODER_URL')),
   };
 }

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { pino } from 'pino';
+import pretty from 'pino-pretty';
 import { Registry } from 'prom-client';
 import type { Config } from './config.js';
 import type { Db, Engine } from './db/index.js';
@@ -8,6 +9,14 @@ import { LiveBus } from './live.js';
 
 /** Epoch milliseconds. Time is read through the context so tests can hold it still or move it on. */
 export type Clock = () => number;
+
+/**
+ * The machine's clock: the only place in src/ that reads it (test/one-clock.test.ts). Everything
+ * else takes time from `ctx.clock`, or from a Clock it was given where there is no context (the
+ * local webhook receiver of `ruta webhooks listen`). Read on each call, so a test that stubs
+ * Date.now moves it too.
+ */
+export const systemClock: Clock = () => Date.now();
 
 /**
  * What every route, service and background job of one app or worker instance works with; the one
@@ -59,15 +68,41 @@ export function loggerOptions(level: string): pino.LoggerOptions {
   };
 }
 
+/**
+ * The process's logger: one JSON object a line for log collectors, or coloured lines for a person
+ * reading a terminal (`RUTA_LOG_FORMAT=auto` decides by whether stdout is a TTY). pino-pretty runs
+ * as a synchronous stream in this thread, not as a transport worker, so nothing is lost on exit.
+ */
+export function createLogger(
+  config: Pick<Config, 'logLevel' | 'logFormat'>,
+  out: { isTTY?: boolean; destination?: NodeJS.WritableStream } = {},
+): pino.Logger {
+  const isTTY = out.isTTY ?? process.stdout.isTTY === true;
+  const usePretty = config.logFormat === 'pretty' || (config.logFormat === 'auto' && isTTY);
+  if (!usePretty) {
+    // pino's own fast writer to fd 1, unless a test hands in a stream to read.
+    return out.destination
+      ? pino(loggerOptions(config.logLevel), out.destination)
+      : pino(loggerOptions(config.logLevel));
+  }
+  const stream = pretty({
+    sync: true,
+    colorize: isTTY,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    destination: out.destination ?? process.stdout,
+  });
+  return pino(loggerOptions(config.logLevel), stream);
+}
+
 /** A context over an open database; whoever opened the database closes it. */
 export function createContext(
   database: { db: Db; engine: Engine },
   config: Config,
   opts: { clock?: Clock; logger?: pino.Logger } = {},
 ): AppContext {
-  // Looked up on each call, so a test that stubs Date.now moves this clock too.
-  const clock = opts.clock ?? (() => Date.now());
-  const logger = opts.logger ?? pino(loggerOptions(config.logLevel));
+  const clock = opts.clock ?? systemClock;
+  const logger = opts.logger ?? createLogger(config);
   const instance = new Instance<AppContext>();
   const ctx: AppContext = {
     db: database.db,

@@ -18,12 +18,19 @@ export type IdPrefix =
   | 'usr'
   | 'ses'
   | 'inv'
+  | 'pwr'
   | 'csc'
   | 'cse'
   | 'whatt'
   | 'imp'
   | 'dep'
-  | 'rplan';
+  | 'rplan'
+  | 'job'
+  | 'cho'
+  | 'cres'
+  | 'stl'
+  | 'sli'
+  | 'msg';
 
 /**
  * Random bytes are drawn from a pool refilled 4 KiB at a time: one `randomFillSync` per ~500 ids
@@ -57,36 +64,57 @@ function random60(): string {
 }
 
 const COUNTER_MAX = 2 ** 20 - 1;
-let lastMs = -1;
-let counter = 0;
-let lastTime = '';
 
 /**
- * Time-ordered, random identifiers, 26 characters after the prefix: 10 characters of milliseconds,
- * 4 of a per-millisecond counter (20 bits) and 12 random (60 bits). Ids made by one process are
- * strictly increasing (keyset pagination over (created_at, id) relies on stable order within a
- * millisecond): within a millisecond the counter counts up, and a clock that steps back, or a
- * million ids in one millisecond, borrow the next millisecond as ULID's monotonic mode does.
+ * The time-ordered part of ids: 10 characters of milliseconds and 4 of a per-millisecond counter
+ * (20 bits). Within a millisecond the counter counts up, and a clock that steps back, or a million
+ * ids in one millisecond, borrow the next millisecond as ULID's monotonic mode does, so the ids one
+ * sequence makes are strictly increasing.
  */
-export function newId(prefix: IdPrefix, now = Date.now()): string {
-  if (now > lastMs) {
-    lastMs = now;
-    counter = 0;
-    lastTime = '';
-  } else if (counter < COUNTER_MAX) counter++;
-  else {
-    lastMs++;
-    counter = 0;
-    lastTime = '';
-  }
-  if (lastTime === '') {
-    let t = lastMs;
-    for (let i = 0; i < 10; i++) {
-      lastTime = CROCKFORD[t % 32] + lastTime;
-      t = Math.floor(t / 32);
+export class IdSequence {
+  private lastMs = -1;
+  private counter = 0;
+  /** lastMs in Crockford characters, computed once per millisecond. */
+  private lastTime = '';
+
+  /** The 14 time-ordered characters of the next id made at `now` (epoch ms). */
+  next(now: number): string {
+    if (now > this.lastMs) {
+      this.lastMs = now;
+      this.counter = 0;
+      this.lastTime = '';
+    } else if (this.counter < COUNTER_MAX) this.counter++;
+    else {
+      this.lastMs++;
+      this.counter = 0;
+      this.lastTime = '';
     }
+    if (this.lastTime === '') {
+      let t = this.lastMs;
+      for (let i = 0; i < 10; i++) {
+        this.lastTime = CROCKFORD[t % 32] + this.lastTime;
+        t = Math.floor(t / 32);
+      }
+    }
+    return this.lastTime + crockford(this.counter, 4);
   }
-  return `${prefix}_${lastTime}${crockford(counter, 4)}${random60()}`;
+}
+
+/**
+ * The process's sequence. Deliberately one per process, not per app instance: ids made by one
+ * process are strictly increasing whichever instance made them (keyset pagination over
+ * (created_at, id) relies on a stable order within a millisecond), and a sequence holds nothing
+ * an instance could leak to another (no data, no connection).
+ */
+const PROCESS_SEQUENCE = new IdSequence();
+
+/**
+ * Time-ordered, random identifiers, 26 characters after the prefix: 14 from `sequence` (the
+ * millisecond `now`, from ctx.clock, and a counter) and 12 random (60 bits). Tests pass their own
+ * sequence to start from a known state.
+ */
+export function newId(prefix: IdPrefix, now: number, sequence: IdSequence = PROCESS_SEQUENCE): string {
+  return `${prefix}_${sequence.next(now)}${random60()}`;
 }
 
 /** 12 Crockford characters = 60 random bits: public, so it must not be guessable. */

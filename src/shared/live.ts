@@ -11,9 +11,11 @@ export interface LiveData {
   'courier.location': { courier: string; lat: number; lng: number; recorded_at: string };
   route_plan: { id: string; status: string; progress: number } & Record<string, unknown>;
   order_import: { id: string; status: string; processed_rows: number; total_rows: number } & Record<string, unknown>;
+  /** A route's stops changed without a move of their own (an order inserted, a re-optimization applied). */
+  route: { id: string; courier: string; reason: 'dispatched' | 'reoptimized' };
 }
 export type LiveKind = keyof LiveData;
-export const LIVE_KINDS: readonly LiveKind[] = ['courier.location', 'route_plan', 'order_import'];
+export const LIVE_KINDS: readonly LiveKind[] = ['courier.location', 'route_plan', 'order_import', 'route'];
 
 /**
  * Who may see a message: its environment, the account whose object it is (null: the carrier's

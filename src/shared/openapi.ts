@@ -54,6 +54,20 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         { name: 'Couriers', description: 'The carrier\u2019s couriers and their location pings.' },
         { name: 'Routes', description: 'Ordered stops assigned to a courier.' },
         {
+          name: 'Cash',
+          description:
+            'Cash on delivery couriers collected and handed over, each day’s end-of-day figures, and short or over days (docs/money.md).',
+        },
+        {
+          name: 'Settlements',
+          description:
+            'What the carrier owes each merchant for a period: COD collected minus shipping costs, one line per order, draft → issued → paid.',
+        },
+        {
+          name: 'Reports',
+          description: 'Delivery KPIs by day, courier, district or merchant, each figure linked to its orders.',
+        },
+        {
           name: 'Route planning',
           description: 'Depots, and route plans optimised in the background then committed as routes.',
         },
@@ -68,6 +82,20 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
         { name: 'Courier sign-in', description: 'Signing a courier\u2019s phone in with a one-time code.' },
         { name: 'Accounts', description: 'Merchant accounts: name, currency, pickup origin, pricing (admins).' },
         { name: 'API keys', description: 'Creating, rolling and revoking keys (signed-in admins and merchants).' },
+        {
+          name: 'Live dispatch',
+          description:
+            'Auto-dispatch, inserting new orders into routes under way, re-optimizing a route (the carrier).',
+        },
+        {
+          name: 'Messages',
+          description:
+            'Customer messages by SMS, WhatsApp and email: settings, templates, the log, provider callbacks.',
+        },
+        {
+          name: 'Geocoding',
+          description: 'Addresses to coordinates through the configured geocoder (RUTA_GEOCODER_URL).',
+        },
       ],
       components: {
         securitySchemes: {

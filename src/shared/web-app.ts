@@ -21,7 +21,9 @@ export function webCsp(config: Config): string {
   const img = new Set(["'self'", 'data:', 'blob:', tilesOrigin(config.mapTilesUrl), new URL(config.publicUrl).origin]);
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    // 'wasm-unsafe-eval' lets the courier app compile its barcode decoder (zxing-wasm, our own
+    // file): WebAssembly only, no eval of JavaScript.
+    "script-src 'self' 'wasm-unsafe-eval'",
     "style-src 'self'",
     `img-src ${[...img].join(' ')}`,
     "connect-src 'self'",
@@ -91,6 +93,11 @@ export async function installWebApps(app: FastifyInstance, config: Config): Prom
       `<meta name="ruta-tiles" content="${attr}" />`,
     );
   }
+
+  // Browsers ask for /favicon.ico on every origin; the app icon (a PNG, which they all accept) answers.
+  app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
+    secure(reply).type('image/png').sendFile(join('courier', 'icon-192.png'), root, { maxAge: '1d', dotfiles: 'deny' }),
+  );
 
   for (const name of APPS) {
     const dir = join(root, name);

@@ -6,18 +6,42 @@ import type { AccountsTable, ApiKeysTable } from '../../shared/db/schema.js';
 export interface AccountRow extends Omit<AccountsTable, 'pricing'> {
   /** Overrides of the configured default pricing (minor units); null: the defaults. */
   pricing: Partial<Pricing> | null;
+  /** The zone of its depot (`depot_id`), read with the account: it decides the zone of its orders' days. */
+  depot_timezone: string | null;
 }
 
 export async function insertAccount(db: Executor, row: AccountRow): Promise<void> {
+  const { depot_timezone: _zone, ...columns } = row;
   await db
     .insertInto('accounts')
-    .values({ ...row, pricing: row.pricing === null ? null : JSON.stringify(row.pricing) })
+    .values({ ...columns, pricing: row.pricing === null ? null : JSON.stringify(row.pricing) })
     .execute();
 }
 
+/** Accounts with their depot's zone: one read, so an order's zone costs nothing more than its account. */
+function withDepot(db: Executor) {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('depots', 'depots.id', 'accounts.depot_id')
+    .selectAll('accounts')
+    .select('depots.timezone as depot_timezone');
+}
+
+type Joined = AccountsTable & { depot_timezone: string | null };
+const parsed = (row: Joined): AccountRow => ({
+  ...row,
+  pricing: row.pricing === null ? null : JSON.parse(row.pricing),
+});
+
 export async function findAccount(db: Executor, id: string): Promise<AccountRow | undefined> {
-  const row = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
-  return row && { ...row, pricing: row.pricing === null ? null : JSON.parse(row.pricing) };
+  const row = await withDepot(db).where('accounts.id', '=', id).executeTakeFirst();
+  return row && parsed(row);
+}
+
+/** The zone of a depot of any environment (an account's depot may be a test or a live one); undefined when none. */
+export async function depotZone(db: Executor, id: string): Promise<string | undefined> {
+  const row = await db.selectFrom('depots').select('timezone').where('id', '=', id).executeTakeFirst();
+  return row?.timezone;
 }
 
 export async function insertKey(db: Executor, row: ApiKeysTable): Promise<void> {
@@ -44,8 +68,8 @@ export async function findKey(db: Executor, id: string): Promise<ApiKeysTable | 
 
 /** Oldest first, as they were created. */
 export async function listAccounts(db: Executor): Promise<AccountRow[]> {
-  const rows = await db.selectFrom('accounts').selectAll().orderBy('created_at').orderBy('id').execute();
-  return rows.map((row) => ({ ...row, pricing: row.pricing === null ? null : JSON.parse(row.pricing) }));
+  const rows = await withDepot(db).orderBy('accounts.created_at').orderBy('accounts.id').execute();
+  return rows.map(parsed);
 }
 
 /** The key rows an administrator may see: never the hash. Operator keys have no account. */
@@ -64,7 +88,21 @@ export async function expireKey(db: Executor, id: string, at: number): Promise<v
 export async function updateAccount(
   db: Executor,
   id: string,
-  set: Partial<Pick<AccountRow, 'name' | 'currency' | 'origin_lat' | 'origin_lng' | 'pricing'>>,
+  set: Partial<
+    Pick<
+      AccountRow,
+      | 'name'
+      | 'currency'
+      | 'origin_lat'
+      | 'origin_lng'
+      | 'pricing'
+      | 'timezone'
+      | 'depot_id'
+      | 'brand_name'
+      | 'brand_color'
+      | 'brand_logo_file'
+    >
+  >,
 ): Promise<AccountRow | undefined> {
   const { pricing, ...rest } = set;
   const values = pricing === undefined ? rest : { ...rest, pricing: pricing === null ? null : JSON.stringify(pricing) };
@@ -91,4 +129,16 @@ export async function listKeys(db: Executor, accountId?: string): Promise<KeyLis
     .orderBy('id');
   if (accountId !== undefined) q = q.where('account_id', '=', accountId);
   return q.execute();
+}
+
+/** A file uploaded as a logo, by this account or by the carrier (operators upload for merchants). */
+export async function isLogo(db: Executor, fileId: string, accountId: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('files')
+    .select('id')
+    .where('id', '=', fileId)
+    .where('purpose', '=', 'logo')
+    .where((eb) => eb.or([eb('account_id', '=', accountId), eb('account_id', 'is', null)]))
+    .executeTakeFirst();
+  return row !== undefined;
 }

@@ -1,8 +1,10 @@
 import type { Principal } from '../../shared/auth.js';
-import type { Config } from '../../shared/config.js';
+import type { AppContext } from '../../shared/context.js';
 import type { Db, Executor } from '../../shared/db/index.js';
 import type { Mode, Role } from '../../shared/db/schema.js';
 import { newId, randomToken, sha256Hex } from '../../shared/ids.js';
+import { instanceKey } from '../../shared/instance.js';
+import { isTimezone } from '../../shared/local-time.js';
 import * as repo from './repo.js';
 
 export interface CreatedKey {
@@ -17,13 +19,22 @@ const KEY_PATTERN = /^(sk|ok)_(test|live)_[0-9A-Za-z]{32}$/;
 /** Keys carry 190 random bits, so a fast hash is enough: nothing to brute-force, no salt needed. */
 export const hashKey = (secret: string): string => sha256Hex(secret);
 
-export async function createKey(
+export function createKey(
+  ctx: AppContext,
+  opts: { role: Role; mode: Mode; accountId: string | null },
+): Promise<CreatedKey> {
+  return insertNewKey(ctx.db, ctx.clock(), opts);
+}
+
+/** A new key written through `db` (the caller's transaction when the account is new too). */
+async function insertNewKey(
   db: Executor,
+  now: number,
   opts: { role: Role; mode: Mode; accountId: string | null },
 ): Promise<CreatedKey> {
   const prefix = opts.role === 'operator' ? 'ok' : 'sk';
   const secret = `${prefix}_${opts.mode}_${randomToken(32)}`;
-  const id = newId('key');
+  const id = newId('key', now);
   await repo.insertKey(db, {
     id,
     account_id: opts.accountId,
@@ -31,7 +42,7 @@ export async function createKey(
     mode: opts.mode,
     key_hash: hashKey(secret),
     display: `${secret.slice(0, 12)}…${secret.slice(-4)}`,
-    created_at: Date.now(),
+    created_at: now,
     revoked_at: null,
     expires_at: null,
   });
@@ -39,8 +50,7 @@ export async function createKey(
 }
 
 export async function createAccount(
-  db: Db,
-  config: Config,
+  ctx: AppContext,
   opts: {
     name: string;
     currency?: string;
@@ -48,30 +58,46 @@ export async function createAccount(
     originLng?: number;
     /** Overrides of the configured default pricing; absent or null: the defaults. */
     pricing?: repo.AccountRow['pricing'];
+    /** IANA zone of the account's days; absent or null: the carrier's. */
+    timezone?: string | null;
+    /** The depot its parcels leave from; its zone wins over `timezone`. */
+    depotId?: string | null;
   },
 ): Promise<{ account: repo.AccountRow; keys: { test: string; live: string } }> {
-  const currency = (opts.currency ?? config.defaultCurrency).toUpperCase();
+  const currency = (opts.currency ?? ctx.config.defaultCurrency).toUpperCase();
   if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`currency must be an ISO 4217 code, got "${currency}"`);
   if (opts.name.trim() === '') throw new Error('name must not be empty');
+  if (opts.timezone != null && !isTimezone(opts.timezone)) {
+    throw new Error(`timezone must be an IANA time zone such as America/Lima, got "${opts.timezone}"`);
+  }
+  const depotTimezone = opts.depotId == null ? null : await repo.depotZone(ctx.db, opts.depotId);
+  if (depotTimezone === undefined) throw new Error(`no such depot '${opts.depotId}'`);
+  const now = ctx.clock();
   const account: repo.AccountRow = {
-    id: newId('acct'),
+    id: newId('acct', now),
     name: opts.name,
     currency,
     pricing: opts.pricing ?? null,
     origin_lat: opts.originLat ?? null,
     origin_lng: opts.originLng ?? null,
-    created_at: Date.now(),
+    created_at: now,
+    timezone: opts.timezone ?? null,
+    depot_id: opts.depotId ?? null,
+    depot_timezone: depotTimezone,
+    brand_name: null,
+    brand_color: null,
+    brand_logo_file: null,
   };
-  return db.transaction().execute(async (trx) => {
+  return ctx.db.transaction().execute(async (trx) => {
     await repo.insertAccount(trx, account);
-    const test = await createKey(trx, { role: 'merchant', mode: 'test', accountId: account.id });
-    const live = await createKey(trx, { role: 'merchant', mode: 'live', accountId: account.id });
+    const test = await insertNewKey(trx, now, { role: 'merchant', mode: 'test', accountId: account.id });
+    const live = await insertNewKey(trx, now, { role: 'merchant', mode: 'live', accountId: account.id });
     return { account, keys: { test: test.secret, live: live.secret } };
   });
 }
 
 /** Resolves a bearer secret to its principal; undefined for malformed, unknown or revoked keys. */
-export async function authenticate(db: Db, secret: string, now = Date.now()): Promise<Principal | undefined> {
+export async function authenticate(db: Db, secret: string, now: number): Promise<Principal | undefined> {
   if (!KEY_PATTERN.test(secret)) return undefined;
   const key = await repo.findKeyByHash(db, hashKey(secret));
   if (!key || key.revoked_at !== null) return undefined;
@@ -81,36 +107,40 @@ export async function authenticate(db: Db, secret: string, now = Date.now()): Pr
 }
 
 /** Forgets the cached row after an edit, so new pricing applies at once on this instance. */
-export function forgetAccount(db: Executor, id: string): void {
-  accountCache.get(db)?.delete(id);
+/** Drops the cached row after an edit, so this instance answers with the new one at once. */
+export function forgetAccount(ctx: AppContext, id: string): void {
+  ctx.instance.peek(ACCOUNT_CACHE)?.delete(id);
 }
 
-export async function revoke(db: Db, id: string): Promise<boolean> {
-  return repo.revokeKey(db, id, Date.now());
+export async function revoke(ctx: AppContext, id: string): Promise<boolean> {
+  return repo.revokeKey(ctx.db, id, ctx.clock());
 }
 
-/** How long an account row (currency, pricing, origin) is reused in-process before it is read again. */
+/** How long an account row (currency, pricing, origin, zone) is reused before it is read again. */
 export const ACCOUNT_CACHE_TTL_MS = 30_000;
 const ACCOUNT_CACHE_MAX = 1000;
-const accountCache = new WeakMap<Executor, Map<string, { row: repo.AccountRow; until: number }>>();
 
 /**
- * Accounts are read on every create and quote but never change through the API (only by editing
- * the database), so the row is kept for ACCOUNT_CACHE_TTL_MS: a pricing edit takes up to that long
- * to apply. API keys are deliberately not cached here: a revocation applies at once.
+ * Accounts are read on every create and quote and change rarely (an admin's edit), so each app
+ * instance keeps the row for ACCOUNT_CACHE_TTL_MS: an edit applies at once on the instance that made
+ * it (`forgetAccount`) and within that time on the others. Bounded: the oldest entry goes first (a
+ * Map keeps insertion order). API keys are deliberately not cached: a revocation applies at once.
  */
-export async function accountById(db: Executor, id: string, now = Date.now()): Promise<repo.AccountRow | undefined> {
-  let cache = accountCache.get(db);
-  if (!cache) {
-    cache = new Map();
-    accountCache.set(db, cache);
+class AccountCache extends Map<string, { row: repo.AccountRow; until: number }> {
+  close(): void {
+    this.clear();
   }
+}
+const ACCOUNT_CACHE = instanceKey('accounts:cache', () => new AccountCache());
+
+export async function accountById(ctx: AppContext, id: string): Promise<repo.AccountRow | undefined> {
+  const cache = ctx.instance.get(ACCOUNT_CACHE);
+  const now = ctx.clock();
   const hit = cache.get(id);
   if (hit && hit.until > now) return hit.row;
-  const row = await repo.findAccount(db, id);
+  const row = await repo.findAccount(ctx.db, id);
   cache.delete(id);
   if (row) {
-    // Bounded: the oldest entry goes first (Map keeps insertion order).
     if (cache.size >= ACCOUNT_CACHE_MAX) cache.delete(cache.keys().next().value as string);
     cache.set(id, { row, until: now + ACCOUNT_CACHE_TTL_MS });
   }

@@ -1,7 +1,9 @@
+import { Histogram } from 'prom-client';
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { notFound } from '../../shared/errors.js';
 import { instanceKey } from '../../shared/instance.js';
+import { metricOn } from '../../shared/metrics.js';
 import { iso } from '../../shared/time.js';
 import { type CourierBatch, writeBatches } from './location-repo.js';
 import * as repo from './repo.js';
@@ -12,46 +14,72 @@ export interface Point {
   recordedAt: number;
 }
 
-interface Queued extends Point {
+/** One request's points, waiting for the commit that holds them. */
+interface Waiting {
   courierId: string;
+  points: Point[];
   at: number;
+  resolve: (row: repo.CourierRow) => void;
+  reject: (err: unknown) => void;
 }
 
-/** How long a courier row read for a ping is trusted (its scope never changes; its name may, elsewhere). */
+/** How long a courier row read for a ping is reused (only its scope and creation time are read, which never change). */
 const COURIER_CACHE_MS = 5000;
-/** Past this many waiting points a ping waits for the flush in progress, so memory stays bounded. */
-const MAX_QUEUED = 100_000;
+/** A commit never carries more points than this (a hundred full batches); the rest go in the next. */
+const MAX_POINTS = 10_000;
 
 /**
- * Location pings are acknowledged from memory and written in batches (issue 13 §2): a ping costs
- * a lookup and a push; every `locationFlushMs` one flush writes the newest position of each courier
- * and all points to the history (location-repo.ts). Acknowledged points survive a graceful shutdown
- * (close() flushes, and app.close() waits for requests first); a crash loses at most one interval.
+ * Group commit for location pings (issue 18, defect 11): a 2xx means the points are in the
+ * database. An answer from memory, written a moment later, was lost whole by a kill -9, and the
+ * phone had already dropped the points it had been told were kept.
  *
- * Reads see acknowledged points: `overlay` lays the waiting newest position over a row read from
- * the database (another instance's waiting points show once flushed, within the interval); the
- * history is flushed before it is read.
+ * The pings that reach this point in one turn of the event loop are written together at its end
+ * (`setImmediate`), and those that arrive meanwhile in the next commit, as for order creates
+ * (orders/create-writer.ts). Nothing waits on a timer: an idle server writes each ping at once,
+ * alone; under load many requests share a commit, so the commit is paid per turn, not per ping.
+ * One commit at a time on either engine: the next one then takes everything that queued during it,
+ * a courier's points keep their arrival order in its history, and commits of one instance never
+ * wait on each other's row locks. (Four in flight on PostgreSQL, as creates do, measured a third
+ * to a half of the single-ping rate of one: BENCHMARKS.md, "Durable location pings".)
+ *
+ * A failed commit is written again request by request, so a request whose points cannot be written
+ * fails alone (5xx: the phone keeps its points and sends them again) and the others still succeed.
  */
 export class LocationWriter {
-  private queue: Queued[] = [];
-  /** Newest waiting position per courier: in `queue`, and in the flush being written. */
-  private waiting = new Map<string, Point & { at: number }>();
-  private writing = new Map<string, Point & { at: number }>();
+  private queue: Waiting[] = [];
+  private writing = false;
+  private scheduled = false;
+  private idle: (() => void)[] = [];
   private readonly couriers = new Map<string, { row: repo.CourierRow; loadedAt: number }>();
-  private timer: NodeJS.Timeout | undefined;
-  private flushing: Promise<void> | undefined;
-  private closed = false;
+  /** Requests per commit: 1 when idle, more under load (how operators see the grouping work). */
+  private readonly commitSize: Histogram;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    const name = 'ruta_location_commit_size';
+    this.commitSize = metricOn(
+      ctx.metrics,
+      name,
+      () =>
+        new Histogram({
+          name,
+          help: 'Location requests written per commit (POST /v1/couriers/{id}/location and …/locations, grouped under load)',
+          buckets: [1, 2, 4, 8, 16, 32, 64, 128],
+          registers: [ctx.metrics],
+        }),
+    );
+  }
 
-  /** The courier, if `scope` may see it, from a short-lived cache with this instance's own pings applied. */
+  /**
+   * The courier, if `scope` may see it, from a short-lived cache: only its scope (environment,
+   * account, id, which never change) and `created_at` are used from it, never its position.
+   */
   async courier(scope: Scope, id: string): Promise<repo.CourierRow> {
     const now = this.ctx.clock();
     let c = this.couriers.get(id);
     if (c === undefined || now - c.loadedAt > COURIER_CACHE_MS || now < c.loadedAt) {
       const row = await repo.courierById(this.ctx.db, id);
       if (row === undefined) throw notFound('courier', id);
-      c = { row: this.overlay(row), loadedAt: now };
+      c = { row, loadedAt: now };
       if (this.couriers.size > 50_000) this.couriers.clear();
       this.couriers.set(id, c);
     }
@@ -74,121 +102,97 @@ export class LocationWriter {
   }
 
   /**
-   * Accepts points (oldest first) for a courier already checked by `courier()`, and answers the
-   * courier as it now stands. Publishes the new position on the live stream when it moved.
+   * Writes points (oldest first) of a courier already checked by `courier()`, and resolves, once
+   * they are committed, with the courier as it stands after that commit.
    */
-  async add(courier: repo.CourierRow, points: Point[]): Promise<repo.CourierRow> {
-    const at = this.ctx.clock();
-    const id = courier.id;
-    let newest: Point | undefined;
-    for (const p of points) {
-      this.queue.push({ courierId: id, lat: p.lat, lng: p.lng, recordedAt: p.recordedAt, at });
-      if (newest === undefined || p.recordedAt >= newest.recordedAt) newest = p;
+  add(courier: repo.CourierRow, points: Point[]): Promise<repo.CourierRow> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ courierId: courier.id, points, at: this.ctx.clock(), resolve, reject });
+      if (this.scheduled || this.writing) return;
+      this.scheduled = true;
+      // After the poll phase: every request read in this turn of the loop has queued by then.
+      setImmediate(() => {
+        this.scheduled = false;
+        void this.pump();
+      });
+    });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.writing) return;
+    this.writing = true;
+    while (this.queue.length > 0) {
+      let n = 0;
+      let take = 0;
+      while (take < this.queue.length && (take === 0 || n + this.queue[take]!.points.length <= MAX_POINTS)) {
+        n += this.queue[take]!.points.length;
+        take++;
+      }
+      const group = this.queue.splice(0, take);
+      // commit() settles every request itself; this is for what it did not foresee (settling twice is a no-op).
+      await this.commit(group).catch((err) => {
+        for (const w of group) w.reject(err);
+      });
     }
-    const moves =
-      newest !== undefined && (courier.last_recorded_at === null || newest.recordedAt >= courier.last_recorded_at);
-    if (moves && newest) {
-      const w = this.waiting.get(id);
-      if (w === undefined || newest.recordedAt >= w.recordedAt) this.waiting.set(id, { ...newest, at });
-      // The cached row is what the next ping of this courier answers with.
-      courier.last_lat = newest.lat;
-      courier.last_lng = newest.lng;
-      courier.last_recorded_at = newest.recordedAt;
-      courier.updated_at = Math.max(courier.updated_at, at);
+    this.writing = false;
+    for (const done of this.idle.splice(0)) done();
+  }
+
+  private async commit(group: Waiting[]): Promise<void> {
+    const batches = batchesOf(group);
+    let rows: repo.CourierRow[];
+    try {
+      rows = await writeBatches(this.ctx.db, this.ctx.engine, batches);
+    } catch (err) {
+      if (group.length === 1) return group[0]!.reject(err);
+      // Which request's points failed is unknown: each is written alone, and answers for itself.
+      for (const w of group) await this.commit([w]);
+      return;
+    }
+    this.commitSize.observe(group.length);
+    const byId = new Map(rows.map((r) => [r.id, r]));
+    for (const w of group) {
+      const row = byId.get(w.courierId);
+      if (row === undefined) w.reject(notFound('courier', w.courierId));
+      else w.resolve({ ...row });
+    }
+    // Live positions follow what is stored: a courier whose newest point of this commit is now its
+    // position moved (late points only went to the history).
+    for (const b of batches) {
+      const row = byId.get(b.courierId);
+      if (row === undefined || row.last_recorded_at !== b.newest.recordedAt) continue;
+      if (row.last_lat !== b.newest.lat || row.last_lng !== b.newest.lng) continue;
       this.ctx.live.publish(
         'courier.location',
-        { mode: courier.mode, accountId: courier.account_id, courierId: id },
-        { courier: id, lat: newest.lat, lng: newest.lng, recorded_at: iso(newest.recordedAt) },
+        { mode: row.mode, accountId: row.account_id, courierId: row.id },
+        { courier: row.id, lat: b.newest.lat, lng: b.newest.lng, recorded_at: iso(b.newest.recordedAt) },
       );
     }
-    if (this.closed) await this.flush();
-    else if (this.queue.length >= MAX_QUEUED) await this.flush();
-    else this.schedule();
-    return { ...courier };
   }
 
-  /** `row` (read from the database) with this instance's newer waiting position laid over it. */
-  overlay(row: repo.CourierRow): repo.CourierRow {
-    const a = this.waiting.get(row.id);
-    const b = this.writing.get(row.id);
-    const p = a && b ? (a.recordedAt >= b.recordedAt ? a : b) : (a ?? b);
-    if (!p || (row.last_recorded_at !== null && p.recordedAt < row.last_recorded_at)) return row;
-    return {
-      ...row,
-      last_lat: p.lat,
-      last_lng: p.lng,
-      last_recorded_at: p.recordedAt,
-      updated_at: Math.max(row.updated_at, p.at),
-    };
-  }
-
-  /** Writes everything acknowledged so far (waits for a flush already running, then writes the rest). */
-  async flush(): Promise<void> {
-    while (this.flushing) await this.flushing;
-    if (this.queue.length === 0) return;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    const batch = this.queue;
-    this.queue = [];
-    this.writing = this.waiting;
-    this.waiting = new Map();
-    this.flushing = writeBatches(this.ctx.db, this.ctx.engine, group(batch))
-      .catch((err) => {
-        // Kept, in front of what arrived since, for the next flush.
-        this.ctx.logger.error({ err, points: batch.length }, 'location flush failed; retrying');
-        this.queue = batch.concat(this.queue);
-        for (const [k, v] of this.writing) {
-          const w = this.waiting.get(k);
-          if (w === undefined || v.recordedAt > w.recordedAt) this.waiting.set(k, v);
-        }
-        if (this.closed) throw err;
-      })
-      .finally(() => {
-        this.writing = new Map();
-        this.flushing = undefined;
-        if (!this.closed) this.schedule();
-      });
-    await this.flushing;
-  }
-
-  /** Flushes and from then on writes each ping before acknowledging it (requests still draining). */
-  async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    await this.flush();
-  }
-
-  private schedule(): void {
-    if (this.timer || this.flushing || this.queue.length === 0) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush().catch(() => {});
-    }, this.ctx.config.locationFlushMs);
+  /** Waits for the commits in progress (app.close() has already stopped new requests). */
+  close(): Promise<void> {
+    if (!this.writing && !this.scheduled && this.queue.length === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.push(resolve));
   }
 }
 
-/** Points by courier, each courier's in arrival order. */
-function group(points: Queued[]): CourierBatch[] {
+/** A commit's points by courier, each courier's in arrival order (requests, then their points). */
+function batchesOf(group: Waiting[]): CourierBatch[] {
   const by = new Map<string, CourierBatch>();
-  for (const q of points) {
-    const p = { lat: q.lat, lng: q.lng, recordedAt: q.recordedAt };
-    const b = by.get(q.courierId);
-    if (b === undefined) by.set(q.courierId, { courierId: q.courierId, points: [p], newest: p, at: q.at });
-    else {
-      b.points.push(p);
-      if (p.recordedAt >= b.newest.recordedAt) b.newest = p;
-      b.at = Math.max(b.at, q.at);
+  for (const w of group) {
+    for (const p of w.points) {
+      const b = by.get(w.courierId);
+      if (b === undefined) by.set(w.courierId, { courierId: w.courierId, points: [p], newest: p, at: w.at });
+      else {
+        b.points.push(p);
+        if (p.recordedAt >= b.newest.recordedAt) b.newest = p;
+        b.at = Math.max(b.at, w.at);
+      }
     }
   }
   return [...by.values()];
 }
 
-/** This instance's writer (created on the first ping, flushed and closed with the app). */
+/** This instance's writer (created on the first ping, drained when the app closes). */
 export const LOCATIONS = instanceKey('locations', (ctx: AppContext) => new LocationWriter(ctx));
-
-/** Lays this instance's acknowledged but unwritten position over a courier row read from the database. */
-export function withPending(ctx: AppContext): (row: repo.CourierRow) => repo.CourierRow {
-  const w = ctx.instance.peek(LOCATIONS);
-  return w ? (row) => w.overlay(row) : (row) => row;
-}

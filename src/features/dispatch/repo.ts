@@ -2,6 +2,7 @@ import type { Scope } from '../../shared/auth.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { CouriersTable, OrderStatus, RoutesTable } from '../../shared/db/schema.js';
 import type { OrderRow } from '../orders/repo.js';
+import type { ConstraintColumns } from './constraints.js';
 
 export type CourierRow = CouriersTable;
 export type RouteRow = RoutesTable;
@@ -69,6 +70,7 @@ export async function updateCourier(
       | 'shift_end'
       | 'start_depot'
       | 'end_depot'
+      | keyof ConstraintColumns
     >
   >,
 ): Promise<CourierRow> {
@@ -142,13 +144,22 @@ export interface StopRow {
   status: OrderStatus;
   route_id: string | null;
   delivery_address: OrderRow['delivery_address'];
+  loaded_at: number | null;
 }
 
 export async function stopsOf(db: Executor, routeId: string, beforeOrder?: string): Promise<StopRow[]> {
   let q = db
     .selectFrom('route_stops as s')
     .innerJoin('orders as o', 'o.id', 's.order_id')
-    .select(['s.position', 's.order_id', 'o.tracking_code', 'o.status', 'o.route_id', 'o.delivery_address'])
+    .select([
+      's.position',
+      's.order_id',
+      'o.tracking_code',
+      'o.status',
+      'o.route_id',
+      'o.delivery_address',
+      'o.loaded_at',
+    ])
     .where('s.route_id', '=', routeId);
   if (beforeOrder !== undefined) {
     q = q.where('s.position', '<', (eb) =>

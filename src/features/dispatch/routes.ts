@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { requireMover } from '../../shared/access.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../orders/schemas.js';
+import { IdParams } from '../../shared/params.js';
 import {
   Courier,
   CourierCreate,
@@ -95,7 +95,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'recordCourierLocation',
         summary: 'Report the courier\u2019s position (sent every few seconds by the device)',
         description:
-          'One small write. A ping older than the stored position is accepted but ignored, so late uploads never move a courier backwards.',
+          'One small write, answered once committed. A ping older than the stored position is kept in the history but does not move the courier, so late uploads never move a courier backwards.',
         params: IdParams,
         body: LocationBody,
         response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },
@@ -112,7 +112,7 @@ export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'recordCourierLocations',
         summary: 'Report a batch of buffered positions (1 to 100, oldest first)',
         description:
-          'For devices that buffer fixes while offline. Every point goes to the history; only points newer than the stored position move the courier. Answers the courier as it now stands.',
+          'For devices that buffer fixes while offline. Answered once every point is committed, so the device may then forget them. Every point goes to the history; only points newer than the stored position move the courier. Answers the courier as it now stands.',
         params: IdParams,
         body: LocationsBody,
         response: { 200: Courier, ...errorResponses(401, 403, 404, 422) },

@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
+import { Nullable } from '../../shared/params.js';
 import { OrderStatusSchema } from '../orders/schemas.js';
 
 // Stored values are defined with the table; the API shows the same ones.
@@ -12,7 +13,6 @@ const CourierStatus = Type.Enum([...COURIER_STATUSES], {
   $id: 'CourierStatus',
   description: 'disabled: the courier cannot sign in, and its phone sessions end at once',
 });
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const HHmm = Type.String({
   pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
@@ -21,7 +21,50 @@ const HHmm = Type.String({
 const DepotId = Type.String({ minLength: 1, maxLength: 100, description: 'A depot id (dep_\u2026)' });
 
 /** The vehicle and shift route plans use (DESIGN §10); every field may be null (no limit, no shift). */
+const Skill = Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_-]+$' });
+export const Skills = Type.Array(Skill, {
+  maxItems: 20,
+  uniqueItems: true,
+  description: 'Lower-case words (`cold`, `large`): an order goes only to a courier with all of its requirements',
+});
+export const RouteEnds = ['depot', 'last_stop'] as const;
+export const Break = Type.Object(
+  {
+    earliest: HHmm,
+    latest: HHmm,
+    duration_min: Type.Integer({ minimum: 1, maximum: 600 }),
+  },
+  {
+    additionalProperties: false,
+    $id: 'CourierBreak',
+    description:
+      'A break once in the shift, starting between earliest and latest (at a stop); a route over before earliest takes none',
+  },
+);
+
+/**
+ * The constraints of DESIGN §16 on a courier (and, in a plan's request, overriding its own):
+ * skills, break, route limits and where the route ends. Null clears one.
+ */
+export const ConstraintFields = {
+  skills: Type.Optional(Nullable(Skills)),
+  break: Type.Optional(Nullable(Break)),
+  max_route_minutes: Type.Optional(
+    Nullable(Type.Integer({ minimum: 1, maximum: 1440, description: 'From the shift start to the route’s end' })),
+  ),
+  max_route_km: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 10_000 }))),
+  max_stops: Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 2000 }))),
+  route_end: Type.Optional(
+    Nullable(
+      Type.Enum([...RouteEnds], {
+        description: '`depot`: back at end_depot (default); `last_stop`: the route ends at its last stop',
+      }),
+    ),
+  ),
+};
+
 export const ShiftFields = {
+  ...ConstraintFields,
   capacity_kg: Type.Optional(Nullable(Type.Number({ minimum: 0, maximum: 100_000 }))),
   capacity_packages: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 100_000 }))),
   shift_start: Type.Optional(Nullable(HHmm)),
@@ -48,12 +91,19 @@ export const CourierUpdate = Type.Object(
 );
 export type CourierUpdate = Static<typeof CourierUpdate>;
 
+/** The bounds service.ts enforces on a fix's time (issue 18 #11). */
+const WHEN =
+  'At most 5 minutes ahead of the server, not before the courier was created (less 5 minutes) and not more than 7 days ago.';
+
 export const LocationBody = Type.Object(
   {
     lat: Type.Number({ minimum: -90, maximum: 90 }),
     lng: Type.Number({ minimum: -180, maximum: 180 }),
     recorded_at: Type.Optional(
-      Type.String({ format: 'date-time', description: 'When the device took the fix; defaults to now' }),
+      Type.String({
+        format: 'date-time',
+        description: `When the device took the fix; defaults to now. ${WHEN}`,
+      }),
     ),
   },
   { additionalProperties: false, $id: 'CourierLocationParams' },
@@ -70,7 +120,7 @@ export const LocationsBody = Type.Object(
         {
           lat: Lat,
           lng: Lng,
-          recorded_at: Type.String({ format: 'date-time', description: 'When the device took the fix' }),
+          recorded_at: Type.String({ format: 'date-time', description: `When the device took the fix. ${WHEN}` }),
           accuracy_m: Type.Optional(Type.Number({ minimum: 0, maximum: 100_000, description: 'Accepted, not stored' })),
           speed_mps: Type.Optional(Type.Number({ minimum: 0, maximum: 1000, description: 'Accepted, not stored' })),
           heading: Type.Optional(
@@ -114,6 +164,21 @@ export const Courier = Type.Object(
     shift_end: Nullable(Type.String()),
     start_depot: Nullable(Type.String()),
     end_depot: Nullable(Type.String()),
+    rating: Type.Object(
+      {
+        average: Nullable(
+          Type.Number({ description: 'Mean of its deliveries\u2019 customer ratings (1\u20135), 2 decimals' }),
+        ),
+        count: Type.Integer(),
+      },
+      { description: 'What customers rated the deliveries it made (tracking page)' },
+    ),
+    skills: Skills,
+    break: Nullable(Break),
+    max_route_minutes: Nullable(Type.Integer()),
+    max_route_km: Nullable(Type.Number()),
+    max_stops: Nullable(Type.Integer()),
+    route_end: Type.Enum([...RouteEnds]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -170,6 +235,12 @@ export const Route = Type.Object(
           tracking_code: Type.String(),
           status: OrderStatusSchema,
           on_route: Type.Boolean({ description: 'False once the order was re-assigned elsewhere' }),
+          loaded_at: Nullable(
+            Type.String({
+              format: 'date-time',
+              description: 'When its label was scanned into the vehicle; null: missing',
+            }),
+          ),
         },
         { $id: 'RouteStop' },
       ),

@@ -3,7 +3,8 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { iso, parseInstant } from '../../shared/time.js';
-import { LOCATIONS, type Point, withPending } from './location-writer.js';
+import { constraintsOf, NO_CONSTRAINTS, toConstraintColumns } from './constraints.js';
+import { LOCATIONS, type Point } from './location-writer.js';
 import * as repo from './repo.js';
 import type {
   Courier,
@@ -17,6 +18,13 @@ import type {
 
 /** A ping may be late (offline devices upload a backlog) but not from the future beyond clock skew. */
 const MAX_CLOCK_SKEW_MS = 5 * 60 * 1000;
+/**
+ * How old a ping may be: a week. A phone keeps what it could not send for as long as it is off the
+ * network, so a few days of backlog is normal; a fix older than that is no position anyone acts on,
+ * and it usually means a clock reset (a drained battery: 1970, 2000), whose points would push the
+ * real ones out of the courier's 100-ping history.
+ */
+const MAX_POINT_AGE_MS = 7 * 24 * 60 * 60 * 1000;
 
 export function presentCourier(c: repo.CourierRow): Courier {
   return {
@@ -38,6 +46,11 @@ export function presentCourier(c: repo.CourierRow): Courier {
     shift_end: c.shift_end,
     start_depot: c.start_depot,
     end_depot: c.end_depot,
+    rating: {
+      average: c.rating_count === 0 ? null : Math.round((c.rating_total / c.rating_count) * 100) / 100,
+      count: c.rating_count,
+    },
+    ...constraintsOf(c),
     created_at: iso(c.created_at),
     updated_at: iso(c.updated_at),
   };
@@ -46,7 +59,7 @@ export function presentCourier(c: repo.CourierRow): Courier {
 async function courierOrThrow(ctx: AppContext, scope: Scope, id: string): Promise<repo.CourierRow> {
   const c = await repo.findCourier(ctx.db, scope, id);
   if (!c) throw notFound('courier', id);
-  return withPending(ctx)(c);
+  return c;
 }
 
 /** A courier's depots must exist in its environment (depots are the carrier's, one per mode). */
@@ -80,8 +93,12 @@ export async function createCourier(ctx: AppContext, scope: Scope, body: Courier
     shift_end: body.shift_end ?? null,
     start_depot: body.start_depot ?? null,
     end_depot: body.end_depot ?? null,
+    ...NO_CONSTRAINTS,
+    ...toConstraintColumns(body),
     created_at: now,
     updated_at: now,
+    rating_count: 0,
+    rating_total: 0,
   };
   await repo.insertCourier(ctx.db, row);
   return presentCourier(row);
@@ -101,10 +118,9 @@ export async function listCouriers(ctx: AppContext, scope: Scope, q: CourierList
     );
   }
   const rows = await repo.listCouriers(ctx.db, scope, { limit, after: q.starting_after });
-  const pending = withPending(ctx);
   return {
     object: 'list' as const,
-    data: rows.slice(0, limit).map((r) => presentCourier(pending(r))),
+    data: rows.slice(0, limit).map(presentCourier),
     has_more: rows.length > limit,
   };
 }
@@ -113,27 +129,39 @@ export async function updateCourier(ctx: AppContext, scope: Scope, id: string, b
   const c = await courierOrThrow(ctx, scope, id);
   await checkDepots(ctx, scope, body);
   const row = await ctx.db.transaction().execute(async (trx) => {
-    const updated = await repo.updateCourier(trx, c.id, { ...body, updated_at: ctx.clock() });
+    const {
+      skills: _s,
+      break: _b,
+      max_route_minutes: _m,
+      max_route_km: _k,
+      max_stops: _n,
+      route_end: _e,
+      ...plain
+    } = body;
+    const updated = await repo.updateCourier(trx, c.id, {
+      ...plain,
+      ...toConstraintColumns(body),
+      updated_at: ctx.clock(),
+    });
     if (body.name !== undefined && body.name !== c.name) await repo.renameOnOrders(trx, c.id, body.name);
     if (body.status === 'disabled') await repo.endCourierSessions(trx, c.id);
     return updated;
   });
   ctx.instance.peek(LOCATIONS)?.forget(c.id);
-  return presentCourier(withPending(ctx)(row));
+  return presentCourier(row);
 }
 
 /**
- * One ping, acknowledged from memory (see LocationWriter): a stale ping is accepted (the device
+ * One ping, answered once it is committed (LocationWriter): a stale ping is accepted (the device
  * may drop it from its queue) and kept in the history, but does not move the courier.
  */
 export async function recordLocation(ctx: AppContext, scope: Scope, id: string, body: LocationBody) {
   const now = ctx.clock();
   const recordedAt = body.recorded_at === undefined ? now : parseInstant(body.recorded_at);
-  if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
-    throw new ApiError('parameter_invalid', 'Invalid recorded_at: it is in the future.', 'recorded_at');
-  }
+  checkNotAhead(recordedAt, now, 'recorded_at');
   const writer = ctx.instance.get(LOCATIONS);
   const courier = await writer.courier(scope, id);
+  checkNotBefore(recordedAt, earliest(courier, now), courier, 'recorded_at');
   return presentCourier(await writer.add(courier, [{ lat: body.lat, lng: body.lng, recordedAt }]));
 }
 
@@ -143,13 +171,7 @@ export async function recordLocations(ctx: AppContext, scope: Scope, id: string,
   const points: Point[] = [];
   for (const [i, p] of body.points.entries()) {
     const recordedAt = parseInstant(p.recorded_at);
-    if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
-      throw new ApiError(
-        'parameter_invalid',
-        `Invalid points[${i}].recorded_at: it is in the future.`,
-        `points[${i}].recorded_at`,
-      );
-    }
+    checkNotAhead(recordedAt, now, `points[${i}].recorded_at`);
     const before = points[i - 1];
     if (before !== undefined && recordedAt < before.recordedAt) {
       throw new ApiError(
@@ -162,13 +184,40 @@ export async function recordLocations(ctx: AppContext, scope: Scope, id: string,
   }
   const writer = ctx.instance.get(LOCATIONS);
   const courier = await writer.courier(scope, id);
+  // Oldest first: if any point is too old, the first one is.
+  checkNotBefore(points[0]!.recordedAt, earliest(courier, now), courier, 'points[0].recorded_at');
   return presentCourier(await writer.add(courier, points));
+}
+
+function checkNotAhead(recordedAt: number, now: number, param: string): void {
+  if (recordedAt > now + MAX_CLOCK_SKEW_MS) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid ${param}: it is more than 5 minutes ahead of the server's clock.`,
+      param,
+    );
+  }
+}
+
+/**
+ * The oldest fix a courier may report: not before it existed (less the clock skew a phone may
+ * have), and not older than MAX_POINT_AGE_MS.
+ */
+function earliest(courier: repo.CourierRow, now: number): number {
+  return Math.max(courier.created_at - MAX_CLOCK_SKEW_MS, now - MAX_POINT_AGE_MS);
+}
+
+function checkNotBefore(recordedAt: number, from: number, courier: repo.CourierRow, param: string): void {
+  if (recordedAt >= from) return;
+  const why =
+    from === courier.created_at - MAX_CLOCK_SKEW_MS
+      ? `it is before the courier was created (${iso(courier.created_at)})`
+      : `it is more than ${MAX_POINT_AGE_MS / 86_400_000} days old`;
+  throw new ApiError('parameter_invalid', `Invalid ${param}: ${why}.`, param);
 }
 
 export async function locationsOf(ctx: AppContext, scope: Scope, id: string) {
   const c = await courierOrThrow(ctx, scope, id);
-  // The history is read rarely: write what this instance holds first, rather than merge it in.
-  await ctx.instance.peek(LOCATIONS)?.flush();
   const rows = await repo.recentLocations(ctx.db, c.id);
   return {
     object: 'list' as const,
@@ -192,6 +241,7 @@ export async function presentRoute(ctx: AppContext, r: repo.RouteRow): Promise<R
       tracking_code: s.tracking_code,
       status: s.status,
       on_route: s.route_id === r.id,
+      loaded_at: s.loaded_at === null ? null : iso(s.loaded_at),
     })),
     created_at: iso(r.created_at),
   };

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { requireMerchant } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { DeliveryList, IdParams } from '../webhooks/schemas.js';
+import { IdParams } from '../../shared/params.js';
+import { DeliveryList } from '../webhooks/schemas.js';
 import { Event, EventList, EventQuery, RedeliverBody } from './schemas.js';
 import * as service from './service.js';
 

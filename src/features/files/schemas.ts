@@ -7,11 +7,13 @@ export { FILE_PURPOSES, FILE_TYPES, type FilePurpose, type FileType } from '../.
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export const UploadQuery = Type.Object(
-  { purpose: Type.Enum([...FILE_PURPOSES], { description: 'What the image proves' }) },
+  {
+    purpose: Type.Enum([...FILE_PURPOSES], {
+      description: 'What the image is: a proof (`signature`, `photo`) or a brand `logo`',
+    }),
+  },
   { additionalProperties: false },
 );
-
-export const FileIdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 // Loose on purpose: a link with a missing or mangled part is just an invalid link (403), not a 422.
 export const ContentQuery = Type.Object({

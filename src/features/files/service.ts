@@ -1,39 +1,14 @@
-import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import type { Scope } from '../../shared/auth.js';
-import type { Config } from '../../shared/config.js';
 import type { AppContext } from '../../shared/context.js';
 import type { FilesTable } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import * as repo from './repo.js';
-import type { FileObject, FilePurpose, FileType } from './schemas.js';
+import type { FileObject, FilePurpose } from './schemas.js';
 import { signedUrl, verifyLink } from './signing.js';
-
-/** Enough leading bytes to tell every accepted type apart (WebP needs 12). */
-export const MAGIC_BYTES = 12;
-
-export function notTheImage(declared: string, actual: FileType | undefined): ApiError {
-  const err = new ApiError(
-    'parameter_invalid',
-    `The body is not a valid ${declared} image${actual ? ` (it looks like ${actual})` : ''}.`,
-  );
-  // Raised inside body parsing, where Fastify reads the status from `statusCode`.
-  return Object.assign(err, { statusCode: err.status });
-}
-
-/** What the bytes are, judged by their magic numbers rather than the client's Content-Type. */
-export function sniff(bytes: Buffer): FileType | undefined {
-  if (bytes.length >= 8 && bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])))
-    return 'image/png';
-  if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
-  if (bytes.length >= 12 && bytes.toString('latin1', 0, 4) === 'RIFF' && bytes.toString('latin1', 8, 12) === 'WEBP')
-    return 'image/webp';
-  return undefined;
-}
-
-const pathOf = (config: Config, id: string) => join(config.filesDir, id);
+import { fileStore, storeUnavailable } from './store.js';
+import type { StoredUpload } from './upload-body.js';
 
 export async function present(ctx: AppContext, f: FilesTable, ttlSeconds?: number): Promise<FileObject> {
   return {
@@ -50,42 +25,28 @@ export async function present(ctx: AppContext, f: FilesTable, ttlSeconds?: numbe
 }
 
 export function fileUrl(ctx: AppContext, id: string, ttlSeconds = ctx.config.fileUrlTtlSeconds): Promise<string> {
-  return signedUrl(ctx.db, ctx.config.publicUrl, id, ttlSeconds);
+  return signedUrl(ctx, id, ttlSeconds);
 }
 
+/** Records an upload whose bytes the body parser has put in the store (upload-body.ts). */
 export async function upload(
   ctx: AppContext,
   scope: Scope,
   purpose: FilePurpose,
-  declared: string,
-  body: { bytes: Buffer; sha256: string },
+  body: StoredUpload,
 ): Promise<FileObject> {
-  const { bytes } = body;
-  if (bytes.length === 0) throw new ApiError('parameter_missing', 'The request body must hold the image bytes.');
-  const actual = sniff(bytes);
-  if (actual === undefined || actual !== declared) throw notTheImage(declared, actual);
-  const now = ctx.clock();
   const row: FilesTable = {
-    id: newId('file', now),
+    id: body.id,
     account_id: scope.accountId,
     mode: scope.mode,
     purpose,
-    mime: actual,
-    size: bytes.length,
-    sha256: body.sha256, // hashed while the body arrived (upload-body.ts)
-    created_at: now,
+    mime: body.mime,
+    size: body.size,
+    sha256: body.sha256, // hashed while the body streamed to the store
+    created_at: body.createdAt,
   };
-  await mkdir(ctx.config.filesDir, { recursive: true });
-  // Written under a temporary name and renamed, so a reader never sees half a file.
-  const tmp = `${pathOf(ctx.config, row.id)}.part`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, pathOf(ctx.config, row.id));
-  try {
-    await repo.insertFile(ctx.db, row);
-  } catch (err) {
-    await unlink(pathOf(ctx.config, row.id)).catch(() => {});
-    throw err;
-  }
+  await repo.insertFile(ctx.db, row);
+  body.committed = true;
   return present(ctx, row);
 }
 
@@ -101,19 +62,27 @@ export async function content(
   id: string,
   expires: string | undefined,
   signature: string | undefined,
-): Promise<{ mime: string; bytes: Buffer }> {
+): Promise<{ mime: string; size: number; body: Readable }> {
   const invalid = new ApiError('file_link_invalid', 'This file link is invalid or has expired.');
   if (!expires || !/^[0-9]{1,15}$/.test(expires) || !signature) throw invalid;
-  if (!(await verifyLink(ctx.db, id, Number(expires), signature))) throw invalid;
+  if (!(await verifyLink(ctx, id, Number(expires), signature))) throw invalid;
   const row = await repo.findFile(ctx.db, id);
   if (!row) throw invalid;
+  let found: Awaited<ReturnType<ReturnType<typeof fileStore>['get']>>;
   try {
-    return { mime: row.mime, bytes: await readFile(pathOf(ctx.config, id)) };
+    found = await fileStore(ctx).get(id);
   } catch (err) {
-    // The row outlived its bytes (a wiped or unshared files directory): say so rather than 500.
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') throw notFound('file', id);
-    throw err;
+    ctx.logger.error({ err, file: id }, 'file store read failed');
+    throw storeUnavailable();
   }
+  // The row outlived its bytes (a wiped directory, a store not migrated): say so rather than 500.
+  if (!found) throw notFound('file', id);
+  return { mime: row.mime, size: found.size, body: found.body };
+}
+
+/** Readiness: the store answers (the directory is writable, the bucket reachable). */
+export async function checkStore(ctx: AppContext): Promise<void> {
+  await fileStore(ctx).check();
 }
 
 /**

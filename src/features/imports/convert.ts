@@ -1,6 +1,7 @@
 import { ApiError } from '../../shared/errors.js';
+import { atLocalTime, isCalendarDay, localIso } from '../../shared/local-time.js';
 import { aliasesOf, resolveHeader, type Target } from './columns.js';
-import type { Cell, Sheet, SheetRow } from './parse.js';
+import type { Cell, SheetRow } from './parse.js';
 import type { DateFormat } from './schemas.js';
 
 /** A header cell that means something. */
@@ -82,18 +83,16 @@ function columnLetter(index: number): string {
 }
 
 /** A value under no header (a blank header cell, or past the last one) would be dropped: refuse the file instead. */
-export function checkUnnamedCells(sheet: Sheet): void {
-  for (const r of sheet.rows) {
-    r.cells.forEach((c, i) => {
-      const header = sheet.headers[i];
-      if ((header === undefined || header.trim() === '') && !isEmpty(c)) {
-        throw new ApiError(
-          'parameter_invalid',
-          `Row ${r.row} has a value in column ${columnLetter(i)}, which has no header: name the column (or metadata.<key>), or clear it.`,
-        );
-      }
-    });
-  }
+export function checkUnnamedCells(headers: string[], r: SheetRow): void {
+  r.cells.forEach((c, i) => {
+    const header = headers[i];
+    if ((header === undefined || header.trim() === '') && !isEmpty(c)) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Row ${r.row} has a value in column ${columnLetter(i)}, which has no header: name the column (or metadata.<key>), or clear it.`,
+      );
+    }
+  });
 }
 
 const isEmpty = (c: Cell | undefined): boolean =>
@@ -111,12 +110,27 @@ export function headerDateFormat(columns: Column[]): DateFormat | undefined {
 }
 
 /**
- * An Excel serial date (the 1900 date system; a fraction is the time of day, UTC): 1 is
- * 1900-01-01. Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug, kept for
- * compatibility): serial 60 is that day and no date, and from 61 on a serial is one more than the
- * days since 1899-12-31. Outside Excel's own range (1 to 2958465, 9999-12-31) a number is no date.
+ * A wall-clock reading (its UTC fields are what the cell shows, as Excel's dates and the parsers'
+ * Date cells hold them) in the order's zone `tz`: midnight is a calendar day (`2026-11-25`, the
+ * API's plain date), any other time that time on that day in `tz`, with the zone's offset.
  */
-export function fromExcelSerial(n: number): string {
+function wallClock(ms: number, tz: string): string {
+  const d = new Date(ms);
+  const day = d.toISOString().slice(0, 10);
+  const seconds = d.getUTCSeconds() * 1000 + d.getUTCMilliseconds();
+  if (d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && seconds === 0) return day;
+  const at = atLocalTime(day, `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}`, tz) + seconds;
+  return localIso(at, tz);
+}
+
+/**
+ * An Excel serial date (the 1900 date system; a fraction is the time of day): 1 is 1900-01-01.
+ * Excel counts a 29 February 1900 that never was (Lotus 1-2-3's bug, kept for compatibility):
+ * serial 60 is that day and no date, and from 61 on a serial is one more than the days since
+ * 1899-12-31. Outside Excel's own range (1 to 2958465, 9999-12-31) a number is no date. A whole
+ * number is a calendar day; a fraction is a time of day in the order's zone `tz`.
+ */
+export function fromExcelSerial(n: number, tz: string): string {
   if (!Number.isFinite(n) || n < 1 || n >= MAX_EXCEL_SERIAL + 1 || Math.floor(n) === 60) {
     throw new ApiError(
       'parameter_invalid',
@@ -125,7 +139,7 @@ export function fromExcelSerial(n: number): string {
     );
   }
   const epoch = n < 60 ? Date.UTC(1899, 11, 31) : Date.UTC(1899, 11, 30);
-  return new Date(epoch + Math.round(n * DAY_MS)).toISOString();
+  return wallClock(epoch + Math.round(n * DAY_MS), tz);
 }
 
 function number(v: Cell): unknown {
@@ -161,19 +175,25 @@ function time(v: Cell): unknown {
   return m ? `${pad(Number(m[1]))}:${m[2]}` : v.trim();
 }
 
-function date(v: Cell, format: DateFormat | null): unknown {
-  if (v instanceof Date) return v.toISOString();
-  if (typeof v === 'number') return fromExcelSerial(v);
+/**
+ * A date cell as the API's requested_date: a day alone stays a calendar day (`2026-11-25`, read in
+ * the order's zone by the orders service, docs/api.md); a date and time without an offset is that
+ * wall-clock time in the order's zone `tz`; a value with an offset is the instant it says.
+ */
+function date(v: Cell, format: DateFormat | null, tz: string): unknown {
+  if (v instanceof Date) return wallClock(v.getTime(), tz);
+  if (typeof v === 'number') return fromExcelSerial(v, tz);
   if (typeof v !== 'string') return v;
   const s = v.trim();
-  // A date alone means the start of that day, in UTC (an account has no time zone yet).
-  // A date and time without an offset is UTC too. Shown as toISOString shows it, as Excel dates are.
-  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?$/.exec(s);
+  const local = /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?$/.exec(s);
   if (local) {
-    const d = new Date(`${local[1]}T${local[2] ?? '00:00'}Z`);
-    return Number.isNaN(d.getTime()) || d.toISOString().slice(0, 10) !== local[1] ? s : d.toISOString();
+    const [, day, h, mi, sec, frac] = local as unknown as [string, string, string?, string?, string?, string?];
+    if (!isCalendarDay(day)) return s; // 2026-02-30: the schema says it is not a date
+    if (h === undefined) return day;
+    const ms = Date.parse(`${day}T${h}:${mi}:${sec ?? '00'}${frac ?? ''}Z`);
+    return Number.isNaN(ms) ? s : wallClock(ms, tz);
   }
-  if (/^\d+(\.\d+)?$/.test(s)) return fromExcelSerial(Number(s));
+  if (/^\d+(\.\d+)?$/.test(s)) return fromExcelSerial(Number(s), tz);
   const slash = /^(\d{1,2})[/.-](\d{1,2})[/.-](\d{4})(?:\s+(\d{1,2}):(\d{2}))?$/.exec(s);
   if (!slash || format === 'ISO') return s; // the schema rejects it as a date-time
   const [a, b] = [Number(slash[1]), Number(slash[2])];
@@ -192,8 +212,8 @@ function date(v: Cell, format: DateFormat | null): unknown {
   const year = Number(slash[3]);
   const ms = Date.UTC(year, month - 1, day, Number(slash[4] ?? 0), Number(slash[5] ?? 0));
   const d = new Date(ms);
-  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1) return s; // 31/02: not a date
-  return d.toISOString();
+  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1 || Number(slash[4] ?? 0) > 23) return s; // 31/02: not a date
+  return wallClock(ms, tz);
 }
 
 function text(v: Cell): unknown {
@@ -202,7 +222,7 @@ function text(v: Cell): unknown {
   return typeof v === 'string' ? v.trim() : v;
 }
 
-function convert(v: Cell, kind: Target['kind'], format: DateFormat | null): unknown {
+function convert(v: Cell, kind: Target['kind'], format: DateFormat | null, tz: string): unknown {
   switch (kind) {
     case 'number':
     case 'integer':
@@ -210,7 +230,7 @@ function convert(v: Cell, kind: Target['kind'], format: DateFormat | null): unkn
     case 'boolean':
       return boolean(v);
     case 'date':
-      return date(v, format);
+      return date(v, format, tz);
     case 'time':
       return time(v);
     default:
@@ -236,16 +256,22 @@ function isItemColumn(c: Column): boolean {
  * item per row; so is a row that fills only item columns under an order (which is also how
  * vertically merged cells read: the merged value on the first row, blanks below).
  *
- * A generator: each group is handed over once the next one starts (it can have no more items), so
- * the runner holds the bodies of one batch, not of the whole file (BENCHMARKS.md, "Memory").
+ * A generator over the rows as they are read: each group is handed over once the next one starts
+ * (it can have no more items), so the runner holds the rows and bodies of one batch, not the file.
  */
-export function* groupsOf(sheet: Sheet, columns: Column[], format: DateFormat | null): Generator<Group, void> {
+export async function* groupsOf(
+  rows: AsyncIterable<SheetRow>,
+  columns: Column[],
+  format: DateFormat | null,
+  /** The zone of the account's orders: a date and time without an offset is a wall-clock time in it. */
+  tz: string,
+): AsyncGenerator<Group, void> {
   const idColumn = columns.find((c) => c.kind === 'field' && c.target.canonical === 'external_order_id');
   const orderColumns = columns.filter((c) => !isItemColumn(c));
   const itemColumns = columns.filter(isItemColumn);
   let current: Group | undefined;
   let currentId: string | undefined;
-  for (const r of sheet.rows) {
+  for await (const r of rows) {
     const id = idColumn ? String(text(r.cells[idColumn.index] ?? null) ?? '') : '';
     const itemOnly = orderColumns.every((c) => isEmpty(r.cells[c.index]));
     const continues = current !== undefined && ((id !== '' && id === currentId) || itemOnly);
@@ -265,7 +291,7 @@ export function* groupsOf(sheet: Sheet, columns: Column[], format: DateFormat | 
         }
         try {
           // A format named in the header wins (a contradicting parameter was refused at upload).
-          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format));
+          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, tz));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           current.error ??= err;
@@ -279,7 +305,7 @@ export function* groupsOf(sheet: Sheet, columns: Column[], format: DateFormat | 
       for (const c of itemColumns) {
         const v = r.cells[c.index];
         if (!isEmpty(v) && c.kind === 'field') {
-          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format));
+          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, tz));
         }
       }
       g.body.items ??= [];

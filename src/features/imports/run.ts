@@ -1,6 +1,7 @@
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/input.js';
+import { zoneOfScope } from '../accounts/zone.js';
 import type { OrderCreate } from '../orders/schemas.js';
 import {
   announceCreated,
@@ -12,7 +13,7 @@ import {
   prepareOrder,
 } from '../orders/service.js';
 import { type Column, type Group, groupsOf, locate, resolveColumns } from './convert.js';
-import { readSheetOf } from './parse.js';
+import { type OpenSheet, openSheet } from './parse.js';
 import * as repo from './repo.js';
 
 /** Rows per committed batch: the resume granularity, and one transaction's size. */
@@ -83,6 +84,11 @@ class LeaseLost extends Error {}
  * answer a request (not even the import's own progress) until it finished.
  */
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+/**
+ * Row groups checked (schema, rules, pricing) between two turns of the event loop. A batch's 200
+ * checks in one turn held other requests up for 50–100 ms on a loaded machine (issue #18, defect 8).
+ */
+const CHECKS_PER_TURN = 10;
 
 /** Writes one batch's orders, their identities, the rejected rows and the new resume point, together. */
 async function commit(
@@ -102,6 +108,7 @@ async function commit(
   await ctx.db.transaction().execute(async (trx) => {
     for (let i = 0; i < prepared.length; i += BATCH_ROWS) {
       await insertPreparedOrders(
+        ctx,
         trx,
         prepared.slice(i, i + BATCH_ROWS).map((p) => p.prepared),
       );
@@ -141,19 +148,23 @@ async function commit(
  * writes all the orders in one transaction, or none.
  */
 export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: RunOptions): Promise<void> {
-  // Built one at a time as the batches take them: only one batch's order bodies are held at once.
-  let groups: Generator<Group, void>;
-  let columns: Column[];
+  let sheet: OpenSheet | undefined;
+  // The resume point as batches commit: where a file that can no longer be read ends the import.
+  const at = { processed: imp.processed_rows };
   try {
-    const sheet = await readSheetOf(imp.content_type, await repo.contentOf(ctx.db, imp.id));
-    columns = resolveColumns(sheet.headers, imp.date_format);
-    groups = groupsOf(sheet, columns, imp.date_format);
+    sheet = await openSheet(imp.content_type, await repo.contentOf(ctx.db, imp.id));
+    const columns = resolveColumns(sheet.headers, imp.date_format);
+    // Dates with a time and no offset are wall-clock times in the zone of the account's orders.
+    const tz = await zoneOfScope(ctx, imp.account_id);
+    // Built one at a time as the batches take them, from rows read as they are needed: only one
+    // batch's rows and order bodies are held at once, never the parsed file.
+    await runGroups(ctx, imp, opts, columns, groupsOf(sheet.rows, columns, imp.date_format, tz), at);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
-    // Checked at upload; only a change of the rules between upload and run gets here.
+    // The file was checked at upload; only a change of the rules between upload and run gets here.
     await ctx.db.transaction().execute(async (trx) => {
-      await repo.advance(trx, imp.id, opts.owner, imp.processed_rows, {
-        processed: imp.processed_rows,
+      await repo.advance(trx, imp.id, opts.owner, at.processed, {
+        processed: at.processed,
         created: 0,
         failed: 0,
         now: ctx.clock(),
@@ -161,17 +172,29 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
         done: { status: 'failed', failureMessage: err.message },
       });
     });
-    return;
+  } finally {
+    await sheet?.rows.return();
   }
+}
+
+async function runGroups(
+  ctx: AppContext,
+  imp: repo.ImportSummary,
+  opts: RunOptions,
+  columns: Column[],
+  groups: AsyncGenerator<Group, void>,
+  at: { processed: number },
+): Promise<void> {
   const total = imp.total_rows;
   const progress = { created: imp.created_orders, failed: imp.failed_rows };
 
   if (imp.import_mode === 'all_or_nothing') {
     const outcomes: Outcome[] = [];
     const batch = await batchOf(ctx, imp.account_id, imp.mode);
-    for (const g of groups) {
+    let n = 0;
+    for await (const g of groups) {
       outcomes.push(await check(ctx, imp, columns, g, batch));
-      if (outcomes.length % BATCH_ROWS === 0) await yieldToEventLoop();
+      if (++n % CHECKS_PER_TURN === 0) await yieldToEventLoop();
     }
     const rejected = outcomes.some((o) => 'error' in o);
     const kept = rejected ? outcomes.filter((o) => 'error' in o) : outcomes;
@@ -190,10 +213,10 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
   // Skip what committed batches already did: batches end on group boundaries, so this is exact.
   let from = imp.processed_rows;
   let seen = 0;
-  let next = groups.next();
+  let next = await groups.next();
   while (!next.done && seen < from) {
     seen += next.value.rows.length;
-    next = groups.next();
+    next = await groups.next();
   }
   const size = opts.batchRows ?? BATCH_ROWS;
   while (!next.done) {
@@ -207,13 +230,15 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
     let rows = 0;
     while (!next.done && rows < size) {
       const g = next.value;
-      next = groups.next();
+      next = await groups.next();
       batch.push(await check(ctx, imp, columns, g, shared));
       rows += g.rows.length;
+      if (batch.length % CHECKS_PER_TURN === 0) await yieldToEventLoop();
     }
     const last = next.done === true;
     const r = await commit(ctx, imp, opts, from, batch, last ? { status: 'succeeded' } : undefined);
     from = r.processed;
+    at.processed = from;
     progress.created += r.created;
     progress.failed += r.failed;
     await opts.onProgress?.({ processed: from, total, ...progress });

@@ -1,4 +1,4 @@
-import { Type } from 'typebox';
+import { type Static, Type } from 'typebox';
 import { DATE_FORMATS, IMPORT_MODES, IMPORT_STATUSES, IMPORT_TYPES } from '../../shared/db/tables/order_imports.js';
 
 export {
@@ -55,8 +55,20 @@ export const OrderImportList = Type.Object(
   { $id: 'OrderImportList' },
 );
 
+/** A carrier (operator key, admin, dispatcher) imports for a merchant: which one. Merchants never send it. */
+const OnBehalfOf = Type.String({
+  pattern: '^acct_',
+  maxLength: 100,
+  description:
+    'Carrier callers (operator keys, admins, dispatchers) only, and required for them: the merchant account the import is for',
+});
+
+export const AccountQuery = Type.Object({ account: Type.Optional(OnBehalfOf) }, { additionalProperties: false });
+export type AccountQuery = Static<typeof AccountQuery>;
+
 export const CreateQuery = Type.Object(
   {
+    account: Type.Optional(OnBehalfOf),
     mode: Type.Optional(Type.Enum([...IMPORT_MODES], { default: 'valid_rows' })),
     date_format: Type.Optional(
       Type.Enum([...DATE_FORMATS], { description: 'How to read dates like 01/02/2026: DMY, MDY, or ISO only' }),
@@ -67,10 +79,9 @@ export const CreateQuery = Type.Object(
 
 export const ListQuery = Type.Object(
   {
+    account: Type.Optional(OnBehalfOf),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     starting_after: Type.Optional(Type.String({ maxLength: 100 })),
   },
   { additionalProperties: false },
 );
-
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

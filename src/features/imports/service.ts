@@ -3,10 +3,11 @@ import type { Owner } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { neutraliseFormula, toCsv } from '../../shared/spreadsheet.js';
 import { iso } from '../../shared/time.js';
 import { CANONICAL_COLUMNS } from './columns.js';
-import { checkUnnamedCells, headerDateFormat, resolveColumns } from './convert.js';
-import { cellText, readSheetOf, toCsv } from './parse.js';
+import { type Column, checkUnnamedCells, headerDateFormat, resolveColumns } from './convert.js';
+import { cellText, openSheet } from './parse.js';
 import * as repo from './repo.js';
 import { type DateFormat, type ImportMode, type ImportType, MAX_SHOWN_ERRORS } from './schemas.js';
 
@@ -38,8 +39,9 @@ async function present(ctx: AppContext, r: repo.ImportSummary): Promise<Presente
 }
 
 /**
- * Reads the whole file now, so what no row-by-row report could explain (encoding, unknown
- * columns, too many rows) is a 422 to the upload itself; the rows are run in the background.
+ * Reads the whole file now, a slice at a time, so what no row-by-row report could explain
+ * (encoding, unknown columns, too many rows) is a 422 to the upload itself; the rows are run in
+ * the background. Nothing of the file is kept but the bytes and the row count.
  */
 export async function createImport(
   ctx: AppContext,
@@ -47,9 +49,20 @@ export async function createImport(
   opts: { type: ImportType; bytes: Buffer; mode?: ImportMode; dateFormat?: DateFormat },
 ): Promise<PresentedImport> {
   if (opts.bytes.length === 0) throw new ApiError('parameter_invalid', 'The file is empty.');
-  const sheet = await readSheetOf(opts.type, opts.bytes);
-  const columns = resolveColumns(sheet.headers, opts.dateFormat);
-  checkUnnamedCells(sheet);
+  const sheet = await openSheet(opts.type, opts.bytes);
+  let columns: Column[];
+  let total = 0;
+  try {
+    // The header first: an unknown column is refused before the rest of the file is read.
+    columns = resolveColumns(sheet.headers, opts.dateFormat);
+    for await (const r of sheet.rows) {
+      checkUnnamedCells(sheet.headers, r);
+      total++;
+    }
+  } finally {
+    await sheet.rows.return();
+  }
+  if (total === 0) throw new ApiError('parameter_invalid', 'The file has a header row but no data rows.');
   const now = ctx.clock();
   const row: repo.ImportRow = {
     id: newId('imp', now),
@@ -62,7 +75,7 @@ export async function createImport(
     content_type: opts.type,
     content: opts.bytes,
     size: opts.bytes.length,
-    total_rows: sheet.rows.length,
+    total_rows: total,
     processed_rows: 0,
     created_orders: 0,
     failed_rows: 0,
@@ -111,17 +124,18 @@ export async function listImports(ctx: AppContext, owner: Owner, q: { limit?: nu
 export async function failedRowsCsv(ctx: AppContext, owner: Owner, id: string): Promise<string> {
   const imp = await importOrThrow(ctx, owner, id);
   const errors = await repo.allErrors(ctx.db, imp.id);
-  const sheet = await readSheetOf(imp.content_type, await repo.contentOf(ctx.db, imp.id));
   const byRow = new Map(errors.map((e) => [e.row, e]));
+  const sheet = await openSheet(imp.content_type, await repo.contentOf(ctx.db, imp.id));
   const lines: string[][] = [[...sheet.headers, 'error']];
-  for (const r of sheet.rows) {
+  for await (const r of sheet.rows) {
     const e = byRow.get(r.row);
     if (!e) continue;
     const cells = sheet.headers.map((_, i) => cellText(r.cells[i]));
     const where = e.column ? ` (column ${e.column})` : '';
     lines.push([...cells, `Row ${e.row}${where}: ${e.message}`]);
   }
-  // A BOM, so Excel opens the file as UTF-8 (accents intact); the import strips it again.
+  // A BOM, so Excel opens the file as UTF-8 (accents intact); the import strips it again. toCsv
+  // neutralises cells that a spreadsheet would take for formulas (docs/imports.md).
   return `\uFEFF${toCsv(lines)}`;
 }
 
@@ -168,7 +182,8 @@ export async function templateXlsx(): Promise<Buffer> {
     CANONICAL_COLUMNS.map((c) => {
       const v = r[c];
       if (v === undefined) return null;
-      return typeof v === 'number' ? { type: Number, value: v } : { type: String, value: String(v) };
+      // Numbers stay number cells; text goes through the same neutralising as every CSV cell.
+      return typeof v === 'number' ? { type: Number, value: v } : { type: String, value: neutraliseFormula(String(v)) };
     }),
   );
   return writeXlsxFile([head, ...rows]).toBuffer();

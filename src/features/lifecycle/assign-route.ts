@@ -3,7 +3,6 @@ import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import { ApiError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { withPending } from '../dispatch/location-writer.js';
 import * as dispatch from '../dispatch/repo.js';
 import type { Route, RouteCreate } from '../dispatch/schemas.js';
 import { presentRoute } from '../dispatch/service.js';
@@ -55,18 +54,13 @@ export async function prepareRoute(ctx: AppContext, scope: Scope, body: RouteCre
 }
 
 /** Writes a prepared route and its assign moves (one order.assigned each) inside the caller's transaction. */
-export async function writeRoute(
-  trx: Tx,
-  p: PreparedRoute,
-  now: number,
-  pending: (c: dispatch.CourierRow) => dispatch.CourierRow,
-): Promise<void> {
+export async function writeRoute(trx: Tx, p: PreparedRoute, now: number): Promise<void> {
   await dispatch.insertRoute(
     trx,
     p.route,
     p.planned.map((x) => x.order.id),
   );
-  for (const x of p.planned) await applyMove(trx, x.order, 'assign', x.effect, now, pending);
+  for (const x of p.planned) await applyMove(trx, x.order, 'assign', x.effect, now);
 }
 
 /**
@@ -76,8 +70,7 @@ export async function writeRoute(
 export async function createRoute(ctx: AppContext, scope: Scope, body: RouteCreate): Promise<Route> {
   const prepared = await prepareRoute(ctx, scope, body);
   const now = ctx.clock();
-  const pending = withPending(ctx);
-  await ctx.db.transaction().execute((trx) => writeRoute(trx, prepared, now, pending));
+  await ctx.db.transaction().execute((trx) => writeRoute(trx, prepared, now));
   signalQueued(ctx);
   return presentRoute(ctx, prepared.route);
 }

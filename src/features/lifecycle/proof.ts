@@ -4,6 +4,7 @@ import { ApiError } from '../../shared/errors.js';
 import { iso } from '../../shared/time.js';
 import { fileForProof, fileUrl } from '../files/service.js';
 import { toMajor, toMinor } from '../orders/pricing.js';
+import { proofLevelsOf } from '../orders/proof-settings.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { ProofRow } from './repo.js';
 import type { DeliverBody, ProofOfDelivery } from './schemas.js';
@@ -27,6 +28,21 @@ export async function buildProof(
   }
   const photos = body.photo_files ?? [];
   if (order.requires_photo === 1 && photos.length === 0) throw missing('photo_files', 'this order requires a photo');
+  const levels = proofLevelsOf(order);
+  const ageChecked = levels.age_check === 'required';
+  if ((levels.id_check === 'required' || ageChecked) && !body.id_document) {
+    throw missing('id_document', "this order records the receiver's ID document");
+  }
+  if (ageChecked && body.age_verified === undefined) {
+    throw missing('age_verified', 'this order may only be handed to someone 18 or older');
+  }
+  if (ageChecked && body.age_verified === false) {
+    throw new ApiError(
+      'parameter_invalid',
+      'Invalid age_verified: this order may only be handed to someone 18 or older; record a failed attempt instead.',
+      'age_verified',
+    );
+  }
   if (body.signature_file) await fileForProof(ctx, scope, order, body.signature_file, 'signature', 'signature_file');
   for (const [i, id] of photos.entries()) await fileForProof(ctx, scope, order, id, 'photo', `photo_files[${i}]`);
 
@@ -70,6 +86,11 @@ export async function buildProof(
     lat: body.lat ?? null,
     lng: body.lng ?? null,
     delivered_at: now,
+    id_document_type: body.id_document?.type ?? null,
+    id_document_number: body.id_document?.number ?? null,
+    age_verified: body.age_verified === undefined ? null : body.age_verified ? 1 : 0,
+    // Set by the deliver move once the PIN is checked (lifecycle/pin.ts), the last check of all.
+    pin: null,
   };
 }
 
@@ -89,5 +110,11 @@ export async function presentProof(ctx: AppContext, p: ProofRow, ttlSeconds?: nu
     lat: p.lat,
     lng: p.lng,
     delivered_at: iso(p.delivered_at),
+    id_document:
+      p.id_document_type === null || p.id_document_number === null
+        ? null
+        : { type: p.id_document_type, number: p.id_document_number },
+    age_verified: p.age_verified === null ? null : p.age_verified === 1,
+    pin: p.pin,
   };
 }

@@ -49,3 +49,45 @@ export async function findProof(db: Executor, orderId: string): Promise<ProofRow
   const row = await db.selectFrom('proofs').selectAll().where('order_id', '=', orderId).executeTakeFirst();
   return row && { ...row, photo_files: JSON.parse(row.photo_files) };
 }
+
+/**
+ * Counts one wrong PIN, only while the PIN is still `set`: two wrong tries at once are two
+ * increments of the row (the UPDATE reads the committed count), never one lost. Undefined when the
+ * PIN was locked or overridden meanwhile.
+ */
+export async function countWrongPin(db: Executor, orderId: string, now: number): Promise<number | undefined> {
+  const row = await db
+    .updateTable('orders')
+    .set((eb) => ({ pin_attempts: eb('pin_attempts', '+', 1), updated_at: now }))
+    .where('id', '=', orderId)
+    .where('pin_state', '=', 'set')
+    .returning('pin_attempts')
+    .executeTakeFirst();
+  return row?.pin_attempts;
+}
+
+/**
+ * Moves the PIN from `from` to `to` (the fifth wrong try locks it; a dispatcher's override unlocks
+ * it) and takes the next event sequence for the event that says so, in one guarded statement.
+ */
+export async function setPinState(
+  db: Executor,
+  orderId: string,
+  from: 'set' | 'locked',
+  to: 'locked' | 'overridden',
+  now: number,
+): Promise<OrderRow | undefined> {
+  const row = await db
+    .updateTable('orders')
+    .set((eb) => ({ pin_state: to, updated_at: now, event_seq: eb('event_seq', '+', 1) }))
+    .where('id', '=', orderId)
+    .where('pin_state', '=', from)
+    .returningAll()
+    .executeTakeFirst();
+  return row && fromColumns(row);
+}
+
+export async function pinStateOf(db: Executor, orderId: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('orders').select('pin_state').where('id', '=', orderId).executeTakeFirst();
+  return row?.pin_state;
+}

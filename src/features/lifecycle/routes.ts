@@ -1,19 +1,19 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
 import { requireMover } from '../../shared/access.js';
-import { scopeOf } from '../../shared/auth.js';
+import { actorOf, principalOf, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
+import { IdParams } from '../../shared/params.js';
 import { Route, RouteCreate } from '../dispatch/schemas.js';
-import { CancelBody, IdParams, Order } from '../orders/schemas.js';
+import { PinOverrideBody } from '../orders/proof-schemas.js';
+import { CancelBody, Order } from '../orders/schemas.js';
 import { resolveOrder } from '../orders/service.js';
 import { createRoute } from './assign-route.js';
+import { overridePin } from './pin.js';
 import { MOVE_BODIES, ProofOfDelivery } from './schemas.js';
 import * as lifecycle from './service.js';
-import { type Action, TRANSITIONS } from './transitions.js';
-
-/** DESIGN §9: the moves a courier session may run, on its own unfinished orders. */
-const COURIER_MOVES = new Set<Action>(['ready', 'pickup', 'depart', 'approach', 'arrive', 'deliver', 'fail']);
+import { type Action, COURIER_MOVES, TRANSITIONS } from './transitions.js';
 
 /**
  * Everything that moves an order: `POST /orders/{id}/<action>` for every move of the transition
@@ -39,7 +39,7 @@ export function lifecycleRoutes(app: FastifyInstance, ctx: AppContext): void {
         },
       },
       async (req) => {
-        const scope = requireMover(req, { courier: COURIER_MOVES.has(action) });
+        const scope = requireMover(req, { courier: COURIER_MOVES.includes(action) });
         const run = lifecycle.moves[action] as (
           c: AppContext,
           s: typeof scope,
@@ -82,6 +82,23 @@ export function lifecycleRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => lifecycle.proofOf(ctx, await resolveOrder(ctx, scopeOf(req), req.params.id)),
+  );
+
+  r.post(
+    '/orders/:id/pin_override',
+    {
+      schema: {
+        tags,
+        operationId: 'overrideOrderPin',
+        summary: 'Let a locked delivery PIN go: the order can be delivered without it',
+        description:
+          'For a PIN locked by five wrong tries (409 pin_locked on deliver). The carrier (operator keys, admins, dispatchers), or a test key on its own orders; writes order.pin_overridden with the reason. Any other PIN state answers 409 pin_not_locked.',
+        params: IdParams,
+        body: PinOverrideBody,
+        response: { 200: Order, ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (req) => overridePin(ctx, requireMover(req), req.params.id, req.body.reason, actorOf(principalOf(req))),
   );
 
   r.post(

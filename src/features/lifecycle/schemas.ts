@@ -1,22 +1,15 @@
 import { type Static, type TSchema, Type } from 'typebox';
+import { ID_DOCUMENT_TYPES } from '../../shared/db/tables/proof_settings.js';
 import { COD_STATUSES, PAYMENT_METHODS, RELATIONSHIPS } from '../../shared/db/tables/proofs.js';
-import { MAX_MONEY, TimeWindow } from '../orders/schemas.js';
-import type { Action } from './transitions.js';
+import { EmptyBody } from '../../shared/params.js';
+import { MAX_MONEY, RequestedDate, TimeWindow } from '../orders/schemas.js';
+import { type Action, FAILURE_REASONS } from './transitions.js';
 
-export const FAILURE_REASONS = [
-  'customer_absent',
-  'wrong_address',
-  'customer_rejected',
-  'package_damaged',
-  'unsafe_location',
-  'other',
-] as const;
 // Stored values are defined with the table; the API shows the same ones.
 export { COD_STATUSES, PAYMENT_METHODS, RELATIONSHIPS } from '../../shared/db/tables/proofs.js';
 
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 const Notes = Type.String({ maxLength: 500 });
-const Empty = Type.Object({}, { additionalProperties: false });
 
 export const AssignBody = Type.Object(
   {
@@ -26,6 +19,18 @@ export const AssignBody = Type.Object(
   { additionalProperties: false, $id: 'OrderAssignParams' },
 );
 export type AssignBody = Static<typeof AssignBody>;
+
+/** The receiver's ID document (id_check, age_check). */
+export const IdDocument = Type.Object(
+  {
+    type: Type.Enum([...ID_DOCUMENT_TYPES], {
+      description:
+        '`national_id` (DNI, CPF, INE, cédula…), `foreign_id` (carné de extranjería), `passport`, `driver_license`, `other`',
+    }),
+    number: Type.String({ minLength: 1, maxLength: 40 }),
+  },
+  { additionalProperties: false },
+);
 
 export const DeliverBody = Type.Object(
   {
@@ -47,6 +52,17 @@ export const DeliverBody = Type.Object(
     ),
     lat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
     lng: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+    pin: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{4}$',
+        description:
+          'The customer’s 4-digit delivery PIN, when proof_requirements.pin is required. A wrong one is 422 pin_mismatch; the fifth locks it (409 pin_locked)',
+      }),
+    ),
+    id_document: Type.Optional(IdDocument),
+    age_verified: Type.Optional(
+      Type.Boolean({ description: 'The courier saw on the ID document that the receiver is 18 or older (age_check)' }),
+    ),
   },
   { additionalProperties: false, $id: 'OrderDeliverParams' },
 );
@@ -59,7 +75,7 @@ export const FailBody = Type.Object(
 export type FailBody = Static<typeof FailBody>;
 
 export const RescheduleBody = Type.Object(
-  { requested_date: Type.String({ format: 'date-time' }), time_window: Type.Optional(TimeWindow) },
+  { requested_date: RequestedDate, time_window: Type.Optional(TimeWindow) },
   { additionalProperties: false, $id: 'OrderRescheduleParams' },
 );
 export type RescheduleBody = Static<typeof RescheduleBody>;
@@ -72,13 +88,13 @@ export type ReturnBody = Static<typeof ReturnBody>;
 
 /** Request body of each move (cancel has its own route in the orders API). */
 export const MOVE_BODIES: Record<Exclude<Action, 'cancel'>, TSchema> = {
-  validate: Empty,
+  validate: EmptyBody,
   assign: AssignBody,
-  ready: Empty,
-  pickup: Empty,
-  depart: Empty,
-  approach: Empty,
-  arrive: Empty,
+  ready: EmptyBody,
+  pickup: EmptyBody,
+  depart: EmptyBody,
+  approach: EmptyBody,
+  arrive: EmptyBody,
   deliver: DeliverBody,
   fail: FailBody,
   reschedule: RescheduleBody,
@@ -101,6 +117,12 @@ export const ProofOfDelivery = Type.Object(
     lat: Type.Union([Type.Number(), Type.Null()]),
     lng: Type.Union([Type.Number(), Type.Null()]),
     delivered_at: Type.String({ format: 'date-time' }),
+    id_document: Type.Union([IdDocument, Type.Null()]),
+    age_verified: Type.Union([Type.Boolean(), Type.Null()], { description: 'Null when the age was not asked' }),
+    pin: Type.Union([Type.Literal('verified'), Type.Literal('overridden'), Type.Null()], {
+      description:
+        '`verified`: the customer’s PIN was given; `overridden`: by a dispatcher after it locked; null: no PIN',
+    }),
   },
   { $id: 'ProofOfDelivery' },
 );

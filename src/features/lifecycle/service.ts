@@ -1,16 +1,22 @@
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
+import type { MessageTrigger } from '../../shared/db/tables/messages.js';
 import { ApiError } from '../../shared/errors.js';
+import { signalJobs } from '../../shared/jobs/job.js';
 import { iso } from '../../shared/time.js';
 import { etaMinutes } from '../dispatch/eta.js';
-import { withPending } from '../dispatch/location-writer.js';
 import * as dispatch from '../dispatch/repo.js';
+import { type MessageOrder, NOTHING, prepareMessages } from '../messages/queue.js';
+import { insertMessages } from '../messages/repo.js';
+import { requestedDate, requestedDay } from '../orders/local-days.js';
 import { presentOrder } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
 import { resolveOrder } from '../orders/service.js';
 import { recordOrderEvent, signalQueued } from '../webhooks/outbox.js';
+import { onTime } from './on-time.js';
+import { checkPin } from './pin.js';
 import { buildProof, EVENT_LINK_TTL_SECONDS, presentProof } from './proof.js';
 import * as repo from './repo.js';
 import type { AssignBody, DeliverBody, FailBody, RescheduleBody, ReturnBody } from './schemas.js';
@@ -44,23 +50,14 @@ export function refused(action: Action, order: { id: string; status: string }): 
 }
 
 /** The guarded update, its timeline entry and its outbox event, inside the caller's transaction. */
-export async function applyMove(
-  trx: Tx,
-  current: Row,
-  action: Action,
-  e: MoveEffect,
-  now: number,
-  /** Acknowledged pings not yet written (withPending), so the timeline has the courier's latest position. */
-  pending: (c: dispatch.CourierRow) => dispatch.CourierRow = (c) => c,
-): Promise<Row> {
+export async function applyMove(trx: Tx, current: Row, action: Action, e: MoveEffect, now: number): Promise<Row> {
   const t = TRANSITIONS[action];
   const to = e.to ?? t.to;
   const row = await repo.advance(trx, current, { ...e.set, status: to, updated_at: now }, e.countsAttempt ?? false);
   if (!row) throw refused(action, { id: current.id, status: (await repo.statusOf(trx, current.id)) ?? current.status });
   let position = e.position ?? null;
   if (!position && row.courier_id) {
-    const found = await dispatch.courierById(trx, row.courier_id);
-    const c = found && pending(found);
+    const c = await dispatch.courierById(trx, row.courier_id);
     if (c && c.last_lat !== null && c.last_lng !== null) position = { lat: c.last_lat, lng: c.last_lng };
   }
   await orders.insertTimeline(trx, {
@@ -73,6 +70,25 @@ export async function applyMove(
   await e.within?.(trx, row);
   await recordOrderEvent(trx, e.event ?? t.event, row, e.data ?? {}, now);
   return row;
+}
+
+/** The moves customers hear about, and what they hear (DESIGN §14). */
+const MESSAGE_TRIGGER: Partial<Record<Action, MessageTrigger>> = {
+  depart: 'out_for_delivery',
+  approach: 'next_stop',
+  deliver: 'delivered',
+  fail: 'failed',
+  reschedule: 'rescheduled',
+};
+
+/** The order as its messages see it: what the move is about to set (the failure reason) included. */
+function messageOrder(current: Row, e: MoveEffect): MessageOrder {
+  return { ...current, ...e.set } as MessageOrder;
+}
+
+function etaOf(e: MoveEffect): number | null {
+  const eta = e.data?.eta_minutes;
+  return typeof eta === 'number' ? eta : null;
 }
 
 export function checkFrom(action: Action, order: { id: string; status: OrderStatus }): void {
@@ -94,11 +110,20 @@ export async function move(
   checkFrom(action, current);
   const now = ctx.clock();
   const e = await effect(current, now);
-  const updated = await ctx.db
-    .transaction()
-    .execute((trx) => applyMove(trx, current, action, e, now, withPending(ctx)));
+  const trigger = MESSAGE_TRIGGER[action];
+  const messages = trigger
+    ? await prepareMessages(ctx, messageOrder(current, e), trigger, { etaMinutes: etaOf(e) }, now)
+    : NOTHING;
+  let jobs = 0;
+  const updated = await ctx.db.transaction().execute(async (trx) => {
+    const row = await applyMove(trx, current, action, e, now);
+    // The customer's messages commit with the move that triggers them (DESIGN §14).
+    jobs = await insertMessages(trx, messages.rows, messages.jobs);
+    return row;
+  });
   // Every move writes an event; after the commit, this instance's dispatcher may have work.
   signalQueued(ctx);
+  if (jobs > 0) signalJobs(ctx);
   return presentOrder(updated);
 }
 
@@ -144,6 +169,34 @@ export async function assignEffect(ctx: AppContext, scope: Scope, order: Row, bo
   };
 }
 
+/** A new day (and window) for the order, back in the dispatch pool; also the customer's choice on the tracking page. */
+export function rescheduleEffect(order: Row, body: RescheduleBody): MoveEffect {
+  const tw = body.time_window;
+  if (tw && tw.start >= tw.end) {
+    throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
+  }
+  const timeWindow = tw ?? order.time_window;
+  // A plain day is a day in the order's zone, as at creation; the zone itself never changes.
+  const requested = requestedDate(body.requested_date, order.timezone);
+  // Back to the dispatch pool: the next attempt is planned afresh and needs a new assignment.
+  return {
+    set: {
+      requested_date: requested,
+      timezone: order.timezone,
+      time_window: timeWindow,
+      courier_id: null,
+      courier_name: null,
+      route_id: null,
+    },
+    data: {
+      requested_date: requested,
+      requested_day: requestedDay(requested, order.timezone),
+      timezone: order.timezone,
+      time_window: timeWindow,
+    },
+  };
+}
+
 export const moves = {
   validate: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'validate', () => ({})),
 
@@ -157,12 +210,12 @@ export const moves = {
 
   depart: (ctx: AppContext, scope: Scope, id: string) =>
     move(ctx, scope, id, 'depart', async (o) => ({
-      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o, withPending(ctx)) },
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
     })),
 
   approach: (ctx: AppContext, scope: Scope, id: string) =>
     move(ctx, scope, id, 'approach', async (o) => ({
-      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o, withPending(ctx)) },
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
     })),
 
   arrive: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'arrive', () => ({})),
@@ -170,12 +223,14 @@ export const moves = {
   deliver: (ctx: AppContext, scope: Scope, id: string, body: DeliverBody) =>
     move(ctx, scope, id, 'deliver', async (order, now) => {
       const proof = await buildProof(ctx, scope, order, body, now);
+      // Last, once the rest of the proof is complete: a wrong PIN is counted, a missing photo is not a try.
+      proof.pin = await checkPin(ctx, order, body.pin, now);
       const partial = proof.delivered_packages < order.packages;
       const shown = await presentProof(ctx, proof, EVENT_LINK_TTL_SECONDS);
       return {
         to: partial ? 'partially_delivered' : 'delivered',
         event: partial ? 'order.partially_delivered' : 'order.delivered',
-        set: { delivered_at: now },
+        set: { delivered_at: now, on_time: onTime(order, now) },
         countsAttempt: true,
         position: proof.lat !== null && proof.lng !== null ? { lat: proof.lat, lng: proof.lng } : undefined,
         data: {
@@ -195,24 +250,7 @@ export const moves = {
     })),
 
   reschedule: (ctx: AppContext, scope: Scope, id: string, body: RescheduleBody) =>
-    move(ctx, scope, id, 'reschedule', (order) => {
-      const tw = body.time_window;
-      if (tw && tw.start >= tw.end) {
-        throw new ApiError('parameter_invalid', 'Invalid time_window: start must be before end.', 'time_window.end');
-      }
-      const timeWindow = tw ?? order.time_window;
-      // Back to the dispatch pool: the next attempt is planned afresh and needs a new assignment.
-      return {
-        set: {
-          requested_date: body.requested_date,
-          time_window: timeWindow,
-          courier_id: null,
-          courier_name: null,
-          route_id: null,
-        },
-        data: { requested_date: body.requested_date, time_window: timeWindow },
-      };
-    }),
+    move(ctx, scope, id, 'reschedule', (order) => rescheduleEffect(order, body)),
 
   return: (ctx: AppContext, scope: Scope, id: string, body: ReturnBody) =>
     move(ctx, scope, id, 'return', (_o, now) => ({

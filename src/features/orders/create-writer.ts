@@ -11,8 +11,8 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
-/** A transaction never carries more than this many orders (PostgreSQL's 65 535 parameters allow ~1 600). */
-const MAX_BATCH = 100;
+/** A transaction never carries more than this many orders: on PostgreSQL, one statement's worth. */
+const MAX_BATCH = repo.ORDERS_PER_STATEMENT;
 
 /**
  * Group commit for POST /v1/orders. The commit is the most expensive part of a create (a third of

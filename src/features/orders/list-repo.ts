@@ -1,6 +1,6 @@
 import { type SelectQueryBuilder, sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
-import type { Executor } from '../../shared/db/index.js';
+import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, OrderStatus, ProofsTable } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
 import { fromColumns, type OrderRow } from './repo.js';
@@ -29,7 +29,19 @@ export interface OrderFilter {
   /** Due (requested date, else creation) in [dueGte, dueLt): `orders_due`. */
   dueGte?: number;
   dueLt?: number;
+  /** Due on this local day, each order in its own zone (`due_day`): `orders_due_day`. */
+  dueDay?: string;
   search?: Search;
+  /** Due on local days [dueFrom, dueTo] (`due_day`), the reports' periods. */
+  dueFrom?: string;
+  dueTo?: string;
+  courier?: string;
+  /** Exactly this delivery_address.district; the engine says how to read the JSON. */
+  district?: { engine: Engine; name: string };
+  /** The reports' outcomes: delivered (or partially), failed (or returned), cancelled. */
+  outcome?: 'delivered' | 'failed' | 'cancelled';
+  onTime?: boolean;
+  firstAttempt?: boolean;
   /** Orders whose proof of delivery recorded this cash-on-delivery outcome. */
   codStatus?: NonNullable<ProofsTable['cod_status']>;
 }
@@ -45,6 +57,24 @@ export interface ListFilter extends OrderFilter {
   before?: string;
   cursorScope?: Scope;
   limit: number;
+}
+
+/** The statuses behind each outcome the reports count (DESIGN §17). */
+export const OUTCOME_STATUSES = {
+  delivered: ['delivered', 'partially_delivered'],
+  failed: ['failed', 'returned'],
+  cancelled: ['cancelled'],
+} as const satisfies Record<string, readonly OrderStatus[]>;
+
+/**
+ * A text field of a JSON text column (`field` is a fixed identifier, never input): SQLite's `->>`
+ * (3.38+) reads the text as JSON; PostgreSQL's needs a json value first.
+ */
+export function jsonText(engine: Engine, column: string, field: string) {
+  const path = sql.lit(field);
+  return engine === 'postgres'
+    ? sql<string>`(${sql.ref(column)}::json ->> ${path})`
+    : sql<string>`(${sql.ref(column)} ->> ${path})`;
 }
 
 /** The smallest string greater than every string that starts with `prefix` (keys are text without U+FFFF). */
@@ -70,6 +100,18 @@ function filtered<O>(q: SelectQueryBuilder<DB, 'orders', O>, f: OrderFilter) {
   if (f.createdLt !== undefined) q = q.where('created_at', '<', f.createdLt);
   if (f.dueGte !== undefined) q = q.where('due_at', '>=', f.dueGte);
   if (f.dueLt !== undefined) q = q.where('due_at', '<', f.dueLt);
+  if (f.dueDay !== undefined) q = q.where('due_day', '=', f.dueDay);
+  if (f.dueFrom !== undefined) q = q.where('due_day', '>=', f.dueFrom);
+  if (f.dueTo !== undefined) q = q.where('due_day', '<=', f.dueTo);
+  if (f.courier !== undefined) q = q.where('courier_id', '=', f.courier);
+  if (f.outcome !== undefined) q = q.where('status', 'in', [...OUTCOME_STATUSES[f.outcome]]);
+  if (f.onTime !== undefined) q = q.where('on_time', '=', f.onTime ? 1 : 0);
+  if (f.firstAttempt !== undefined) {
+    q = q.where('status', 'in', [...OUTCOME_STATUSES.delivered]).where('attempts', f.firstAttempt ? '=' : '>', 1);
+  }
+  // The district lives in the address's JSON; both engines read it with the same path.
+  if (f.district !== undefined)
+    q = q.where(jsonText(f.district.engine, 'delivery_address', 'district'), '=', f.district.name);
   const s = f.search;
   if (s !== undefined) {
     // Each branch repeats `mode`, so each one alone is a range of its own index (orders_external,

@@ -1,19 +1,30 @@
 import type { Selectable, UpdateObject } from 'kysely';
-import { sql } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
-import type { Db, Engine, Executor, Tx } from '../../shared/db/index.js';
+import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, OrderStatus, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES, phoneKey, searchKey } from '../../shared/db/tables/orders.js';
+import type { ProofLevels } from '../../shared/db/tables/proof_settings.js';
+import { localDay } from '../../shared/local-time.js';
+import { parseInstant } from '../../shared/time.js';
+import type { Prepared } from '../messages/queue.js';
 import { insertEvent } from '../webhooks/events-repo.js';
 import type { PreparedEvent } from '../webhooks/outbox.js';
 import { insertDeliveries } from '../webhooks/repo.js';
 import type { Order } from './schemas.js';
 
 /** The columns stored as JSON text. */
-type JsonColumns = 'customer' | 'delivery_address' | 'items' | 'time_window' | 'metadata';
-/** The columns derived from others on every write, for the board's filters and search (009_order_board). */
-type DerivedColumns = 'due_at' | 'customer_key' | 'phone_key';
+type JsonColumns =
+  | 'customer'
+  | 'delivery_address'
+  | 'items'
+  | 'time_window'
+  | 'metadata'
+  | 'geocode'
+  | 'proof'
+  | 'requirements';
+/** The columns derived from others on every write, for the board's filters and search (009_order_board, 014_local_days). */
+type DerivedColumns = 'due_at' | 'due_day' | 'customer_key' | 'phone_key';
 
 /**
  * An order as every caller sees it: the JSON columns parsed, the derived ones left out. Only this
@@ -24,19 +35,26 @@ export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns | De
   delivery_address: Order['delivery_address'];
   items: Order['items'];
   time_window: Order['time_window'];
+  requirements: Order['requirements'];
   metadata: Order['metadata'];
+  geocode: Order['geocode'];
+  /** What a delivery asks for, fixed at creation; null on orders created before 020 (see proofLevelsOf). */
+  proof: ProofLevels | null;
 }
 export type TimelineRow = Selectable<OrderTimelineTable>;
 
 export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
-  const { due_at: _due, customer_key: _key, phone_key: _phone, ...rest } = r;
+  const { due_at: _due, due_day: _day, customer_key: _key, phone_key: _phone, ...rest } = r;
   return {
     ...rest,
     customer: JSON.parse(r.customer),
     delivery_address: JSON.parse(r.delivery_address),
     items: JSON.parse(r.items),
     time_window: r.time_window === null ? null : JSON.parse(r.time_window),
+    requirements: r.requirements === null ? [] : JSON.parse(r.requirements),
     metadata: JSON.parse(r.metadata),
+    geocode: r.geocode === null ? null : JSON.parse(r.geocode),
+    proof: r.proof === null ? null : JSON.parse(r.proof),
   };
 }
 
@@ -44,6 +62,19 @@ export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
 function requestedAt(requested: string | null): number | undefined {
   const at = requested === null ? Number.NaN : Date.parse(requested);
   return Number.isFinite(at) ? at : undefined;
+}
+
+/**
+ * When the order is due (see OrdersTable.due_at) and that instant's local day in the order's zone.
+ * A stored plain day is its first instant (orders/local-days.ts), so its local day is that day.
+ */
+export function dueOf(
+  requested: string | null,
+  createdAt: number,
+  tz: string,
+): Pick<OrdersTable, 'due_at' | 'due_day'> {
+  const due = requestedAt(requested) ?? createdAt;
+  return { due_at: due, due_day: localDay(due, tz) };
 }
 
 function customerKeys(c: Order['customer']): Pick<OrdersTable, 'customer_key' | 'phone_key'> {
@@ -55,29 +86,45 @@ function customerKeys(c: Order['customer']): Pick<OrdersTable, 'customer_key' | 
  * and the derived columns follow the fields they come from.
  */
 export function toColumns(o: Partial<OrderRow>): UpdateObject<DB, 'orders'> {
-  const { customer, delivery_address, items, time_window, metadata, ...plain } = o;
+  const { customer, delivery_address, items, time_window, metadata, geocode, proof, requirements, ...plain } = o;
   const out: UpdateObject<DB, 'orders'> = plain;
-  // Due when requested, else when created (see OrdersTable.due_at).
-  if (o.requested_date !== undefined) out.due_at = requestedAt(o.requested_date) ?? sql<number>`created_at`;
+  // Due when requested (see OrdersTable.due_at); the day is read in the order's zone, so a move
+  // that sets a requested date passes the order's (unchanged) timezone with it.
+  if (o.requested_date !== undefined) {
+    if (o.requested_date === null || o.timezone === undefined) {
+      throw new Error('a requested date is written with the order\u2019s timezone, and never cleared');
+    }
+    const due = parseInstant(o.requested_date);
+    Object.assign(out, { due_at: due, due_day: localDay(due, o.timezone) });
+  }
   if (customer !== undefined) Object.assign(out, customerKeys(customer));
   if (customer !== undefined) out.customer = JSON.stringify(customer);
   if (delivery_address !== undefined) out.delivery_address = JSON.stringify(delivery_address);
   if (items !== undefined) out.items = JSON.stringify(items);
   if (time_window !== undefined) out.time_window = time_window === null ? null : JSON.stringify(time_window);
   if (metadata !== undefined) out.metadata = JSON.stringify(metadata);
+  if (requirements !== undefined) out.requirements = requirementsColumn(requirements);
+  if (geocode !== undefined) out.geocode = geocode === null ? null : JSON.stringify(geocode);
+  if (proof !== undefined) out.proof = proof === null ? null : JSON.stringify(proof);
   return out;
 }
+
+/** None is null (most orders), so a column read back is never an empty array's text. */
+const requirementsColumn = (r: string[]) => (r.length > 0 ? JSON.stringify(r) : null);
 
 function allColumns(o: OrderRow): OrdersTable {
   return {
     ...o,
-    due_at: requestedAt(o.requested_date) ?? o.created_at,
+    ...dueOf(o.requested_date, o.created_at, o.timezone),
     ...customerKeys(o.customer),
     customer: JSON.stringify(o.customer),
     delivery_address: JSON.stringify(o.delivery_address),
     items: JSON.stringify(o.items),
     time_window: o.time_window === null ? null : JSON.stringify(o.time_window),
+    requirements: requirementsColumn(o.requirements),
     metadata: JSON.stringify(o.metadata),
+    geocode: o.geocode === null ? null : JSON.stringify(o.geocode),
+    proof: o.proof === null ? null : JSON.stringify(o.proof),
   };
 }
 
@@ -95,6 +142,7 @@ const ORDER_COLUMNS = Object.keys({
   items: 1,
   requested_date: 1,
   time_window: 1,
+  requirements: 1,
   priority: 1,
   is_urgent: 1,
   requires_signature: 1,
@@ -122,6 +170,20 @@ const ORDER_COLUMNS = Object.keys({
   due_at: 1,
   customer_key: 1,
   phone_key: 1,
+  timezone: 1,
+  due_day: 1,
+  on_time: 1,
+  delivery_instructions: 1,
+  safe_place: 1,
+  feedback_rating: 1,
+  feedback_comment: 1,
+  feedback_at: 1,
+  geocode: 1,
+  proof: 1,
+  delivery_pin: 1,
+  pin_attempts: 1,
+  pin_state: 1,
+  loaded_at: 1,
 } satisfies Record<keyof OrdersTable, 1>) as (keyof OrdersTable)[];
 
 const insertOrderColumns = compiledInsert('orders', ORDER_COLUMNS);
@@ -146,67 +208,90 @@ export const insertTimeline: (db: Executor, entry: TimelineEntry) => Promise<voi
   'lng',
 ]);
 
-/**
- * New orders with their first timeline entry, event and deliveries, committed together (one
- * create, or a group of them: create-writer.ts). SQLite: one transaction of precompiled single-row
- * INSERTs (cheap on an in-process engine; the commit is what costs). PostgreSQL: one statement,
- * each table's rows as one multi-row INSERT in a CTE, so a group is one round trip and one commit.
- */
-export async function insertCreated(db: Db, engine: Engine, orders: Created[]): Promise<void> {
-  if (orders.length === 0) return;
-  if (engine === 'sqlite') {
-    await db.transaction().execute(async (trx) => {
-      for (const o of orders) {
-        await insertOrder(trx, o.row);
-        await insertTimeline(trx, o.timeline);
-        await insertEvent(trx, o.event.event);
-        await insertDeliveries(trx, o.event.deliveries);
-      }
-    });
-    return;
-  }
-  const deliveries = orders.flatMap((o) => o.event.deliveries);
-  const q = db
-    .with('o', (w) => w.insertInto('orders').values(orders.map((o) => allColumns(o.row))))
-    .with('t', (w) => w.insertInto('order_timeline').values(orders.map((o) => o.timeline)));
-  const events = orders.map((o) => o.event.event);
-  if (deliveries.length === 0) await q.insertInto('events').values(events).execute();
-  else
-    await q
-      .with('d', (w) => w.insertInto('webhook_deliveries').values(deliveries))
-      .insertInto('events')
-      .values(events)
-      .execute();
-}
-
 /** An order ready to be written: its row, its first timeline entry and its order.created event. */
 export interface Created {
   row: OrderRow;
   timeline: TimelineEntry;
   event: PreparedEvent;
+  /** The customer's order_confirmed messages and their send jobs (features/messages). */
+  messages: Prepared;
 }
 
 /**
- * Many new orders at once (a bulk import's batch), inside the caller's transaction: one multi-row
- * INSERT per table instead of four statements per order, which is what makes 10 000 rows cheap on
- * PostgreSQL, where each statement is a round trip.
+ * Orders per PostgreSQL statement. Each order brings 55 parameters (its row, timeline entry and
+ * event) and 19 per delivery; at the most endpoints an account may have (16) that is 359, and a
+ * statement may carry 65 535: 100 orders stay well inside it whatever the endpoints.
  */
-export async function insertCreatedOrders(trx: Tx, orders: Created[]): Promise<void> {
+export const ORDERS_PER_STATEMENT = 100;
+
+const DELIVERIES_PER_STATEMENT = 1000;
+
+/**
+ * The one way new orders are written, each with its first timeline entry, its order.created event
+ * and the event's deliveries, all or none: the API's creates (a group per event-loop turn,
+ * create-writer.ts, with `db` the database) and an import's batch (inside the transaction that also
+ * moves the import's resume point, with `db` that transaction).
+ *
+ * PostgreSQL: one statement per ORDERS_PER_STATEMENT orders, each table's rows as one multi-row
+ * INSERT in a data-modifying CTE: one round trip, atomic by itself (a larger call outside a
+ * transaction opens one around its statements). SQLite: the precompiled single-row INSERTs in a
+ * loop, in the caller's transaction or one opened here (cheap on an in-process engine; the commit
+ * is what costs, and building one multi-row INSERT per table costs more than the loop).
+ */
+export async function insertCreated(db: Executor, engine: Engine, orders: Created[]): Promise<void> {
   if (orders.length === 0) return;
-  await trx
-    .insertInto('orders')
-    .values(orders.map((o) => allColumns(o.row)))
-    .execute();
-  await trx
-    .insertInto('order_timeline')
-    .values(orders.map((o) => o.timeline))
-    .execute();
-  await trx
-    .insertInto('events')
-    .values(orders.map((o) => o.event.event))
-    .execute();
+  const write = engine === 'sqlite' ? writeEach : writeStatements;
+  const single =
+    engine === 'postgres' && orders.length <= ORDERS_PER_STATEMENT && messagesOf(orders).messages.length === 0;
+  if (db.isTransaction || single) await write(db, orders);
+  else await db.transaction().execute((trx) => write(trx, orders));
+}
+
+async function writeEach(db: Executor, orders: Created[]): Promise<void> {
+  for (const o of orders) {
+    await insertOrder(db, o.row);
+    await insertTimeline(db, o.timeline);
+    await insertEvent(db, o.event.event);
+  }
+  // The deliveries of all of them in multi-row INSERTs: building one per order cost more than the
+  // three precompiled INSERTs above (19 columns a row; SQLite takes 32 766 values a statement).
   const deliveries = orders.flatMap((o) => o.event.deliveries);
-  if (deliveries.length > 0) await insertDeliveries(trx, deliveries);
+  for (let i = 0; i < deliveries.length; i += DELIVERIES_PER_STATEMENT) {
+    await insertDeliveries(db, deliveries.slice(i, i + DELIVERIES_PER_STATEMENT));
+  }
+  const { messages, jobs } = messagesOf(orders);
+  if (messages.length > 0) await db.insertInto('messages').values(messages).execute();
+  if (jobs.length > 0) await db.insertInto('jobs').values(jobs).execute();
+}
+
+/** The messages and jobs of new orders: new order ids, so none can collide with an existing one. */
+function messagesOf(orders: Created[]) {
+  return {
+    messages: orders.flatMap((o) => o.messages.rows),
+    jobs: orders.flatMap((o) => [...o.messages.jobs.values()]),
+  };
+}
+
+async function writeStatements(db: Executor, orders: Created[]): Promise<void> {
+  for (let i = 0; i < orders.length; i += ORDERS_PER_STATEMENT) {
+    const part = orders.slice(i, i + ORDERS_PER_STATEMENT);
+    const deliveries = part.flatMap((o) => o.event.deliveries);
+    const q = db
+      .with('o', (w) => w.insertInto('orders').values(part.map((o) => allColumns(o.row))))
+      .with('t', (w) => w.insertInto('order_timeline').values(part.map((o) => o.timeline)));
+    const events = part.map((o) => o.event.event);
+    if (deliveries.length === 0) await q.insertInto('events').values(events).execute();
+    else
+      await q
+        .with('d', (w) => w.insertInto('webhook_deliveries').values(deliveries))
+        .insertInto('events')
+        .values(events)
+        .execute();
+    // Customer messages and their jobs: two more statements, in the transaction insertCreated opened.
+    const { messages, jobs } = messagesOf(part);
+    if (messages.length > 0) await db.insertInto('messages').values(messages).execute();
+    if (jobs.length > 0) await db.insertInto('jobs').values(jobs).execute();
+  }
 }
 
 export async function timelineOf(db: Executor, orderId: string): Promise<TimelineRow[]> {

@@ -1,11 +1,21 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requireMerchant, scopeOf } from '../../shared/auth.js';
+import { settingsOwner } from '../../shared/access.js';
+import { principalOf, requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
+import { IdParams } from '../../shared/params.js';
 import { presentOrder } from './present.js';
-import { CountsQuery, IdParams, ListQuery, Order, OrderCounts, OrderCreate, OrderList, Quote } from './schemas.js';
+import { ProofSettings, ProofSettingsUpdate } from './proof-schemas.js';
+import { getProofSettings, updateProofSettings } from './proof-settings.js';
+import { CountsQuery, ListQuery, Order, OrderCounts, OrderCreate, OrderList, Quote } from './schemas.js';
 import * as service from './service.js';
+
+/** The delivery PIN is shown to the merchant (its keys and its users) only: see presentOrder. */
+const seesPin = (req: FastifyRequest) => principalOf(req).role === 'merchant';
+
+/** Proof settings: a merchant's own, the carrier's defaults (shared/access.ts, as notification settings). */
+const proofSettingsOwner = (req: FastifyRequest) => settingsOwner(req, 'proof settings');
 
 export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -63,7 +73,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: OrderList, ...errorResponses(401, 422) },
       },
     },
-    async (req) => service.listOrders(ctx, scopeOf(req), req.query),
+    async (req) => service.listOrders(ctx, scopeOf(req), req.query, seesPin(req)),
   );
 
   r.get(
@@ -94,6 +104,33 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: Order, ...errorResponses(401, 404) },
       },
     },
-    async (req) => presentOrder(await service.resolveOrder(ctx, scopeOf(req), req.params.id)),
+    async (req) => presentOrder(await service.resolveOrder(ctx, scopeOf(req), req.params.id), seesPin(req)),
+  );
+
+  r.get(
+    '/proof_settings',
+    {
+      schema: {
+        tags,
+        operationId: 'getProofSettings',
+        summary: "What a delivery must capture: a merchant's own settings, or the carrier's defaults",
+        response: { 200: ProofSettings, ...errorResponses(401, 403) },
+      },
+    },
+    async (req) => getProofSettings(ctx, proofSettingsOwner(req)),
+  );
+
+  r.put(
+    '/proof_settings',
+    {
+      schema: {
+        tags,
+        operationId: 'updateProofSettings',
+        summary: 'Change what a delivery must capture (only what the body names); orders created later follow',
+        body: ProofSettingsUpdate,
+        response: { 200: ProofSettings, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req) => updateProofSettings(ctx, proofSettingsOwner(req), req.body),
   );
 }

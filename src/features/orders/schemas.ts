@@ -1,12 +1,18 @@
 import { type Static, Type } from 'typebox';
-
 import { ORDER_SOURCES, ORDER_STATUSES, type OrderStatus } from '../../shared/db/tables/orders.js';
 import { COD_STATUSES } from '../../shared/db/tables/proofs.js';
+import { PinStatus, ProofRequirements } from './proof-schemas.js';
 
 // The stored vocabulary is defined with the table; the API shows the same values.
-export { ORDER_SOURCES, ORDER_STATUSES, type OrderSource, type OrderStatus } from '../../shared/db/tables/orders.js';
+export {
+  ORDER_SOURCES,
+  ORDER_STATUSES,
+  type OrderSource,
+  type OrderStatus,
+  TERMINAL_STATUSES,
+} from '../../shared/db/tables/orders.js';
 
-export const TERMINAL_STATUSES: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
+import { Nullable } from '../../shared/params.js';
 
 export const MAX_MONEY = 99_999_999.99;
 
@@ -30,6 +36,11 @@ export const Customer = Type.Object(
     email: Type.Optional(Type.String({ format: 'email', maxLength: 500 })),
     phone: Type.Optional(Phone),
     whatsapp: Type.Optional(Phone),
+    locale: Type.Optional(
+      Type.Union([Type.Literal('es'), Type.Literal('en'), Type.Literal('pt')], {
+        description: "The language of the customer's messages; the account's default when absent",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'Customer' },
 );
@@ -60,6 +71,21 @@ export const OrderItem = Type.Object(
   { additionalProperties: false, $id: 'OrderItem' },
 );
 
+/**
+ * An instant or a calendar day (docs/api.md "Dates and time zones"). The day is read in the
+ * order's zone: its account's depot's, else its account's, else the carrier's.
+ */
+export const RequestedDate = Type.Union(
+  [
+    Type.String({ format: 'date', description: 'A calendar day, e.g. 2026-11-25' }),
+    Type.String({ format: 'date-time', description: 'A date-time with offset, e.g. 2026-11-25T09:00:00-05:00' }),
+  ],
+  {
+    description:
+      'a date-time with offset (an instant, e.g. 2026-11-25T09:00:00-05:00) or a date YYYY-MM-DD (a calendar day in the order\u2019s time zone)',
+  },
+);
+
 const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:mm, 00:00 to 23:59' });
 export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false, $id: 'TimeWindow' });
 
@@ -75,6 +101,13 @@ export const Metadata = Type.Unsafe<Record<string, string | number | boolean>>({
   description: 'Up to 50 keys of at most 40 characters; values are strings (up to 500 characters), numbers or booleans',
 });
 
+const Requirements = Type.Array(Type.String({ minLength: 1, maxLength: 40, pattern: '^[a-z0-9_-]+$' }), {
+  maxItems: 20,
+  uniqueItems: true,
+  description:
+    'Skills its courier needs (`cold`, `large`): plans and dispatch give it only to a courier with all of them',
+});
+
 export const OrderCreate = Type.Object(
   {
     external_order_id: Type.Optional(Type.String({ maxLength: 100 })),
@@ -82,16 +115,29 @@ export const OrderCreate = Type.Object(
     customer: Customer,
     delivery_address: Address,
     items: Type.Optional(Type.Array(OrderItem, { maxItems: 500 })),
-    requested_date: Type.Optional(
-      Type.String({ format: 'date-time', description: 'ISO 8601 date-time with offset, e.g. 2025-07-01T09:00:00Z' }),
-    ),
+    requested_date: Type.Optional(RequestedDate),
     time_window: Type.Optional(TimeWindow),
+    requirements: Type.Optional(Requirements),
     priority: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3, default: 1, description: '1 low, 2 normal, 3 high' }),
     ),
     is_urgent: Type.Optional(Type.Boolean({ default: false })),
-    requires_signature: Type.Optional(Type.Boolean({ default: true })),
+    // No `default` keyword: AJV would write it into every body, and an account whose proof settings
+    // turn signatures off could never have an order without one (orders/proof-settings.ts).
+    requires_signature: Type.Optional(
+      Type.Boolean({
+        description:
+          'Default true, unless the account’s proof settings turn signatures off; false never lowers a signature the account requires',
+      }),
+    ),
     requires_photo: Type.Optional(Type.Boolean({ default: false })),
+    requires_pin: Type.Optional(
+      Type.Boolean({ description: 'Ask the customer’s delivery PIN even if the account’s proof settings do not' }),
+    ),
+    requires_id_check: Type.Optional(Type.Boolean({ description: 'Record the receiver’s ID document' })),
+    requires_age_check: Type.Optional(
+      Type.Boolean({ description: 'The receiver must be 18 or older (an ID document is recorded)' }),
+    ),
     cash_on_delivery: Type.Optional(Money('Amount to collect on delivery; 0 when not applicable')),
     customer_notes: Type.Optional(Str()),
     metadata: Type.Optional(Metadata),
@@ -100,7 +146,22 @@ export const OrderCreate = Type.Object(
 );
 export type OrderCreate = Static<typeof OrderCreate>;
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+/** How the geocoder located an address sent without coordinates (docs/geocoding.md). */
+export const Geocode = Type.Object(
+  {
+    quality: Type.Union([Type.Literal('address'), Type.Literal('street'), Type.Literal('area'), Type.Literal('none')], {
+      description:
+        '`address`: a house or building; `street`: the street, not the number; `area`: only a neighbourhood, district or city; `none`: not found, or the geocoder could not be reached (the order has no coordinates)',
+    }),
+    confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    label: Nullable(Type.String({ description: 'The geocoder\u2019s name for the place it matched' })),
+    needs_review: Type.Boolean({
+      description: 'True when a person should check the point on a map: an area or no match, or a low confidence',
+    }),
+  },
+  { $id: 'Geocode' },
+);
+export type Geocode = Static<typeof Geocode>;
 
 export const Order = Type.Object(
   {
@@ -113,25 +174,78 @@ export const Order = Type.Object(
     status: OrderStatusSchema,
     customer: Customer,
     delivery_address: Address,
+    geocode: Type.Union([Geocode, Type.Null()], {
+      description:
+        'Set when the address came without coordinates and a geocoder is configured (RUTA_GEOCODER_URL); null when they came with it',
+    }),
     items: Type.Array(OrderItem),
     weight_kg: Type.Number(),
     packages: Type.Integer(),
     cash_on_delivery: Type.Number(),
     shipping_cost: Type.Number(),
     currency: Type.String(),
-    requested_date: Nullable(Type.String({ format: 'date-time' })),
+    requested_date: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'The instant requested. A date sent without a time is that day\u2019s first instant in `timezone`, written with the zone\u2019s offset (2026-11-25T00:00:00-05:00)',
+      }),
+    ),
+    requested_day: Nullable(
+      Type.String({
+        format: 'date',
+        description: 'The local day of requested_date in `timezone` (YYYY-MM-DD): the day the order is due',
+      }),
+    ),
+    timezone: Type.String({
+      description:
+        'IANA zone of the order\u2019s days and times of day (requested_day, time_window), fixed at creation: its account\u2019s depot\u2019s, else its account\u2019s, else the carrier\u2019s',
+    }),
     time_window: Nullable(TimeWindow),
+    requirements: Requirements,
     priority: Type.Integer(),
     is_urgent: Type.Boolean(),
     requires_signature: Type.Boolean(),
     requires_photo: Type.Boolean(),
+    proof_requirements: ProofRequirements,
+    pin: PinStatus,
+    delivery_pin: Type.Optional(
+      Type.String({
+        pattern: '^[0-9]{4}$',
+        description:
+          'The 4-digit code the customer gives the courier (when proof_requirements.pin is required). Only the merchant sees it; couriers, dispatchers and the tracking page never do',
+      }),
+    ),
     customer_notes: Nullable(Type.String()),
     metadata: Metadata,
     courier: Nullable(Type.Object({ id: Type.String(), name: Type.String() })),
     route: Nullable(Type.String()),
+    loaded_at: Type.Optional(
+      Nullable(
+        Type.String({
+          format: 'date-time',
+          description:
+            "When the parcel's label was scanned into the courier's vehicle (POST /v1/orders/{id}/load); null until then",
+        }),
+      ),
+    ),
     cancellation_reason: Nullable(Type.String()),
     failure_reason: Nullable(Type.String()),
     attempts: Type.Integer(),
+    delivery_instructions: Nullable(
+      Type.String({ description: 'Written by the customer on the tracking page before departure' }),
+    ),
+    safe_place: Nullable(Type.String({ description: 'Where to leave it, from the customer (tracking page)' })),
+    feedback: Nullable(
+      Type.Object(
+        {
+          rating: Type.Integer({ minimum: 1, maximum: 5 }),
+          comment: Nullable(Type.String()),
+          created_at: Type.String({ format: 'date-time' }),
+        },
+        { description: 'The customer\u2019s rating of the delivery, given once on the tracking page' },
+      ),
+    ),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -162,6 +276,35 @@ const filterFields = {
     }),
   ),
   due_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Orders due before this instant' })),
+  due_on: Type.Optional(
+    Type.String({
+      format: 'date',
+      description:
+        'Orders due on this local day (YYYY-MM-DD), each read in its own time zone: its requested_day, or, when it has none, the day it was created',
+    }),
+  ),
+  due_from: Type.Optional(
+    Type.String({
+      format: 'date',
+      description: 'Orders due on this local day or later (as due_on): the reports’ links',
+    }),
+  ),
+  due_to: Type.Optional(Type.String({ format: 'date', description: 'Orders due on this local day or earlier' })),
+  courier: Type.Optional(Type.String({ maxLength: 100, description: 'Orders of this courier (cou_…)' })),
+  district: Type.Optional(
+    Type.String({ maxLength: 500, description: 'Orders whose delivery_address.district is exactly this' }),
+  ),
+  outcome: Type.Optional(
+    Type.Enum(['delivered', 'failed', 'cancelled'], {
+      description: 'delivered: delivered or partially_delivered; failed: failed or returned; cancelled',
+    }),
+  ),
+  on_time: Type.Optional(
+    Type.Boolean({ description: 'Delivered orders inside (true) or outside (false) their window' }),
+  ),
+  first_attempt: Type.Optional(
+    Type.Boolean({ description: 'Delivered orders delivered at their first attempt (true) or a later one (false)' }),
+  ),
   search: Type.Optional(
     Type.String({
       minLength: 1,
@@ -209,8 +352,6 @@ export const OrderCounts = Type.Object(
   },
   { $id: 'OrderCounts' },
 );
-
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
 
 export const CancelBody = Type.Object(
   { reason: Type.Optional(Type.String({ maxLength: 500 })) },

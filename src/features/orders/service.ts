@@ -5,17 +5,24 @@ import type { Tx } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { phoneKey, searchKey } from '../../shared/db/tables/orders.js';
 import { ApiError, notFound } from '../../shared/errors.js';
+import { roadKm } from '../../shared/geo.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
+import { signalJobs } from '../../shared/jobs/job.js';
 import { iso, parseInstant } from '../../shared/time.js';
 import { bodyValidator } from '../../shared/validation.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { accountById } from '../accounts/service.js';
+import { zoneOfAccount } from '../accounts/zone.js';
+import { type Located, locateAddress } from '../geocoding/locate.js';
+import { prepareMessages, settingsFor } from '../messages/queue.js';
 import { announce, enabledEndpointsOf, prepareOrderEvent } from '../webhooks/outbox.js';
 import { ORDER_WRITES } from './create-writer.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
+import { requestedDate } from './local-days.js';
 import { presentOrder } from './present.js';
-import { type PriceBreakdown, price, roadKm, toMajor, toMinor } from './pricing.js';
+import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
+import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
 import * as repo from './repo.js';
 import {
   type CountsQuery,
@@ -34,6 +41,8 @@ interface Computed {
   km: number;
   breakdown: PriceBreakdown;
   account: AccountRow;
+  /** The zone the order's days are read in. */
+  timezone: string;
 }
 
 function minorOrThrow(amount: number, param: string): number {
@@ -66,7 +75,7 @@ async function compute(ctx: AppContext, accountId: string, body: OrderCreate): P
     );
   }
   const codMinor = minorOrThrow(body.cash_on_delivery ?? 0, 'cash_on_delivery');
-  const account = await accountById(ctx.db, accountId);
+  const account = await accountById(ctx, accountId);
   if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
   const weightKg = Math.round(items.reduce((s, it) => s + (it.weight_kg ?? 0) * (it.quantity ?? 1), 0) * 1000) / 1000;
   const packages = items.length === 0 ? 1 : items.reduce((s, it) => s + (it.quantity ?? 1), 0);
@@ -79,10 +88,26 @@ async function compute(ctx: AppContext, accountId: string, body: OrderCreate): P
   const km = roadKm(origin, dest);
   const pricing: Pricing = { ...ctx.config.defaultPricing, ...account.pricing };
   const breakdown = price(pricing, { km, weightKg, isUrgent: body.is_urgent ?? false, cashOnDelivery: codMinor });
-  return { weightKg, packages, codMinor, km, breakdown, account };
+  return { weightKg, packages, codMinor, km, breakdown, account, timezone: zoneOfAccount(account, ctx.config) };
 }
 
-export async function quote(ctx: AppContext, accountId: string, mode: Mode, body: OrderCreate) {
+/**
+ * An address without coordinates, located by the geocoder when one is configured (RUTA_GEOCODER_URL):
+ * the body with the point filled in, and how it was found (null: it came with coordinates, or there
+ * is no geocoder).
+ */
+async function located(ctx: AppContext, body: OrderCreate): Promise<{ body: OrderCreate; geocode: Located | null }> {
+  const a = body.delivery_address;
+  // A blank address is refused by compute's rules, not sent to the geocoder.
+  if ((a.lat !== undefined && a.lng !== undefined) || a.address.trim() === '') return { body, geocode: null };
+  const found = await locateAddress(ctx, a);
+  if (!found) return { body, geocode: null };
+  const address = found.point ? { ...a, lat: found.point.lat, lng: found.point.lng } : a;
+  return { body: { ...body, delivery_address: address }, geocode: found.located };
+}
+
+export async function quote(ctx: AppContext, accountId: string, mode: Mode, sent: OrderCreate) {
+  const { body } = await located(ctx, sent);
   const c = await compute(ctx, accountId, body);
   const b = c.breakdown;
   return {
@@ -110,11 +135,19 @@ export type PreparedOrder = repo.Created;
 /** What every order of one batch shares (the account's webhook endpoints), read once: see `batchOf`. */
 export interface OrderBatch {
   endpoints: Awaited<ReturnType<typeof enabledEndpointsOf>>;
+  /** The account's message settings (order_confirmed is written with each order). */
+  messages: Awaited<ReturnType<typeof settingsFor>>;
+  /** The account's proof settings (each order's levels and PIN come from them). */
+  proof: ProofLevels;
 }
 
 /** Reads once what prepareOrder would read for each order of a batch of one account and environment. */
 export async function batchOf(ctx: AppContext, accountId: string, mode: Mode): Promise<OrderBatch> {
-  return { endpoints: await enabledEndpointsOf(ctx.db, { accountId, mode }) };
+  return {
+    endpoints: await enabledEndpointsOf(ctx.db, { accountId, mode }),
+    messages: await settingsFor(ctx.db, accountId),
+    proof: (await proofSettingsFor(ctx.db, accountId)).levels,
+  };
 }
 
 /** The same AJV check POST /v1/orders runs on its body, for bodies that arrive another way (imports). */
@@ -129,11 +162,14 @@ export async function prepareOrder(
   ctx: AppContext,
   accountId: string,
   mode: Mode,
-  body: OrderCreate,
+  sent: OrderCreate,
   now = ctx.clock(),
   batch?: OrderBatch,
 ): Promise<PreparedOrder> {
+  const { body, geocode } = await located(ctx, sent);
   const c = await compute(ctx, accountId, body);
+  const proof = orderProof(batch?.proof ?? (await proofSettingsFor(ctx.db, accountId)).levels, body);
+  const pin = newDeliveryPin(proof);
   const row: repo.OrderRow = {
     id: newId('ord', now),
     account_id: accountId,
@@ -145,12 +181,17 @@ export async function prepareOrder(
     customer: body.customer,
     delivery_address: body.delivery_address,
     items: body.items ?? [],
-    requested_date: body.requested_date ?? null,
+    requested_date: body.requested_date === undefined ? null : requestedDate(body.requested_date, c.timezone),
     time_window: body.time_window ?? null,
+    requirements: body.requirements ?? [],
     priority: body.priority ?? 1,
     is_urgent: body.is_urgent ? 1 : 0,
-    requires_signature: body.requires_signature === false ? 0 : 1,
-    requires_photo: body.requires_photo ? 1 : 0,
+    requires_signature: proof.signature === 'required' ? 1 : 0,
+    requires_photo: proof.photo === 'required' ? 1 : 0,
+    proof,
+    delivery_pin: pin,
+    pin_attempts: 0,
+    pin_state: pin === null ? null : 'set',
     cash_on_delivery: c.codMinor,
     shipping_cost: c.breakdown.total,
     currency: c.account.currency,
@@ -163,6 +204,7 @@ export async function prepareOrder(
     route_id: null,
     cancellation_reason: null,
     failure_reason: null,
+    on_time: null,
     attempts: 0,
     // order.created is event 1 of this order.
     event_seq: 1,
@@ -172,23 +214,38 @@ export async function prepareOrder(
     delivered_at: null,
     returned_at: null,
     failure_notes: null,
+    timezone: c.timezone,
+    delivery_instructions: null,
+    safe_place: null,
+    feedback_rating: null,
+    feedback_comment: null,
+    feedback_at: null,
+    geocode,
+    loaded_at: null,
   };
   const timeline = { order_id: row.id, status: 'pending' as const, occurred_at: now, lat: null, lng: null };
   // The endpoints are read first, so the writes that follow need no read between them.
   const event = await prepareOrderEvent(ctx.db, 'order.created', row, { created_at: iso(now) }, now, batch?.endpoints);
-  return { row, timeline, event };
+  // The customer's order_confirmed messages commit with the order (DESIGN §14).
+  const messages = await prepareMessages(ctx, row, 'order_confirmed', {}, now, batch?.messages);
+  return { row, timeline, event, messages };
 }
 
 export async function createOrder(ctx: AppContext, accountId: string, mode: Mode, body: OrderCreate): Promise<Order> {
   const p = await prepareOrder(ctx, accountId, mode, body);
   await ctx.instance.get(ORDER_WRITES).write(p);
   announce(ctx, p.event);
-  return presentOrder(p.row);
+  if (p.messages.jobs.size > 0) signalJobs(ctx);
+  // The merchant who created it is the one caller that sees the PIN.
+  return presentOrder(p.row, true);
 }
 
-/** Writes prepared orders (and their events) inside the caller's transaction, a few statements per batch. */
-export async function insertPreparedOrders(trx: Tx, orders: PreparedOrder[]): Promise<void> {
-  await repo.insertCreatedOrders(trx, orders);
+/**
+ * Writes prepared orders (and their events) inside the caller's transaction, the same way a
+ * POST /v1/orders is written (repo.insertCreated).
+ */
+export async function insertPreparedOrders(ctx: AppContext, trx: Tx, orders: PreparedOrder[]): Promise<void> {
+  await repo.insertCreated(trx, ctx.engine, orders);
 }
 
 /** After the commit of insertPreparedOrders: wakes this process's webhook dispatcher. */
@@ -228,7 +285,7 @@ function searchOf(text: string): Search {
 }
 
 /** The filters GET /v1/orders and GET /v1/orders/counts share, checked and parsed the same way. */
-function filterOf(scope: Scope, q: CountsQuery): OrderFilter {
+function filterOf(ctx: AppContext, scope: Scope, q: CountsQuery): OrderFilter {
   if (q.account !== undefined && scope.accountId !== null) {
     throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');
   }
@@ -241,13 +298,22 @@ function filterOf(scope: Scope, q: CountsQuery): OrderFilter {
     createdLt: parseDate(q.created_lt),
     dueGte: parseDate(q.due_gte),
     dueLt: parseDate(q.due_lt),
+    dueDay: q.due_on,
+    dueFrom: q.due_from,
+    dueTo: q.due_to,
+    courier: q.courier,
+    district: q.district === undefined ? undefined : { engine: ctx.engine, name: q.district },
+    outcome: q.outcome,
+    onTime: q.on_time,
+    firstAttempt: q.first_attempt,
     search: q.search === undefined ? undefined : searchOf(q.search),
     codStatus: q.cod_status,
   };
 }
 
-export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
-  const filter = filterOf(scope, q);
+/** `withPin`: the caller is the merchant (see presentOrder). */
+export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery, withPin = false) {
+  const filter = filterOf(ctx, scope, q);
   if (q.starting_after !== undefined && q.ending_before !== undefined) {
     throw new ApiError('parameter_invalid', 'Pass either starting_after or ending_before, not both.', 'ending_before');
   }
@@ -271,12 +337,12 @@ export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery) {
   const has_more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (q.ending_before !== undefined) page.reverse();
-  return { object: 'list' as const, data: page.map((r) => presentOrder(r)), has_more };
+  return { object: 'list' as const, data: page.map((r) => presentOrder(r, withPin)), has_more };
 }
 
 /** How many orders of each status the list would show for the same filters (every status present, 0 included). */
 export async function countOrders(ctx: AppContext, scope: Scope, q: CountsQuery) {
-  const found = await list.countOrders(ctx.db, filterOf(scope, q));
+  const found = await list.countOrders(ctx.db, filterOf(ctx, scope, q));
   const counts = Object.fromEntries(ORDER_STATUSES.map((s) => [s, found.get(s) ?? 0])) as Record<OrderStatus, number>;
   const total = ORDER_STATUSES.reduce((sum, s) => sum + counts[s], 0);
   return { object: 'order_counts' as const, livemode: scope.mode === 'live', total, counts };

@@ -5,7 +5,7 @@ import { COURIER_SESSION_COOKIE, checkOrigin, principalOf, scopeOf } from '../..
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../orders/schemas.js';
+import { EmptyBody, IdParams } from '../../shared/params.js';
 import {
   courierSessionView,
   endCourierSession,
@@ -14,7 +14,7 @@ import {
   signOutEverywhere,
 } from './courier-sign-in.js';
 import { clearSessionCookie, cookieToken, publicOrigin, setSessionCookie } from './routes.js';
-import { CourierSessionCreate, CourierSessionView, CourierSignOut, Deleted, EmptyBody, SignInCode } from './schemas.js';
+import { CourierSessionCreate, CourierSessionView, CourierSignOut, Deleted, SignInCode } from './schemas.js';
 
 const tags = ['Courier sign-in'];
 

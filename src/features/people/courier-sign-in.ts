@@ -2,10 +2,11 @@ import { csrfTokenFor, type Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { clientOf } from '../../shared/rate-limit.js';
 import { iso } from '../../shared/time.js';
 import { findCourier } from '../dispatch/repo.js';
 import { presentCourier } from '../dispatch/service.js';
-import { assertNotLocked, recordFailure } from './lockout.js';
+import { beginAttempt, LIMITS } from './lockout.js';
 import * as repo from './repo.js';
 import type { CourierSessionView, SignInCode } from './schemas.js';
 import { hashCode, hashToken, newCode, newToken, normalizeCode } from './tokens.js';
@@ -49,20 +50,21 @@ export interface StartedCourierSession {
 }
 
 /**
- * `POST /v1/courier_session {code}`: trades a code for a 30-day session. Attempts are locked out
- * per address like password sign-ins: with 30^8 codes and 5 tries per 15 min, guessing is hopeless.
+ * `POST /v1/courier_session {code}`: trades a code for a 30-day session. Attempts are counted per
+ * client (an IPv4 address or an IPv6 /64) before the code is looked up, so guesses sent at once
+ * are counted too: with 30^8 codes and 5 tries per 15 minutes, guessing is hopeless.
  */
 export async function signInCourier(ctx: AppContext, input: string, ip: string): Promise<StartedCourierSession> {
-  const buckets = [`code-ip:${ip}`];
-  await assertNotLocked(ctx, buckets);
+  const attempt = await beginAttempt(ctx, [{ key: `code-address:${clientOf(ip)}`, limit: LIMITS.code }]);
   const code = normalizeCode(input);
   const now = ctx.clock();
   const taken = code === undefined ? undefined : await repo.takeCode(ctx.db, hashCode(code), now);
   const courier = taken && (await repo.courierRow(ctx.db, taken.courier_id));
   if (courier?.status !== 'active') {
-    await recordFailure(ctx, buckets);
+    await attempt.failed();
     throw new ApiError('invalid_credentials', 'This sign-in code is not valid: it may be mistyped, used or expired.');
   }
+  await attempt.succeeded();
   const token = newToken();
   const expiresAt = now + COURIER_SESSION_MS;
   await repo.insertCourierSession(ctx.db, {

@@ -4,6 +4,7 @@ import type {
   CourierSignInCodesTable,
   CouriersTable,
   InvitationsTable,
+  PasswordResetsTable,
   SessionsTable,
   UsersTable,
 } from '../../shared/db/schema.js';
@@ -86,34 +87,65 @@ export async function purgeEndedSessions(db: Executor, userId: string, now: numb
     .execute();
 }
 
-export async function deleteSessionsOf(db: Executor, userId: string): Promise<void> {
-  await db.deleteFrom('sessions').where('user_id', '=', userId).execute();
+export async function deleteSessionsOf(db: Executor, userId: string): Promise<number> {
+  const res = await db.deleteFrom('sessions').where('user_id', '=', userId).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }
 
-// Failed attempts (lock-out): rows in the database, so every instance counts the same.
-
-export async function failuresSince(db: Executor, bucket: string, since: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom('sign_in_failures')
-    .select('at')
-    .where('bucket', '=', bucket)
-    .where('at', '>', since)
-    .orderBy('at', 'asc')
-    .execute();
-  return rows.map((r) => Number(r.at));
+/** Every session of the user but `keep` (the one that changed the password). */
+export async function deleteOtherSessions(db: Executor, userId: string, keep: string): Promise<number> {
+  const res = await db.deleteFrom('sessions').where('user_id', '=', userId).where('id', '!=', keep).executeTakeFirst();
+  return Number(res.numDeletedRows);
 }
 
-export async function recordFailures(db: Executor, buckets: string[], at: number, purgeBefore: number): Promise<void> {
+export async function setPasswordHash(db: Executor, userId: string, hash: string, at: number) {
+  return db
+    .updateTable('users')
+    .set({ password_hash: hash, updated_at: at })
+    .where('id', '=', userId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+// Password resets (admins issue single-use links, like invitations)
+
+export async function insertPasswordReset(db: Executor, row: PasswordResetsTable): Promise<void> {
+  await db.insertInto('password_resets').values(row).execute();
+}
+
+/** A new link replaces the user's earlier open ones: only the last one given out works. */
+export async function expireResetsOf(db: Executor, userId: string, now: number): Promise<void> {
   await db
-    .insertInto('sign_in_failures')
-    .values(buckets.map((bucket) => ({ bucket, at })))
+    .updateTable('password_resets')
+    .set({ expires_at: now })
+    .where('user_id', '=', userId)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
     .execute();
-  // Rows older than the window count for nothing; dropping them here keeps the table small.
-  await db.deleteFrom('sign_in_failures').where('at', '<=', purgeBefore).execute();
 }
 
-export async function clearFailures(db: Executor, bucket: string): Promise<void> {
-  await db.deleteFrom('sign_in_failures').where('bucket', '=', bucket).execute();
+/** An open link (unused, unexpired) and its user's email, for the page that sets the password. */
+export async function openPasswordReset(db: Executor, tokenHash: string, now: number) {
+  return db
+    .selectFrom('password_resets as r')
+    .innerJoin('users as u', 'u.id', 'r.user_id')
+    .select(['r.id', 'r.user_id', 'r.expires_at', 'u.email', 'u.status'])
+    .where('r.token_hash', '=', tokenHash)
+    .where('r.used_at', 'is', null)
+    .where('r.expires_at', '>', now)
+    .executeTakeFirst();
+}
+
+/** Single use: of two concurrent uses of a link, only one matches `used_at is null`. */
+export async function takePasswordReset(db: Executor, tokenHash: string, now: number) {
+  return db
+    .updateTable('password_resets')
+    .set({ used_at: now })
+    .where('token_hash', '=', tokenHash)
+    .where('used_at', 'is', null)
+    .where('expires_at', '>', now)
+    .returningAll()
+    .executeTakeFirst();
 }
 
 // Invitations

@@ -5,13 +5,14 @@ import { checkOrigin, SESSION_COOKIE } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../orders/schemas.js';
+import { EmptyBody, IdParams } from '../../shared/params.js';
+import { zoneOfScope } from '../accounts/zone.js';
+import { DEVICE_COOKIE, type Device } from './devices.js';
 import { acceptInvitation, invite, listInvitations, revokeInvitation, showInvitation } from './invitations.js';
 import { listUsers } from './repo.js';
 import {
   CreatedInvitation,
   Deleted,
-  EmptyBody,
   InvitationAccept,
   InvitationCreate,
   InvitationView,
@@ -30,6 +31,12 @@ import * as users from './users.js';
 
 export const publicOrigin = (ctx: AppContext): string => new URL(ctx.config.publicUrl).origin;
 
+/** A session as answered: with the zone the user's days are in (the console's "today"). */
+export const withZone = async (ctx: AppContext, view: SessionView) => ({
+  ...view,
+  timezone: await zoneOfScope(ctx, view.user.account),
+});
+
 /** HttpOnly (scripts never see it), SameSite=Lax (no cross-site POSTs carry it), Secure behind https. */
 export function setSessionCookie(ctx: AppContext, reply: FastifyReply, name: string, token: string, expiresAt: number) {
   reply.setCookie(name, token, {
@@ -38,6 +45,17 @@ export function setSessionCookie(ctx: AppContext, reply: FastifyReply, name: str
     path: '/',
     secure: ctx.config.publicUrl.startsWith('https:'),
     expires: new Date(expiresAt),
+  });
+}
+
+/** The known-browser cookie: sent only to the sign-in route, where it is the only thing it is for. */
+export function setDeviceCookie(ctx: AppContext, reply: FastifyReply, device: Device) {
+  reply.setCookie(DEVICE_COOKIE, device.token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    path: '/v1/session',
+    secure: ctx.config.publicUrl.startsWith('https:'),
+    expires: new Date(device.expiresAt),
   });
 }
 
@@ -71,7 +89,7 @@ export function peoplePublicRoutes(app: FastifyInstance, ctx: AppContext): void 
         operationId: 'createSession',
         summary: 'Sign in with email and password (sets the ruta_session cookie)',
         description:
-          'A wrong email and a wrong password answer the same 401 invalid_credentials. After 5 failures for one email or one address in 15 minutes: 429 with Retry-After. Needs no CSRF token, but an Origin header, when sent, must be RUTA_PUBLIC_URL\u2019s.',
+          'A wrong email and a wrong password answer the same 401 invalid_credentials. Attempts are counted before the password is checked: 5 failures for one email from one address (an IPv6 /64 counts as one), 20 from one address, or 20 for one email from browsers it has not signed in on, within 15 minutes, and further tries get 429 with Retry-After. A browser the user signed in on before (cookie ruta_device, set here) is held only by its own count and the account\u2019s ceiling. Needs no CSRF token, but an Origin header, when sent, must be RUTA_PUBLIC_URL\u2019s.',
         security: [],
         body: SessionCreate,
         response: { 200: SessionView, ...errorResponses(401, 403, 422, 429) },
@@ -79,9 +97,11 @@ export function peoplePublicRoutes(app: FastifyInstance, ctx: AppContext): void 
     },
     async (req, reply) => {
       checkOrigin(req, origin);
-      const s = await signIn(ctx, req.body.email, req.body.password, req.ip);
+      const device = (req as { cookies?: Record<string, string | undefined> }).cookies?.[DEVICE_COOKIE];
+      const s = await signIn(ctx, req.body.email, req.body.password, req.ip, device);
       setSessionCookie(ctx, reply, SESSION_COOKIE, s.token, s.expiresAt);
-      return s.view;
+      setDeviceCookie(ctx, reply, s.device);
+      return withZone(ctx, s.view);
     },
   );
 
@@ -94,7 +114,7 @@ export function peoplePublicRoutes(app: FastifyInstance, ctx: AppContext): void 
         summary: 'Read an open invitation by its token (public: the page where the person sets a password)',
         security: [],
         params: TokenParams,
-        response: { 200: InvitationView, ...errorResponses(404) },
+        response: { 200: InvitationView, ...errorResponses(404, 429) },
       },
     },
     async (req) => showInvitation(ctx, req.params.token),
@@ -110,7 +130,7 @@ export function peoplePublicRoutes(app: FastifyInstance, ctx: AppContext): void 
         security: [],
         params: TokenParams,
         body: InvitationAccept,
-        response: { 201: SessionView, ...errorResponses(403, 404, 409, 422) },
+        response: { 201: SessionView, ...errorResponses(403, 404, 409, 422, 429) },
       },
     },
     async (req, reply) => {
@@ -118,7 +138,7 @@ export function peoplePublicRoutes(app: FastifyInstance, ctx: AppContext): void 
       const s = await acceptInvitation(ctx, req.params.token, req.body);
       setSessionCookie(ctx, reply, SESSION_COOKIE, s.token, s.expiresAt);
       reply.code(201);
-      return s.view;
+      return withZone(ctx, s.view);
     },
   );
 }
@@ -137,7 +157,7 @@ export function peopleRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: SessionView, ...errorResponses(401, 403) },
       },
     },
-    async (req) => sessionView(ctx, requireUser(req), cookieToken(req, SESSION_COOKIE)),
+    async (req) => withZone(ctx, await sessionView(ctx, requireUser(req), cookieToken(req, SESSION_COOKIE))),
   );
 
   r.delete(

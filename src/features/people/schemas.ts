@@ -1,16 +1,15 @@
 import { type Static, Type } from 'typebox';
 import { USER_ROLES, USER_STATUSES } from '../../shared/db/tables/users.js';
+import { DateTime, Nullable } from '../../shared/params.js';
 import { Courier } from '../dispatch/schemas.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
-const DateTime = Type.String({ format: 'date-time' });
 const Email = Type.String({ minLength: 3, maxLength: 254, examples: ['ana@carrier.example'] });
 const Password = Type.String({ minLength: 10, maxLength: 1000, description: 'At least 10 characters' });
 const Name = Type.String({ minLength: 1, maxLength: 200 });
 const AccountId = Type.String({ minLength: 1, maxLength: 100, examples: ['acct_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] });
 export const UserRoleSchema = Type.Enum([...USER_ROLES], { $id: 'UserRole' });
 export const UserStatusSchema = Type.Enum([...USER_STATUSES], { $id: 'UserStatus' });
-const Mode = Type.Enum(['test', 'live']);
+const _Mode = Type.Enum(['test', 'live']);
 
 export const User = Type.Object(
   {
@@ -45,10 +44,15 @@ export const SessionView = Type.Object(
     csrf_token: Type.String({ description: 'Send as X-CSRF-Token on every request that changes state' }),
     expires_at: { ...DateTime, description: 'Absolute end: 7 days after sign-in' },
     idle_expires_at: { ...DateTime, description: 'Ends earlier if no request comes for 12 hours' },
+    timezone: Type.String({
+      description:
+        'IANA zone of the user\u2019s days (the console\u2019s \u201ctoday\u201d): a merchant user\u2019s account\u2019s, else the carrier\u2019s (RUTA_DEFAULT_TIMEZONE)',
+    }),
   },
   { $id: 'Session' },
 );
-export type SessionView = Static<typeof SessionView>;
+/** What sessions.ts builds; the routes add the zone (`withZone` in routes.ts). */
+export type SessionView = Omit<Static<typeof SessionView>, 'timezone'>;
 
 export const Deleted = Type.Object({ object: Type.String(), deleted: Type.Literal(true) }, { $id: 'SessionEnded' });
 
@@ -126,7 +130,6 @@ export const PendingInvitationList = Type.Object(
 );
 
 /** Operations that take no parameters: an absent body, or `{}`. */
-export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 export const TokenParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 100 }) });
 
@@ -166,131 +169,4 @@ export type CourierSessionView = Static<typeof CourierSessionView>;
 export const CourierSignOut = Type.Object(
   { object: Type.Literal('courier_sign_out'), courier: Type.String(), sessions_ended: Type.Integer() },
   { $id: 'CourierSignOut' },
-);
-
-// Accounts and API keys (the console's admin and merchant pages).
-
-const PricingSchema = Type.Object(
-  {
-    base_fee: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
-    per_km: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
-    per_kg: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
-    included_kg: Type.Optional(Type.Number({ minimum: 0, maximum: 1e6 })),
-    urgent_fee: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
-    cod_fee_rate: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
-    minimum: Type.Optional(Type.Integer({ minimum: 0, maximum: 1e9 })),
-  },
-  {
-    additionalProperties: false,
-    $id: 'AccountPricing',
-    description: 'Overrides of the default pricing, money in minor units; absent fields use the defaults',
-  },
-);
-const Origin = Type.Object(
-  { lat: Type.Number({ minimum: -90, maximum: 90 }), lng: Type.Number({ minimum: -180, maximum: 180 }) },
-  { additionalProperties: false, $id: 'AccountOrigin' },
-);
-
-export const Account = Type.Object(
-  {
-    id: Type.String(),
-    object: Type.Literal('account'),
-    name: Type.String(),
-    currency: Type.String(),
-    origin: Nullable(Origin),
-    pricing: Nullable(PricingSchema),
-    created_at: DateTime,
-  },
-  { $id: 'Account' },
-);
-export type Account = Static<typeof Account>;
-
-export const AccountList = Type.Object(
-  { object: Type.Literal('list'), data: Type.Array(Account), has_more: Type.Boolean() },
-  { $id: 'AccountList' },
-);
-
-export const AccountUpdate = Type.Object(
-  {
-    name: Type.Optional(Name),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217' })),
-    origin: Type.Optional(Nullable(Origin)),
-    pricing: Type.Optional(Nullable(PricingSchema)),
-  },
-  { additionalProperties: false, $id: 'AccountUpdateParams' },
-);
-export type AccountUpdate = Static<typeof AccountUpdate>;
-
-export const AccountCreate = Type.Object(
-  {
-    name: Name,
-    currency: Type.Optional(
-      Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; default RUTA_DEFAULT_CURRENCY' }),
-    ),
-    origin: Type.Optional(Nullable(Origin)),
-    pricing: Type.Optional(Nullable(PricingSchema)),
-  },
-  { additionalProperties: false, $id: 'AccountCreateParams' },
-);
-export type AccountCreate = Static<typeof AccountCreate>;
-
-export const CreatedAccount = Type.Object(
-  {
-    ...Account.properties,
-    keys: Type.Object(
-      {
-        test: Type.String({ examples: ['sk_test_…'] }),
-        live: Type.String({ examples: ['sk_live_…'] }),
-      },
-      { description: 'The account\u2019s first secret keys, one per environment; shown once, now' },
-    ),
-  },
-  { $id: 'CreatedAccount' },
-);
-export type CreatedAccount = Static<typeof CreatedAccount>;
-
-export const ApiKey = Type.Object(
-  {
-    id: Type.String({ examples: ['key_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
-    object: Type.Literal('api_key'),
-    account: Nullable(Type.String({ description: 'null for operator keys' })),
-    role: Type.Enum(['merchant', 'operator']),
-    mode: Mode,
-    display: Type.String({ description: 'First and last characters, to tell keys apart' }),
-    created_at: DateTime,
-    revoked_at: Nullable(DateTime),
-    expires_at: Nullable({ ...DateTime, description: 'Set when the key was rolled: it works until then' }),
-  },
-  { $id: 'ApiKey' },
-);
-export type ApiKey = Static<typeof ApiKey>;
-
-export const CreatedApiKey = Type.Object(
-  { ...ApiKey.properties, secret: Type.String({ description: 'Shown once, now; only its hash is kept' }) },
-  { $id: 'CreatedApiKey' },
-);
-export type CreatedApiKey = Static<typeof CreatedApiKey>;
-
-export const ApiKeyList = Type.Object(
-  { object: Type.Literal('list'), data: Type.Array(ApiKey), has_more: Type.Boolean() },
-  { $id: 'ApiKeyList' },
-);
-
-export const ApiKeyCreate = Type.Object(
-  {
-    mode: Mode,
-    account: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 100,
-        description: 'Admins: the account for a secret key; omit for an operator key. Merchant users: their own.',
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'ApiKeyCreateParams' },
-);
-
-export const ApiKeyListQuery = Type.Object(
-  { account: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
-  { additionalProperties: false },
 );

@@ -4,9 +4,11 @@ import type { AppContext } from '../../shared/context.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { ApiError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { clientOf } from '../../shared/rate-limit.js';
 import { iso } from '../../shared/time.js';
 import { authenticate as authenticateKey } from '../accounts/service.js';
-import { assertNotLocked, recordFailure } from './lockout.js';
+import { type Device, knownDeviceOf, rememberDevice } from './devices.js';
+import { type Bucket, beginAttempt, LIMITS } from './lockout.js';
 import { DUMMY_HASH, verifyPassword } from './passwords.js';
 import * as repo from './repo.js';
 import type { SessionView } from './schemas.js';
@@ -55,23 +57,55 @@ export async function startSession(ctx: AppContext, user: repo.UserRow): Promise
 
 const invalid = () => new ApiError('invalid_credentials', 'The email or password is not correct.');
 
+export interface SignedIn extends StartedSession {
+  /** The browser's `ruta_device` cookie, new or renewed. */
+  device: Device;
+}
+
+/** The buckets a password attempt counts in (docs/console-auth.md, "Lock-out"). */
+export function signInBuckets(email: string, ip: string, knownDevice: string | undefined): Bucket[] {
+  const client = clientOf(ip);
+  if (knownDevice) {
+    return [
+      { key: `device:${knownDevice}`, limit: LIMITS.device },
+      { key: `account:${email}`, limit: LIMITS.accountCeiling },
+    ];
+  }
+  return [
+    { key: `pair:${email}|${client}`, limit: LIMITS.pair },
+    { key: `address:${client}`, limit: LIMITS.address },
+    { key: `account:${email}`, limit: LIMITS.account },
+  ];
+}
+
 /**
  * `POST /v1/session`. A wrong email and a wrong password get the same answer after the same work
- * (an unknown email is checked against a dummy hash), so neither the body nor the time tells
- * whether the email exists. A disabled user is refused the same way.
+ * (an unknown email is checked against a dummy hash, and counted like a real one), so neither the
+ * body nor the time tells whether the email exists. A disabled user is refused the same way. The
+ * attempt is counted before the password is checked (issue #18), per (email, client) and per
+ * client, and per email everywhere; a browser known for the user skips the first two.
  */
-export async function signIn(ctx: AppContext, email: string, password: string, ip: string): Promise<StartedSession> {
+export async function signIn(
+  ctx: AppContext,
+  email: string,
+  password: string,
+  ip: string,
+  deviceToken?: string,
+): Promise<SignedIn> {
   const normalized = email.trim().toLowerCase();
-  const buckets = [`email:${normalized}`, `ip:${ip}`];
-  await assertNotLocked(ctx, buckets);
   const user = await repo.findUserByEmail(ctx.db, normalized);
+  const known = await knownDeviceOf(ctx, deviceToken, user?.id);
+  const buckets = signInBuckets(normalized, ip, known);
+  const attempt = await beginAttempt(ctx, buckets);
   const ok = await verifyPassword(password, user?.password_hash ?? DUMMY_HASH);
   if (!user || !ok || user.status !== 'active') {
-    await recordFailure(ctx, buckets);
+    await attempt.failed();
     throw invalid();
   }
-  await repo.clearFailures(ctx.db, `email:${normalized}`);
-  return startSession(ctx, user);
+  // The person's own typos are forgotten; the address's and the account's counts are not.
+  await attempt.succeeded([(buckets[0] as Bucket).key]);
+  const device = await rememberDevice(ctx, user.id, known, deviceToken);
+  return { ...(await startSession(ctx, user)), device };
 }
 
 /** The cookie → principal lookup for user sessions, with both timeouts and the user's status. */

@@ -5,7 +5,9 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { iso } from '../../shared/time.js';
 import { findAccount } from '../accounts/repo.js';
-import { hashPassword, MIN_PASSWORD_LENGTH } from './passwords.js';
+import { beginAttempt, LIMITS } from './lockout.js';
+import type { PasswordChanged } from './password-schemas.js';
+import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from './passwords.js';
 import * as repo from './repo.js';
 import type { User } from './schemas.js';
 
@@ -137,4 +139,38 @@ export async function disableByEmail(ctx: AppContext, email: string): Promise<re
   const user = await repo.findUserByEmail(ctx.db, email);
   if (!user) return undefined;
   return updateUser(ctx, null, user.id, { status: 'disabled' });
+}
+
+/**
+ * `POST /v1/session/password`: the signed-in user changes their password, proving the current one
+ * (a session left open on a shared computer must not be enough). Wrong current passwords are
+ * counted like sign-in failures, before the check: 5 in 15 minutes, then 429. The user's other
+ * sessions end in the same transaction; this one goes on.
+ */
+export async function changePassword(
+  ctx: AppContext,
+  userId: string,
+  sessionId: string,
+  body: { current_password: string; new_password: string },
+): Promise<PasswordChanged> {
+  checkPassword(body.new_password, 'new_password');
+  const user = await repo.findUser(ctx.db, userId);
+  if (!user) throw new ApiError('session_invalid', 'Your session has ended; sign in again.');
+  const bucket = `change:${userId}`;
+  const attempt = await beginAttempt(ctx, [{ key: bucket, limit: LIMITS.change }]);
+  if (!(await verifyPassword(body.current_password, user.password_hash))) {
+    await attempt.failed();
+    throw new ApiError('parameter_invalid', 'The current password is not correct.', 'current_password');
+  }
+  await attempt.succeeded([bucket]);
+  if (body.new_password.normalize('NFC') === body.current_password.normalize('NFC')) {
+    throw new ApiError('parameter_invalid', 'Invalid new_password: it is the current password.', 'new_password');
+  }
+  const hash = await hashPassword(body.new_password);
+  return ctx.db.transaction().execute(async (trx) => {
+    const row = await repo.setPasswordHash(trx, userId, hash, ctx.clock());
+    if (!row) throw new ApiError('session_invalid', 'Your session has ended; sign in again.');
+    const ended = await repo.deleteOtherSessions(trx, userId, sessionId);
+    return { object: 'password_change' as const, user: presentUser(row), sessions_ended: ended };
+  });
 }

@@ -1,7 +1,6 @@
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
-import { withPending } from '../dispatch/location-writer.js';
 import { type PreparedRoute, prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
 import { signalQueued } from '../webhooks/outbox.js';
 import { publishPlan } from './planned.js';
@@ -47,7 +46,6 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
   }
   const now = ctx.clock();
   const done: StoredResult = { ...result, route_ids: prepared.map((p) => p.route.id) };
-  const pending = withPending(ctx);
   const updated = await ctx.db.transaction().execute(async (trx) => {
     // First: a second commit of the same plan waits here, then finds it committed.
     if (!(await repo.claimCommit(trx, plan.id, now, plan.updated_at))) {
@@ -63,7 +61,7 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
     const again = await repo.ordersByIds(trx, plan.mode, routed);
     const moved = again.filter((o) => versionOf(o) !== versions[o.id]).map((o) => o.id);
     if (moved.length > 0) throw stale(moved);
-    for (const p of prepared) await writeRoute(trx, p, now, pending);
+    for (const p of prepared) await writeRoute(trx, p, now);
     return repo.updatePlan(trx, plan.id, { result: done, updated_at: now });
   });
   signalQueued(ctx);

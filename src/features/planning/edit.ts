@@ -7,7 +7,7 @@ import { openResult, planOrThrow, presentPlan } from './plans.js';
 import { buildProblem, presentRoutes, totalsOf } from './problem.js';
 import * as repo from './repo.js';
 import type { PlanEdit, PlanResult, RoutePlan } from './schemas.js';
-import { check, type Solution } from './solver/index.js';
+import { check, placeBreaks, type Solution } from './solver/index.js';
 import type { StoredResult } from './stored.js';
 
 /** An edit that keeps losing the race to other edits gives up after this many tries (409). */
@@ -106,6 +106,7 @@ async function recompute(ctx: AppContext, plan: repo.PlanRow, edited: Edited): P
     .map((_, job) => job)
     .filter((job) => !routed.has(job))
     .map((job) => ({ job, reason: 'time_window' as const }));
+  if (built.problem.vehicles.some((v) => v.break)) solution.breaks = placeBreaks(built.problem, solution.routes);
   const verdict = check(built.problem, solution);
   // Every error but a broken constraint (an order twice, a missing job) would be a bug above.
   if (verdict.errors.length !== verdict.violations.length) {

@@ -1,6 +1,7 @@
 import type { AppContext } from '../../shared/context.js';
 import type { PlannedCourier } from './problem.js';
 import * as repo from './repo.js';
+import { shiftOf } from './shift.js';
 
 /**
  * A plan's depot and couriers with their depots read, as the solver's problem needs them: the run
@@ -18,7 +19,9 @@ export async function plannedCouriers(
   const depot = await depotOf(plan.depot_id);
   const couriers: PlannedCourier[] = [];
   for (const c of plan.request.planned) {
-    couriers.push({ ...c, start: await depotOf(c.start_depot), end: await depotOf(c.end_depot) });
+    const start = await depotOf(c.start_depot);
+    const shift = shiftOf(c, start, ctx.config);
+    couriers.push({ ...c, shift_start: shift.start, shift_end: shift.end, start, end: await depotOf(c.end_depot) });
   }
   return { depot, couriers };
 }

@@ -2,14 +2,16 @@ import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { enqueue, signalJobs } from '../../shared/jobs/job.js';
 import { iso } from '../../shared/time.js';
+import { type Constraints, checkBreak, constraintsOf } from '../dispatch/constraints.js';
 import * as dispatch from '../dispatch/repo.js';
 import type { OrderRow } from '../orders/repo.js';
-import { localDate } from './clock.js';
 import { depotOrThrow } from './depots.js';
 import * as repo from './repo.js';
-import { PLANS } from './runner.js';
+import { PLAN_SOLVE } from './runner.js';
 import type { PlanCourier, PlanCreate, PlanResult, RoutePlan } from './schemas.js';
+import { endsAfterStart, shiftOf } from './shift.js';
 import { type StoredRequest, type StoredResult, versionOf } from './stored.js';
 
 /** The default order set reads at most this many assignable orders (the solver's practical size). */
@@ -48,6 +50,18 @@ export function presentPlan(p: repo.PlanRow): RoutePlan {
 
 const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
 
+/** The courier's own constraints with the request's overrides (null clears one). */
+function overridden(own: Constraints, c: PlanCourier): Constraints {
+  return {
+    skills: c.skills !== undefined ? (c.skills ?? []) : own.skills,
+    break: c.break !== undefined ? c.break : own.break,
+    max_route_minutes: c.max_route_minutes !== undefined ? c.max_route_minutes : own.max_route_minutes,
+    max_route_km: c.max_route_km !== undefined ? c.max_route_km : own.max_route_km,
+    max_stops: c.max_stops !== undefined ? c.max_stops : own.max_stops,
+    route_end: c.route_end !== undefined ? (c.route_end ?? 'depot') : own.route_end,
+  };
+}
+
 async function resolveCouriers(ctx: AppContext, scope: Scope, body: PlanCreate, depotId: string) {
   const seen = new Set<string>();
   const planned: StoredRequest['planned'] = [];
@@ -74,11 +88,13 @@ async function resolveCouriers(ctx: AppContext, scope: Scope, body: PlanCreate, 
       courier_id: row.id,
       capacity_kg: pick('capacity_kg') ?? null,
       capacity_packages: pick('capacity_packages') ?? null,
-      shift_start: pick('shift_start') ?? null,
-      shift_end: pick('shift_end') ?? null,
+      shift_start: (pick('shift_start') ?? null) as string | null,
+      shift_end: (pick('shift_end') ?? null) as string | null,
       start_depot: pick('start_depot') ?? depotId,
       end_depot: pick('end_depot') ?? pick('start_depot') ?? depotId,
+      ...overridden(constraintsOf(row), c),
     };
+    checkBreak(merged.break, `${param}.break`);
     if (merged.shift_start && merged.shift_end && minutes(merged.shift_end) <= minutes(merged.shift_start)) {
       throw new ApiError(
         'parameter_invalid',
@@ -86,29 +102,39 @@ async function resolveCouriers(ctx: AppContext, scope: Scope, body: PlanCreate, 
         `${param}.shift_end`,
       );
     }
+    const depots: repo.DepotRow[] = [];
     for (const k of ['start_depot', 'end_depot'] as const) {
-      if (!(await repo.findDepot(ctx.db, scope.mode, merged[k]))) {
+      const d = await repo.findDepot(ctx.db, scope.mode, merged[k]);
+      if (!d) {
         throw new ApiError(
           'parameter_invalid',
           `Invalid ${param}.${k}: no such depot '${merged[k]}'.`,
           `${param}.${k}`,
         );
       }
+      depots.push(d);
     }
+    // A missing end of the shift is the start depot's working day's (defect 13: never 00:00).
+    const shift = shiftOf(merged, depots[0] as repo.DepotRow, ctx.config);
+    if (!endsAfterStart(shift)) {
+      const side = merged.shift_start === null ? 'shift_start' : 'shift_end';
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid ${param}.${side}: the shift ${shift.start}\u2013${shift.end} must end after it starts (a missing end is the depot\u2019s working day).`,
+        `${param}.${side}`,
+      );
+    }
+    merged.shift_start = shift.start;
+    merged.shift_end = shift.end;
     planned.push(merged);
   }
   return planned;
 }
 
-async function resolveOrders(ctx: AppContext, scope: Scope, body: PlanCreate, tz: string): Promise<OrderRow[]> {
-  if (body.order_ids === undefined) {
-    const candidates = await repo.assignableOrders(ctx.db, scope.mode, MAX_DEFAULT_ORDERS);
-    return candidates.filter((o) => {
-      if (o.requested_date === null) return true;
-      const at = Date.parse(o.requested_date);
-      return Number.isFinite(at) && localDate(at, tz) === body.date;
-    });
-  }
+async function resolveOrders(ctx: AppContext, scope: Scope, body: PlanCreate): Promise<OrderRow[]> {
+  // Due on the plan's day, each order's day read in its own zone (fixed when it was created: its
+  // account's depot's, else its account's, else the carrier's), or without a requested date.
+  if (body.order_ids === undefined) return repo.assignableOrders(ctx.db, scope.mode, body.date, MAX_DEFAULT_ORDERS);
   const found = new Map((await repo.ordersByIds(ctx.db, scope.mode, body.order_ids)).map((o) => [o.id, o]));
   return body.order_ids.map((id, i) => {
     const o = found.get(id);
@@ -125,7 +151,7 @@ async function resolveOrders(ctx: AppContext, scope: Scope, body: PlanCreate, tz
   });
 }
 
-/** Checks the request, stores the plan as queued with its orders' versions, and starts it in the background. */
+/** Checks the request, stores the plan as queued with its orders' versions, and queues its solve (runner.ts). */
 export async function createPlan(ctx: AppContext, scope: Scope, body: PlanCreate): Promise<RoutePlan> {
   if (Number.isNaN(Date.parse(`${body.date}T00:00:00Z`))) {
     throw new ApiError('parameter_invalid', 'Invalid date: expected YYYY-MM-DD.', 'date');
@@ -137,7 +163,7 @@ export async function createPlan(ctx: AppContext, scope: Scope, body: PlanCreate
     throw new ApiError('parameter_invalid', `Invalid depot: no such depot '${body.depot}'.`, 'depot');
   }
   const planned = await resolveCouriers(ctx, scope, body, depot.id);
-  const orders = await resolveOrders(ctx, scope, body, depot.timezone);
+  const orders = await resolveOrders(ctx, scope, body);
   const now = ctx.clock();
   const request: StoredRequest = {
     objective: body.objective ?? 'min_distance',
@@ -162,8 +188,12 @@ export async function createPlan(ctx: AppContext, scope: Scope, body: PlanCreate
     created_at: now,
     updated_at: now,
   };
-  await repo.insertPlan(ctx.db, row);
-  ctx.instance.get(PLANS).start(row, orders);
+  // The plan and its solve job commit together: no plan without the job that will solve it.
+  await ctx.db.transaction().execute(async (trx) => {
+    await repo.insertPlan(trx, row);
+    await enqueue(trx, PLAN_SOLVE, { ref: row.id, now });
+  });
+  signalJobs(ctx);
   return presentPlan(row);
 }
 

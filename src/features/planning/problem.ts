@@ -1,21 +1,28 @@
 import type { Config } from '../../shared/config.js';
 import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
-import type { Point } from '../orders/pricing.js';
+import type { Point } from '../../shared/geo.js';
+import { atLocalTime, localClock, startOfDay } from '../../shared/local-time.js';
 import type { OrderRow } from '../orders/repo.js';
-import { localClock, localInstant } from './clock.js';
 import type { PlanResult } from './schemas.js';
 import type { Job, Problem, RouteSchedule, SolveResult, Vehicle, Violation } from './solver/index.js';
 import { travelMatrices } from './travel.js';
 
-/** A courier as planned: its own fields with the plan's overrides applied. */
+/** A courier as planned: its own fields with the plan's overrides applied, and a shift (`shiftOf`). */
 export interface PlannedCourier {
   courier_id: string;
   capacity_kg: number | null;
   capacity_packages: number | null;
-  shift_start: string | null;
-  shift_end: string | null;
+  shift_start: string;
+  shift_end: string;
   start: DepotRow;
   end: DepotRow;
+  /** DESIGN §16's constraints, own or overridden; absent in plans stored before them (none). */
+  skills?: string[];
+  break?: { earliest: string; latest: string; duration_min: number } | null;
+  max_route_minutes?: number | null;
+  max_route_km?: number | null;
+  max_stops?: number | null;
+  route_end?: 'depot' | 'last_stop';
 }
 
 /** No limit: large enough for any real load, small enough to stay exact in a double. */
@@ -49,8 +56,8 @@ export async function buildProblem(
   signal?: AbortSignal,
 ): Promise<Built> {
   const tz = o.depot.timezone;
-  const dayStart = localInstant(o.date, '00:00', tz);
-  const minuteOf = (hhmm: string) => (localInstant(o.date, hhmm, tz) - dayStart) / MS_PER_MIN;
+  const dayStart = startOfDay(o.date, tz);
+  const minuteOf = (hhmm: string) => (atLocalTime(o.date, hhmm, tz) - dayStart) / MS_PER_MIN;
   const dayEnd = minuteOf('24:00');
 
   const points: Point[] = [];
@@ -66,10 +73,11 @@ export async function buildProblem(
   placeOfDepot(o.depot);
   const vehicles: Vehicle[] = o.couriers.map((c) => ({
     capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
-    shiftStart: c.shift_start ? minuteOf(c.shift_start) : 0,
-    shiftEnd: c.shift_end ? minuteOf(c.shift_end) : dayEnd,
+    shiftStart: minuteOf(c.shift_start),
+    shiftEnd: minuteOf(c.shift_end),
     startLocation: placeOfDepot(c.start),
     endLocation: placeOfDepot(c.end),
+    ...vehicleLimits(c, minuteOf),
   }));
 
   const jobs: Job[] = [];
@@ -91,6 +99,7 @@ export async function buildProblem(
       due: w ? minuteOf(w.end) : dayEnd,
       // Urgent outranks every priority; priority 1–3 maps to 0–2.
       priority: order.is_urgent ? 3 : Math.max(0, Math.min(2, order.priority - 1)),
+      ...(order.requirements.length > 0 ? { requirements: order.requirements } : {}),
     });
     jobOrders.push(order);
   }
@@ -104,6 +113,27 @@ export async function buildProblem(
   };
 }
 
+/** A courier's constraints in the solver's terms (minutes since the day's start, km). */
+export function vehicleLimits(
+  c: Pick<PlannedCourier, 'skills' | 'break' | 'max_route_minutes' | 'max_route_km' | 'max_stops' | 'route_end'>,
+  minuteOf: (hhmm: string) => number,
+): Partial<Vehicle> {
+  const out: Partial<Vehicle> = {};
+  if (c.skills && c.skills.length > 0) out.skills = c.skills;
+  if (c.break) {
+    out.break = {
+      earliest: minuteOf(c.break.earliest),
+      latest: minuteOf(c.break.latest),
+      duration: c.break.duration_min,
+    };
+  }
+  if (c.max_route_minutes != null) out.maxDuration = c.max_route_minutes;
+  if (c.max_route_km != null) out.maxDistance = c.max_route_km;
+  if (c.max_stops != null) out.maxJobs = c.max_stops;
+  if (c.route_end === 'last_stop') out.openEnd = true;
+  return out;
+}
+
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 type PlanRoute = PlanResult['routes'][number];
 type PlanViolation = PlanRoute['stops'][number]['violations'][number];
@@ -111,6 +141,7 @@ type PlanViolation = PlanRoute['stops'][number]['violations'][number];
 /** A broken constraint in words, with times of day in the depot's zone (what the dispatcher reads). */
 function describe(built: Built, couriers: PlannedCourier[], v: Violation): PlanViolation {
   const hhmm = (min: number) => localClock(built.dayStart + Math.round(min * MS_PER_MIN), built.tz);
+  const c = couriers[v.vehicle] as PlannedCourier;
   if (v.kind === 'capacity') {
     const unit = v.dimension === 0 ? 'packages' : 'kg';
     return {
@@ -119,12 +150,28 @@ function describe(built: Built, couriers: PlannedCourier[], v: Violation): PlanV
     };
   }
   if (v.kind === 'shift') {
-    const c = couriers[v.vehicle] as PlannedCourier;
     return {
       constraint: 'shift',
       message: `Back at ${c.end.name} at ${hhmm(v.at)}, after the shift ends (${hhmm(v.limit)})`,
     };
   }
+  if (v.kind === 'skills') {
+    const needs = (built.jobs[v.job] as OrderRow).requirements.filter((r) => !(c.skills ?? []).includes(r));
+    return { constraint: 'skills', message: `Needs ${needs.join(', ')}, which the courier does not have` };
+  }
+  if (v.kind === 'route_limit') {
+    return {
+      constraint: 'route_limit',
+      message: `Over the courier\u2019s route limit: ${round(v.at)} where ${round(v.limit)} is the most (stops, minutes or km)`,
+    };
+  }
+  if (v.kind === 'break') {
+    return {
+      constraint: 'break',
+      message: `No room for the break between ${c.break?.earliest}\u2013${c.break?.latest}`,
+    };
+  }
+  if (v.kind === 'pair') return { constraint: 'pair', message: 'Picked up and delivered apart, or delivered first' };
   const w = (built.jobs[v.job] as OrderRow).time_window;
   return {
     constraint: 'time_window',
@@ -146,10 +193,8 @@ export function presentRoutes(
 ): PlanRoute[] {
   const at = (min: number) => new Date(built.dayStart + Math.round(min * MS_PER_MIN)).toISOString();
   return schedules.map((s) => {
-    // The checker counts what has been delivered so far; the API answers what is still on board
-    // after each stop (everything is loaded at the depot): the route's total less that.
-    const total = s.stops[s.stops.length - 1]?.load ?? [];
-    const onBoard = (st: (typeof s.stops)[number], d: number) => round((total[d] ?? 0) - (st.load[d] ?? 0));
+    // What is still on board after each stop: the checker's, which knows pickups from deliveries.
+    const onBoard = (st: (typeof s.stops)[number], d: number) => round(st.onBoard[d] ?? 0);
     return {
       courier_id: (couriers[s.vehicle] as PlannedCourier).courier_id,
       stops: s.stops.map((st) => ({
@@ -167,6 +212,9 @@ export function presentRoutes(
       end_at: at(s.end),
       distance_km: round(s.distance),
       duration_min: round(s.end - s.start, 1),
+      ...(s.break
+        ? { break: { after_stops: s.break.after, start_at: at(s.break.start), end_at: at(s.break.end) } }
+        : {}),
     };
   });
 }

@@ -69,6 +69,27 @@ export async function findPlan(db: Executor, mode: Mode, id: string): Promise<Pl
   return r && fromPlanColumns(r);
 }
 
+/** A plan by id in any environment: its solve job names it by id alone. */
+export async function findPlanById(db: Executor, id: string): Promise<PlanRow | undefined> {
+  const r = await db.selectFrom('route_plans').selectAll().where('id', '=', id).executeTakeFirst();
+  return r && fromPlanColumns(r);
+}
+
+/**
+ * Changes a plan that has not ended (queued or running): how the solve job writes, so a job that
+ * runs again for a plan that ended (or is gone) changes nothing. Undefined when nothing matched.
+ */
+export async function updateOpenPlan(db: Executor, id: string, set: PlanSet): Promise<PlanRow | undefined> {
+  const r = await db
+    .updateTable('route_plans')
+    .set(toColumns(set))
+    .where('id', '=', id)
+    .where('status', 'in', ['queued', 'running'])
+    .returningAll()
+    .executeTakeFirst();
+  return r && fromPlanColumns(r);
+}
+
 export async function updatePlan(db: Executor, id: string, set: PlanSet): Promise<PlanRow> {
   const r = await db
     .updateTable('route_plans')
@@ -125,15 +146,16 @@ export async function ordersByIds(db: Executor, mode: Mode, ids: string[]): Prom
 }
 
 /**
- * Candidates for a plan's default order set: assignable orders of the environment. The date filter
- * (requested_date on the plan's day in the depot's zone, or none) is applied by the caller.
+ * A plan's default order set: assignable orders of the environment due on the plan's local day
+ * (`due_day`, each in its own zone) or with no requested date, oldest first.
  */
-export async function assignableOrders(db: Executor, mode: Mode, limit: number): Promise<OrderRow[]> {
+export async function assignableOrders(db: Executor, mode: Mode, day: string, limit: number): Promise<OrderRow[]> {
   const rows = await db
     .selectFrom('orders')
     .selectAll()
     .where('mode', '=', mode)
     .where('status', 'in', [...ASSIGNABLE])
+    .where((eb) => eb.or([eb('due_day', '=', day), eb('requested_date', 'is', null)]))
     .orderBy('created_at', 'asc')
     .orderBy('id', 'asc')
     .limit(limit)

@@ -5,7 +5,7 @@ import { principalOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../orders/schemas.js';
+import { IdParams } from '../../shared/params.js';
 import { commitPlan } from './commit.js';
 import * as depots from './depots.js';
 import { editPlan } from './edit.js';

@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { ROUTE_PLAN_STATUSES } from '../../shared/db/tables/route_plans.js';
+import { Nullable } from '../../shared/params.js';
 import { ShiftFields } from '../dispatch/schemas.js';
 
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 const Id = Type.String({ minLength: 1, maxLength: 100 });
 
 export const DepotCreate = Type.Object(
@@ -17,6 +17,23 @@ export const DepotCreate = Type.Object(
         maxLength: 64,
         description: 'IANA zone, e.g. America/Lima; default RUTA_DEFAULT_TIMEZONE',
       }),
+    ),
+    shift_start: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+          description:
+            'HH:mm: when the depot\u2019s working day starts, for couriers without a shift; default from RUTA_DEFAULT_SHIFT',
+        }),
+      ),
+    ),
+    shift_end: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$',
+          description: 'HH:mm: when the depot\u2019s working day ends; default from RUTA_DEFAULT_SHIFT',
+        }),
+      ),
     ),
   },
   { additionalProperties: false, $id: 'DepotCreateParams' },
@@ -33,6 +50,11 @@ export const Depot = Type.Object(
     lng: Type.Number(),
     address: Nullable(Type.String()),
     timezone: Type.String(),
+    shift_start: Type.String({
+      description:
+        'HH:mm: the working day of couriers without a shift starts (the depot\u2019s, else RUTA_DEFAULT_SHIFT)',
+    }),
+    shift_end: Type.String({ description: 'HH:mm: their working day ends' }),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
   },
@@ -60,7 +82,11 @@ export const PlanCourier = Type.Object(
 );
 export type PlanCourier = Static<typeof PlanCourier>;
 
-export const Objective = Type.Enum(['min_distance', 'min_vehicles'], { $id: 'RoutePlanObjective' });
+export const Objective = Type.Enum(['min_distance', 'min_vehicles', 'balanced'], {
+  $id: 'RoutePlanObjective',
+  description:
+    'min_distance: shortest total distance; min_vehicles: fewest routes, then distance; balanced: routes capped near an even share of the stops, at most 20 % longer in total than min_distance would give (else the min_distance answer)',
+});
 
 export const PlanCreate = Type.Object(
   {
@@ -84,7 +110,7 @@ export const PlanCreate = Type.Object(
 export type PlanCreate = Static<typeof PlanCreate>;
 
 /** What an edit may break; the same names as the reasons for leaving an order out. */
-export const VIOLATIONS = ['time_window', 'capacity', 'shift'] as const;
+export const VIOLATIONS = ['time_window', 'capacity', 'shift', 'skills', 'route_limit', 'break', 'pair'] as const;
 
 const PlanViolation = Type.Object(
   {
@@ -117,12 +143,30 @@ const PlanRoute = Type.Object(
     end_at: Type.String({ format: 'date-time' }),
     distance_km: Type.Number(),
     duration_min: Type.Number(),
+    break: Type.Optional(
+      Type.Object(
+        {
+          after_stops: Type.Integer({ description: 'Taken after this many stops (0: before the first)' }),
+          start_at: Type.String({ format: 'date-time' }),
+          end_at: Type.String({ format: 'date-time' }),
+        },
+        { description: 'The courier\u2019s break on this route, when it takes one' },
+      ),
+    ),
   },
   { $id: 'RoutePlanRoute' },
 );
 
 /** `manual`: an edit took the order off its route. */
-export const UNASSIGNED_REASONS = ['no_coordinates', 'time_window', 'capacity', 'shift', 'manual'] as const;
+export const UNASSIGNED_REASONS = [
+  'no_coordinates',
+  'time_window',
+  'capacity',
+  'shift',
+  'skills',
+  'route_limit',
+  'manual',
+] as const;
 
 export const PlanResult = Type.Object({
   routes: Type.Array(PlanRoute),

@@ -1,11 +1,17 @@
 import type { Config } from '../../shared/config.js';
-import { haversineKm, type Point, ROAD_FACTOR } from '../orders/pricing.js';
+import { haversineKm, type Point, ROAD_FACTOR } from '../../shared/geo.js';
 
 /** Travel between every pair of places, row-major: minutes and kilometres. */
 export interface Matrices {
   minutes: Float64Array;
   km: Float64Array;
 }
+
+/**
+ * The matrices live in shared memory: the solver's worker thread reads them where they are instead
+ * of a copy (2 × 32 MB for 2000 stops), so a plan in flight holds them once.
+ */
+const matrix = (n: number) => new Float64Array(new SharedArrayBuffer(n * n * Float64Array.BYTES_PER_ELEMENT));
 
 /** OSRM answers a table within this long or the plan fails (it would not be better later). */
 const OSRM_TIMEOUT_MS = 30_000;
@@ -14,8 +20,8 @@ const OSRM_TIMEOUT_MS = 30_000;
 export async function travelMatrices(config: Config, points: Point[], signal?: AbortSignal): Promise<Matrices> {
   if (config.osrmUrl) return osrmTable(config.osrmUrl, points, signal);
   const n = points.length;
-  const minutes = new Float64Array(n * n);
-  const km = new Float64Array(n * n);
+  const minutes = matrix(n);
+  const km = matrix(n);
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {
       if (i === j) continue;
@@ -48,8 +54,8 @@ async function osrmTable(base: string, points: Point[], signal?: AbortSignal): P
     throw new Error(`OSRM table failed: HTTP ${res.status} ${body.code ?? ''} ${body.message ?? ''}`.trim());
   }
   const n = points.length;
-  const minutes = new Float64Array(n * n);
-  const km = new Float64Array(n * n);
+  const minutes = matrix(n);
+  const km = matrix(n);
   const UNREACHABLE = 1e7;
   for (let i = 0; i < n; i++) {
     for (let j = 0; j < n; j++) {

@@ -3,38 +3,29 @@ import pg from 'pg';
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
-import { newId } from '../../shared/ids.js';
+import { newId, randomToken } from '../../shared/ids.js';
 import { instanceKey } from '../../shared/instance.js';
-import type { Audience, LiveMessage } from '../../shared/live.js';
+import type { LiveMessage } from '../../shared/live.js';
 import { LIVE_CHANNEL } from '../../shared/live-repo.js';
+import { frameOf, type Held, isOpen, type Stream, write } from './conn.js';
+import { heldMax, type ReplayHost, replay } from './replay.js';
 import * as repo from './repo.js';
-import { visibleTo } from './scope.js';
+import { orderAudience, visibleTo } from './scope.js';
 
-/** Last-Event-ID reaches back this far; older events are not replayed (DESIGN §13). */
-export const RESUME_WINDOW_MS = 3600_000;
 const EVENT_ID = /^evt_[0-9A-HJKMNP-TV-Z]{26}$/;
-/** A client this far behind is cut off; it reconnects with Last-Event-ID and catches up from the table. */
-const MAX_BUFFERED_BYTES = 1024 * 1024;
 /** SQLite: commits of other processes (the CLI) are found by this poll; this instance's own wake it at once. */
 const TAIL_POLL_MS = 1000;
 const PAGE = 500;
-
-interface Stream {
-  scope: Scope;
-  key: string;
-  out: PassThrough;
-  /** The last order event sent (or the position when the stream opened): every message's `id:`. */
-  cursor: string;
-  /** While replaying, live order events wait here. */
-  held?: repo.StreamEvent[];
-}
+/** A `ruta_events` payload that is a replay's hand-over marker, not event ids (`caughtUp`). */
+const MARKER = 'marker:';
 
 /**
  * The instance's open `/v1/stream` connections and what feeds them: order events from the events
  * table (PostgreSQL: LISTEN ruta_events, filled by a trigger at commit, so commits on any
  * instance arrive; SQLite: the table is tailed by rowid, woken by this instance's own writes),
  * and the LiveBus (courier positions, plan and import progress; on PostgreSQL over LISTEN
- * ruta_live). Each message is checked with `visibleTo` against each stream's scope.
+ * ruta_live). Each message is checked with `visibleTo` against each stream's scope. A stream
+ * resumed with Last-Event-ID is first sent its backlog (`replay.ts`), after the response started.
  */
 export class StreamHub {
   private readonly streams = new Set<Stream>();
@@ -50,8 +41,15 @@ export class StreamHub {
   private tailAgain = false;
   private fetchIds: string[] = [];
   private fetching: Promise<void> = Promise.resolve();
+  /** PostgreSQL: replays waiting for their marker to come back on the LISTEN connection. */
+  private readonly markers = new Map<string, () => void>();
+  private readonly replays = new Set<Promise<void>>();
+  private readonly stop = new AbortController();
+  private readonly host: ReplayHost;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.host = { ctx, stop: this.stop.signal, caughtUp: () => this.caughtUp() };
+  }
 
   get size(): number {
     return this.streams.size;
@@ -70,7 +68,9 @@ export class StreamHub {
       );
     }
     this.perKey.set(key, (this.perKey.get(key) ?? 0) + 1);
-    const out = new PassThrough();
+    // 16 KiB of buffer each way, set here rather than left to Node (16 KiB up to Node 20, 64 KiB from
+    // 22): how far a replay runs ahead of a client that does not read is the same on every runtime.
+    const out = new PassThrough({ highWaterMark: 16 * 1024 });
     const resume = lastEventId !== undefined && EVENT_ID.test(lastEventId) ? lastEventId : undefined;
     const s: Stream = { scope, key, out, cursor: resume ?? newId('evt', this.ctx.clock()) };
     let released = false;
@@ -89,12 +89,13 @@ export class StreamHub {
       this.streams.add(s);
       // `retry` sets the browser's reconnect delay; an `id` alone sets its Last-Event-ID without an event.
       out.write(`retry: 2000\nid: ${s.cursor}\n\n`);
-      if (resume) await this.replay(s, resume);
     } catch (err) {
       release();
       out.destroy();
       throw err;
     }
+    // Not awaited: the backlog is written at the client's pace once the response pipes the stream.
+    if (resume) this.track(s, replay(this.host, s, resume));
     return out;
   }
 
@@ -105,6 +106,8 @@ export class StreamHub {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stop.abort();
+    this.releaseMarkers();
     clearInterval(this.heartbeat);
     clearInterval(this.poller);
     this.unsubscribe?.();
@@ -116,6 +119,41 @@ export class StreamHub {
     await l?.end().catch(() => {});
     await this.tailing;
     await this.fetching;
+    // Their last statements finish before the database closes.
+    await Promise.allSettled([...this.replays]);
+  }
+
+  private track(s: Stream, p: Promise<void>): void {
+    const run = p
+      .catch((err) => {
+        if (!this.closed) this.ctx.logger.error({ err }, 'stream: replay failed; the client resumes');
+        s.out.end();
+      })
+      .finally(() => this.replays.delete(run));
+    this.replays.add(run);
+  }
+
+  /**
+   * The replay's hand-over: resolves once every event committed before the call has been given to
+   * the streams. SQLite: one more pass of the tail. PostgreSQL: a marker NOTIFY on ruta_events;
+   * notifications arrive in commit order, so when it comes back the earlier ones have been read.
+   */
+  private caughtUp(): Promise<void> {
+    if (this.ctx.engine !== 'postgres') return this.tail();
+    if (this.listener === undefined || this.closed) return Promise.resolve();
+    const token = `${MARKER}${randomToken(16)}`;
+    return new Promise<void>((resolve, reject) => {
+      this.markers.set(token, resolve);
+      repo.notifyMarker(this.ctx.db, token).catch((err) => {
+        this.markers.delete(token);
+        reject(err);
+      });
+    });
+  }
+
+  private releaseMarkers(): void {
+    for (const done of this.markers.values()) done();
+    this.markers.clear();
   }
 
   private start(): Promise<void> {
@@ -150,6 +188,7 @@ export class StreamHub {
       this.started = undefined;
       clearInterval(this.heartbeat);
       this.unsubscribe?.();
+      this.releaseMarkers();
       // Whatever committed meanwhile is replayed from the table when the clients come back (Last-Event-ID).
       for (const s of this.streams) s.out.end();
       void client.end().catch(() => {});
@@ -170,11 +209,19 @@ export class StreamHub {
     this.fetching = this.fetching.then(async () => {
       const batch = this.fetchIds;
       this.fetchIds = [];
-      if (this.closed || this.streams.size === 0) return;
+      const events = batch.filter((id) => !id.startsWith(MARKER));
       try {
-        for (const e of await repo.eventsByIds(this.ctx.db, batch)) this.sendOrder(e);
+        if (!this.closed && this.streams.size > 0 && events.length > 0) {
+          for (const e of await repo.eventsByIds(this.ctx.db, events)) this.sendOrder(e);
+        }
       } catch (err) {
         this.ctx.logger.error({ err }, 'stream: reading notified events failed');
+      }
+      // After the events notified before them (other instances' markers are not in the map).
+      for (const id of batch) {
+        if (!id.startsWith(MARKER)) continue;
+        this.markers.get(id)?.();
+        this.markers.delete(id);
       }
     });
   }
@@ -207,63 +254,31 @@ export class StreamHub {
     return this.tailing;
   }
 
-  private async replay(s: Stream, after: string): Promise<void> {
-    const since = this.ctx.clock() - RESUME_WINDOW_MS;
-    const sent = new Set<string>();
-    let cursor = after;
-    for (;;) {
-      const page = await repo.eventsAfter(this.ctx.db, s.scope, { afterId: cursor, since, limit: PAGE });
-      for (const e of page) {
-        this.write(s, orderFrame(e));
-        s.cursor = e.id;
-        sent.add(e.id);
-      }
-      const last = page.at(-1);
-      if (page.length < PAGE || last === undefined) break;
-      cursor = last.id;
-    }
-    const held = s.held ?? [];
-    s.held = undefined;
-    for (const e of held) if (!sent.has(e.id)) this.deliverOrder(s, e);
-  }
-
   private sendOrder(e: repo.StreamEvent): void {
-    const audience: Audience = { mode: e.mode, accountId: e.account_id };
-    for (const s of this.streams) {
-      if (!visibleTo(s.scope, audience)) continue;
-      if (s.held) s.held.push(e);
-      else this.deliverOrder(s, e);
-    }
-  }
-
-  private deliverOrder(s: Stream, e: repo.StreamEvent): void {
-    s.cursor = e.id;
-    this.write(s, orderFrame(e));
+    const audience = orderAudience(e);
+    for (const s of this.streams) if (visibleTo(s.scope, audience)) this.deliver(s, { order: e });
   }
 
   private sendLive(m: LiveMessage): void {
     const data = JSON.stringify(m.data);
-    for (const s of this.streams) {
-      if (visibleTo(s.scope, m.audience)) this.write(s, `id: ${s.cursor}\nevent: ${m.kind}\ndata: ${data}\n\n`);
+    for (const s of this.streams) if (visibleTo(s.scope, m.audience)) this.deliver(s, { live: m.kind, data });
+  }
+
+  /** Now, or after the backlog while the stream replays (`heldMax` at most; more ends it in a reset). */
+  private deliver(s: Stream, h: Held): void {
+    if (!isOpen(s)) return;
+    if (s.held) {
+      if ('order' in h && s.replayed?.has(h.order.id)) return;
+      if (s.held.length < heldMax(this.ctx)) s.held.push(h);
+      else s.overflow = true;
+      return;
     }
+    write(s, frameOf(s, h), this.ctx.logger);
   }
 
   private beat(): void {
-    for (const s of this.streams) this.write(s, ': heartbeat\n\n');
+    for (const s of this.streams) write(s, ': heartbeat\n\n', this.ctx.logger);
   }
-
-  private write(s: Stream, frame: string): void {
-    if (s.out.destroyed || s.out.writableEnded) return;
-    s.out.write(frame);
-    if (s.out.writableLength + s.out.readableLength > MAX_BUFFERED_BYTES) {
-      this.ctx.logger.warn({ key: s.key }, 'stream: client too slow; closed so it resumes from the table');
-      s.out.destroy();
-    }
-  }
-}
-
-function orderFrame(e: repo.StreamEvent): string {
-  return `id: ${e.id}\nevent: order\ndata: ${e.payload}\n\n`;
 }
 
 export const STREAM_HUB = instanceKey('stream', (ctx: AppContext) => new StreamHub(ctx));

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
-import type { Scope } from '../../shared/auth.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { Mode } from '../../shared/db/schema.js';
+import type { OrderEventFilter } from './scope.js';
 
 /** An order event as the stream sends it: the webhook envelope's exact bytes and who may see it. */
 export interface StreamEvent {
@@ -13,20 +13,48 @@ export interface StreamEvent {
 
 const COLUMNS = ['id', 'account_id', 'mode', 'payload'] as const;
 
-/** Last-Event-ID resume: the scope's events after `afterId` (ids are time-ordered), no older than `since`. */
-export async function eventsAfter(
-  db: Executor,
-  scope: Scope,
-  f: { afterId: string; since: number; limit: number },
-): Promise<StreamEvent[]> {
-  let q = db
-    .selectFrom('events')
-    .select(COLUMNS)
-    .where('mode', '=', scope.mode)
-    .where('id', '>', f.afterId)
-    .where('created_at', '>=', f.since);
-  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
-  return q.orderBy('id').limit(f.limit).execute();
+/** Last-Event-ID resume: where to start, how far back, how many. */
+export interface ResumeRange {
+  /** Events after this id (ids are time-ordered). */
+  afterId: string;
+  /** And created at or after this time (the resume window). */
+  since: number;
+  limit: number;
+}
+
+/** The events `filter` (the stream's visibility rule as a WHERE, `scope.ts`) lets through, in `r`. */
+function visibleIn(db: Executor, filter: OrderEventFilter, r: ResumeRange) {
+  // (mode, id) is the events_stream index: an operator's resume is one range of it.
+  const q = db.selectFrom('events').where('mode', '=', filter.mode).where('id', '>', r.afterId);
+  return (filter.accountId === null ? q : q.where('account_id', '=', filter.accountId)).where(
+    'created_at',
+    '>=',
+    r.since,
+  );
+}
+
+/** A page of the replay: the visible events after `afterId`, oldest first. */
+export async function eventsAfter(db: Executor, filter: OrderEventFilter, r: ResumeRange): Promise<StreamEvent[]> {
+  return visibleIn(db, filter, r).select(COLUMNS).orderBy('id').limit(r.limit).execute();
+}
+
+/** How many events the replay would send, counting no further than `limit` (the bound is all it needs to know). */
+export async function countAfter(db: Executor, filter: OrderEventFilter, r: ResumeRange): Promise<number> {
+  const first = visibleIn(db, filter, r).select('id').orderBy('id').limit(r.limit).as('first');
+  const row = await db
+    .selectFrom(first)
+    .select((eb) => eb.fn.countAll<number | string>().as('n'))
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/**
+ * PostgreSQL: a marker on the `ruta_events` channel. Notifications arrive in commit order, so when
+ * this instance's LISTEN connection receives it, it has received those of every event committed
+ * before this call (the replay's hand-over to the live path waits for it).
+ */
+export async function notifyMarker(db: Executor, token: string): Promise<void> {
+  await sql`select pg_notify('ruta_events', ${token})`.execute(db);
 }
 
 /** The events a NOTIFY named (PostgreSQL). */

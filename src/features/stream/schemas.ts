@@ -5,7 +5,7 @@ export const StreamHeaders = Type.Object({
     Type.String({
       maxLength: 100,
       description:
-        'Sent by EventSource when it reconnects: the `id` of the last message received. Order events after it (at most one hour old) are replayed first; anything else starts live.',
+        'Sent by EventSource when it reconnects: the `id` of the last message received. The order events after it are replayed first; an id older than an hour, or a backlog over the replay bound, gets `event: reset` instead (reload, then carry on). Anything that is not an event id starts live.',
     }),
   ),
 });
@@ -24,5 +24,5 @@ export const StreamQuery = Type.Object(
 
 export const StreamBody = Type.String({
   description:
-    'Server-Sent Events: `event: order` (data: the webhook envelope), `event: courier.location`, `event: route_plan`, `event: order_import`, and `: heartbeat` comments. See docs/stream.md.',
+    'Server-Sent Events: `event: order` (data: the webhook envelope), `event: courier.location`, `event: route_plan`, `event: order_import`, `event: reset` (data: `{reason}`; the client missed too much to be replayed and reloads its data), and `: heartbeat` comments. See docs/stream.md.',
 });

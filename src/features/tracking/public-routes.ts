@@ -1,12 +1,28 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { type TSchema, Type } from 'typebox';
 import type { AppContext } from '../../shared/context.js';
-import { notFound } from '../../shared/errors.js';
+import { ApiError, notFound } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { PAGE_CSP, renderNotFoundPage, renderTrackingPage } from './page.js';
-import { publicTracking } from './public.js';
-import { PublicTracking, TrackingCodeParams, TrackingPageQuery } from './public-schemas.js';
+import { clientOf, MemoryRateLimitStore, WINDOW_MS } from '../../shared/rate-limit.js';
+import { chooseDay, giveInstructions, rate } from './actions.js';
+import { pageAssets } from './assets.js';
+import { negotiateLang } from './i18n/index.js';
+import { TRACKING_HUB } from './live-hub.js';
+import { brandCss, pageCsp, renderNotFoundPage, renderTrackingPage } from './page.js';
+import { orderByCode, presentRow, publicTracking } from './public.js';
+import {
+  FeedbackBody,
+  InstructionsBody,
+  PublicTracking,
+  RescheduleBody,
+  TrackingCodeParams,
+  TrackingLangQuery,
+  TrackingPageQuery,
+} from './public-schemas.js';
+
+/** Customer actions per tracking code per minute (besides the public scope's limit per address). */
+export const ACTIONS_PER_CODE_PER_MIN = 10;
 
 /** Tracking state changes by the minute and the URL is a bearer secret: nothing may cache it or leak it onward. */
 function privateHeaders(reply: FastifyReply): void {
@@ -16,10 +32,35 @@ function privateHeaders(reply: FastifyReply): void {
   reply.header('X-Robots-Tag', 'noindex, nofollow');
 }
 
+/** What the helpers read of a request: the code, `?lang=` and Accept-Language. */
+interface CodeRequest {
+  params: { tracking_code: string };
+  query: { lang?: string };
+  headers: FastifyRequest['headers'];
+}
+const langOf = (req: CodeRequest) => negotiateLang(req.query.lang, req.headers['accept-language']);
+
 /** Keyless routes for end customers. Registered inside the public scope, which rate-limits per client address. */
 export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
   const tags = ['Public tracking'];
+  // One instance's count: a code's actions are few, and the per-address limit holds across instances.
+  const perCode = new MemoryRateLimitStore();
+  const limitCode = async (code: string) => {
+    const now = ctx.clock();
+    const windowStart = now - (now % WINDOW_MS);
+    if ((await perCode.hit(`track:${code}`, windowStart)) > ACTIONS_PER_CODE_PER_MIN) {
+      const reset = String(Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+      throw new ApiError('rate_limited', 'Too many changes for this delivery; try again in a minute.', undefined, {
+        'Retry-After': reset,
+      });
+    }
+  };
+  const rowOf = async (req: CodeRequest) => {
+    const row = await orderByCode(ctx, req.params.tracking_code);
+    if (!row) throw notFound('tracking code', req.params.tracking_code.slice(0, 40));
+    return row;
+  };
 
   r.get(
     '/v1/public/tracking/:tracking_code',
@@ -29,12 +70,14 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
         operationId: 'getPublicTracking',
         summary: 'Public tracking of a parcel by its tracking code (no API key)',
         description:
-          'What an end customer may see: status, timeline (without positions), ETA, merchant name, the ' +
-          "customer's first name and the destination district and city. The courier's first name and live " +
-          'position appear only while the parcel is picked_up, in_transit, arriving or at_location. ' +
+          'What an end customer may see: status, timeline (without positions), ETA and its window, stops before ' +
+          "this one, the merchant's brand, the customer's first name and the destination district and city. " +
+          "The courier's first name appears while the parcel is picked_up, in_transit, arriving or at_location, " +
+          'its position only while it is on its way to this stop. Texts in `?lang=` or Accept-Language. ' +
           'Rate limited per client address.',
         security: [],
         params: TrackingCodeParams,
+        querystring: TrackingLangQuery,
         response: { 200: PublicTracking, ...errorResponses(404, 429) },
       },
     },
@@ -42,7 +85,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
       privateHeaders(reply);
       // Public data with no credentials involved: a merchant's own site may fetch it from the browser.
       reply.header('Access-Control-Allow-Origin', '*');
-      const view = await publicTracking(ctx, req.params.tracking_code);
+      const view = await publicTracking(ctx, req.params.tracking_code, langOf(req));
       if (!view) throw notFound('tracking code', req.params.tracking_code.slice(0, 40));
       return view;
     },
@@ -56,7 +99,8 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
         operationId: 'getTrackingPage',
         summary: 'Public tracking page (HTML, no API key)',
         description:
-          'The same data as the JSON endpoint, as a self-contained page. With `updates=auto` it reloads itself every minute until the delivery ends (a link on the page turns that on and off).',
+          'The same data as the JSON endpoint, as a page in the customer\u2019s language: a map, times in the ' +
+          'delivery\u2019s zone, the customer\u2019s actions, and live updates through `/track/{code}/events`.',
         security: [],
         params: TrackingCodeParams,
         querystring: TrackingPageQuery,
@@ -72,11 +116,126 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
     },
     async (req, reply) => {
       privateHeaders(reply);
-      reply.header('Content-Security-Policy', PAGE_CSP);
       reply.type('text/html; charset=utf-8');
-      const view = await publicTracking(ctx, req.params.tracking_code);
-      if (!view) return reply.code(404).send(renderNotFoundPage(req.params.tracking_code));
-      return renderTrackingPage(view, req.query.updates === 'auto');
+      const lang = langOf(req);
+      reply.header('Content-Language', lang);
+      reply.header('Vary', 'Accept-Language');
+      const view = await publicTracking(ctx, req.params.tracking_code, lang);
+      if (!view) {
+        reply.header('Content-Security-Policy', pageCsp(undefined));
+        return reply.code(404).send(renderNotFoundPage(req.params.tracking_code, lang));
+      }
+      const assets = pageAssets(ctx.config);
+      reply.header('Content-Security-Policy', pageCsp(assets, brandCss(view.merchant.color)));
+      return renderTrackingPage(view, assets);
+    },
+  );
+
+  r.get(
+    '/track/:tracking_code/events',
+    {
+      schema: {
+        tags,
+        operationId: 'streamTracking',
+        summary: 'Live updates of one parcel for its tracking page (Server-Sent Events, no API key)',
+        description:
+          'Events `tracking` with `{status, rev, eta, stops, courier}`: `rev` grows with every event of the order ' +
+          '(the page re-reads itself when it changes), `eta` and `stops` are texts in the page\u2019s language, ' +
+          '`courier` is `{lat, lng}` only while the courier is on its way to this stop, at most every 5 s. ' +
+          `At most ${5} streams per code and RUTA_TRACK_STREAMS_PER_CLIENT per address (IPv6: per /64).`,
+        security: [],
+        params: TrackingCodeParams,
+        querystring: TrackingLangQuery,
+        response: {
+          200: { description: 'An endless event stream', content: { 'text/event-stream': { schema: Type.String() } } },
+          ...errorResponses(404, 429),
+        },
+      },
+    },
+    async (req, reply) => {
+      privateHeaders(reply);
+      const row = await rowOf(req);
+      const out = await ctx.instance.get(TRACKING_HUB).open(row, langOf(req), clientOf(req.ip));
+      reply
+        .header('Content-Type', 'text/event-stream; charset=utf-8')
+        .header('Cache-Control', 'no-store, no-transform')
+        .header('X-Accel-Buffering', 'no');
+      return reply.send(out as unknown as string);
+    },
+  );
+
+  const actionSchema = <B extends TSchema>(operationId: string, summary: string, description: string, body: B) => ({
+    tags,
+    operationId,
+    summary,
+    description: `${description} An order event; rate limited per code (${ACTIONS_PER_CODE_PER_MIN} a minute) and per address.`,
+    security: [],
+    params: TrackingCodeParams,
+    querystring: TrackingLangQuery,
+    body,
+    response: { 200: PublicTracking, ...errorResponses(404, 409, 422, 429) },
+  });
+
+  r.post(
+    '/track/:tracking_code/instructions',
+    {
+      schema: actionSchema(
+        'giveTrackingInstructions',
+        'Delivery instructions and a safe place, from the customer (before departure)',
+        'Allowed while pending, validated, assigned or ready_for_pickup; writes `order.instructions_updated`.',
+        InstructionsBody,
+      ),
+    },
+    async (req, reply) => {
+      privateHeaders(reply);
+      const row = await rowOf(req);
+      await limitCode(row.tracking_code);
+      return giveInstructions(ctx, row, req.body, langOf(req));
+    },
+  );
+
+  r.post(
+    '/track/:tracking_code/reschedule',
+    {
+      schema: actionSchema(
+        'rescheduleFromTracking',
+        'A new delivery day chosen by the customer (after a failure)',
+        'Allowed while failed, for one of `actions.reschedule_days`; moves the order to rescheduled (`order.rescheduled`, `by: customer`).',
+        RescheduleBody,
+      ),
+    },
+    async (req, reply) => {
+      privateHeaders(reply);
+      const row = await rowOf(req);
+      await limitCode(row.tracking_code);
+      return chooseDay(ctx, row, req.body, langOf(req));
+    },
+  );
+
+  r.post(
+    '/track/:tracking_code/feedback',
+    {
+      schema: actionSchema(
+        'rateDelivery',
+        "The customer's rating of the delivery, 1–5 with a comment (after delivery, once)",
+        "Allowed once delivered; writes `order.rated` and joins the courier's average rating.",
+        FeedbackBody,
+      ),
+    },
+    async (req, reply) => {
+      privateHeaders(reply);
+      const row = await rowOf(req);
+      await limitCode(row.tracking_code);
+      return rate(ctx, row, req.body, langOf(req));
     },
   );
 }
+
+/** Open tracking streams end before the server waits for its connections. */
+export function trackingHooks(app: FastifyInstance, ctx: AppContext): void {
+  app.addHook('preClose', async () => {
+    ctx.instance.peek(TRACKING_HUB)?.close();
+  });
+}
+
+export { presentRow };

@@ -1,29 +1,28 @@
 import type { AppContext } from '../../shared/context.js';
 import { normalizeTrackingCode } from '../../shared/ids.js';
+import { addDays, localDay } from '../../shared/local-time.js';
+import { iso } from '../../shared/time.js';
+import { fileUrl } from '../files/service.js';
+import { findProof } from '../lifecycle/repo.js';
 import { type OrderStatus, TERMINAL_STATUSES } from '../orders/schemas.js';
+import { catalogOf, fill, type Lang } from './i18n/index.js';
 import { findOrderByTrackingCode, type PublicOrderRow } from './public-repo.js';
 import type { PublicTracking } from './public-schemas.js';
 import { type TrackingView, trackingOf } from './service.js';
 
-/** The courier's first name and live position are public only while the parcel is with them. */
+/** The courier's first name is public only while the parcel is with them. */
 export const LIVE_STATUSES: readonly OrderStatus[] = ['picked_up', 'in_transit', 'arriving', 'at_location'];
-
-export const STATUS_LABELS: Record<OrderStatus, string> = {
-  pending: 'Order received',
-  validated: 'Order confirmed',
-  assigned: 'Courier assigned',
-  ready_for_pickup: 'Ready for pickup',
-  picked_up: 'Picked up',
-  in_transit: 'On the way',
-  arriving: 'Arriving soon',
-  at_location: 'Courier has arrived',
-  delivered: 'Delivered',
-  partially_delivered: 'Partially delivered',
-  failed: 'Delivery attempt failed',
-  returned: 'Returned to sender',
-  rescheduled: 'Delivery rescheduled',
-  cancelled: 'Cancelled',
-};
+/** Its position only while it is on its way to this stop (and no other stop comes first). */
+const POSITION_STATUSES: readonly OrderStatus[] = ['in_transit', 'arriving', 'at_location'];
+/** Before departure the customer may still tell the courier how to deliver. */
+export const INSTRUCTION_STATUSES: readonly OrderStatus[] = ['pending', 'validated', 'assigned', 'ready_for_pickup'];
+export const DELIVERED: readonly OrderStatus[] = ['delivered', 'partially_delivered'];
+/** The receiver's name and the photos stay on the page this long after delivery (DESIGN §15). */
+export const PROOF_DAYS = 7;
+/** Days offered after a failure: the next ones in the delivery's zone. */
+export const RESCHEDULE_DAYS = 5;
+/** Links on the page outlive a long read, not a week. */
+const LINK_TTL_SECONDS = 3600;
 
 /**
  * The first word of a name, and nothing that looks like contact data: a customer "name" of
@@ -43,43 +42,124 @@ function text(value: unknown): string | null {
 }
 
 /**
+ * The destination on the map, to about 100 m (3 decimals): enough to show where the parcel goes,
+ * not the door, should the link travel beyond the customer.
+ */
+const approx = (v: unknown): number | null =>
+  typeof v === 'number' && Number.isFinite(v) ? Math.round(v * 1000) / 1000 : null;
+
+const FIVE_MIN = 5 * 60_000;
+
+/**
+ * "14:10–14:40": the ETA ± a quarter of the time left (at least 5 min), widened to whole five
+ * minutes, so the window narrows as the courier nears.
+ */
+export function etaWindow(now: number, minutes: number): { from: string; to: string } {
+  const at = now + minutes * 60_000;
+  const half = Math.max(5, Math.round(minutes / 4)) * 60_000;
+  const from = Math.max(now, Math.floor((at - half) / FIVE_MIN) * FIVE_MIN);
+  return { from: iso(from), to: iso(Math.ceil((at + half) / FIVE_MIN) * FIVE_MIN) };
+}
+
+/** What the public view needs besides the row and the tracking view: read by `publicTracking`. */
+export interface PublicExtras {
+  now: number;
+  lang: Lang;
+  logoUrl: string | null;
+  proof: PublicTracking['proof'];
+}
+
+/**
  * Builds the public view by allow-listing: only the fields named here leave the server. Street
  * address, contact data, documents, notes, metadata, money and external ids never do.
  */
-export function presentPublic(
-  row: Pick<PublicOrderRow, 'tracking_code' | 'mode' | 'customer' | 'delivery_address' | 'account_name'>,
-  view: TrackingView,
-): PublicTracking {
+export function presentPublic(row: PublicOrderRow, view: TrackingView, x: PublicExtras): PublicTracking {
   const status = view.status;
-  const live = LIVE_STATUSES.includes(status);
+  const words = catalogOf(x.lang);
+  const merchant = row.brand_name ?? row.account_name;
+  const courierName = view.courier ? firstName(view.courier.name) : null;
+  const onTheWay = POSITION_STATUSES.includes(status) && view.stops_before === 0;
+  const eta = TERMINAL_STATUSES.includes(status) ? null : (view.eta_minutes ?? null);
+  const d = row.delivery_address;
   return {
     object: 'public_tracking',
     tracking_code: row.tracking_code,
     livemode: row.mode === 'live',
+    lang: x.lang,
     status,
-    status_label: STATUS_LABELS[status] ?? status,
-    merchant: { name: row.account_name },
+    status_label: words.status[status],
+    next_step: fill(words.next[status], { merchant }),
+    merchant: { name: merchant, color: row.brand_color, logo_url: x.logoUrl },
     customer: { first_name: firstName(row.customer.name) },
-    destination: { district: text(row.delivery_address.district), city: text(row.delivery_address.city) },
+    destination: { district: text(d.district), city: text(d.city), lat: approx(d.lat), lng: approx(d.lng) },
     courier:
-      live && view.courier
-        ? { name: firstName(view.courier.name), lat: view.courier.lat ?? null, lng: view.courier.lng ?? null }
+      LIVE_STATUSES.includes(status) && view.courier
+        ? {
+            name: courierName,
+            lat: onTheWay ? (view.courier.lat ?? null) : null,
+            lng: onTheWay ? (view.courier.lng ?? null) : null,
+          }
         : null,
-    eta_minutes: TERMINAL_STATUSES.includes(status) ? null : (view.eta_minutes ?? null),
+    eta_minutes: eta,
+    eta_window: eta === null ? null : etaWindow(x.now, eta),
+    stops_before: LIVE_STATUSES.includes(status) ? view.stops_before : null,
+    delivery: { instructions: row.delivery_instructions, safe_place: row.safe_place },
+    actions: {
+      instructions: INSTRUCTION_STATUSES.includes(status),
+      reschedule_days:
+        status === 'failed'
+          ? Array.from({ length: RESCHEDULE_DAYS }, (_, i) => addDays(localDay(x.now, row.timezone), i + 1))
+          : null,
+      feedback: DELIVERED.includes(status) && row.feedback_rating === null,
+    },
+    feedback:
+      row.feedback_rating === null ? null : { rating: row.feedback_rating, comment: row.feedback_comment ?? null },
+    proof: x.proof,
+    timezone: row.timezone,
     timeline: view.timeline.map((t) => ({
       status: t.status,
-      label: STATUS_LABELS[t.status] ?? t.status,
+      label: words.status[t.status],
       occurred_at: t.occurred_at,
     })),
   };
 }
 
-/** Any order in any account or environment, by its (case-insensitive) tracking code; undefined when unknown. */
-export async function publicTracking(ctx: AppContext, rawCode: string): Promise<PublicTracking | undefined> {
+/** The order behind a (case-insensitive, possibly grouped) tracking code; undefined when unknown. */
+export async function orderByCode(ctx: AppContext, rawCode: string): Promise<PublicOrderRow | undefined> {
   // Printed codes are often grouped ("7KQ2-M9XD-4T1B"); Crockford says hyphens carry no meaning.
-  const code = normalizeTrackingCode(rawCode.replace(/[-\s]/g, ''));
-  if (!code) return undefined;
-  const row = await findOrderByTrackingCode(ctx.db, code);
-  if (!row) return undefined;
-  return presentPublic(row, await trackingOf(ctx, row));
+  const code = normalizeTrackingCode(rawCode.replace(/[-\s]/g, '').slice(0, 40));
+  return code ? findOrderByTrackingCode(ctx.db, code) : undefined;
+}
+
+/** The receiver's first name and the photos, for PROOF_DAYS after delivery; null otherwise. */
+async function proofOf(ctx: AppContext, row: PublicOrderRow, now: number): Promise<PublicTracking['proof']> {
+  if (!DELIVERED.includes(row.status) || row.delivered_at === null) return null;
+  if (now - row.delivered_at >= PROOF_DAYS * 86_400_000) return null;
+  const p = await findProof(ctx.db, row.id);
+  if (!p) return null;
+  const ttl = Math.min(LINK_TTL_SECONDS, Math.ceil((row.delivered_at + PROOF_DAYS * 86_400_000 - now) / 1000));
+  return {
+    receiver_name: firstName(p.receiver_name),
+    photo_urls: await Promise.all(p.photo_files.map((id) => fileUrl(ctx, id, ttl))),
+  };
+}
+
+export async function presentRow(ctx: AppContext, row: PublicOrderRow, lang: Lang): Promise<PublicTracking> {
+  const now = ctx.clock();
+  const [view, proof, logoUrl] = await Promise.all([
+    trackingOf(ctx, row),
+    proofOf(ctx, row, now),
+    row.brand_logo_file ? fileUrl(ctx, row.brand_logo_file, LINK_TTL_SECONDS) : Promise.resolve(null),
+  ]);
+  return presentPublic(row, view, { now, lang, logoUrl, proof });
+}
+
+/** Any order in any account or environment, by its (case-insensitive) tracking code; undefined when unknown. */
+export async function publicTracking(
+  ctx: AppContext,
+  rawCode: string,
+  lang: Lang = 'en',
+): Promise<PublicTracking | undefined> {
+  const row = await orderByCode(ctx, rawCode);
+  return row && presentRow(ctx, row, lang);
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance } from 'fastify';
 import { scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams, Tracking } from '../orders/schemas.js';
+import { IdParams } from '../../shared/params.js';
+import { Tracking } from '../orders/schemas.js';
 import { resolveOrder } from '../orders/service.js';
 import { trackingOf } from './service.js';
 

@@ -1,6 +1,5 @@
 import type { AppContext } from '../../shared/context.js';
-import { etaMinutes } from '../dispatch/eta.js';
-import { withPending } from '../dispatch/location-writer.js';
+import { routeEta } from '../dispatch/eta.js';
 import { courierById } from '../dispatch/repo.js';
 import { presentTimeline } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
@@ -13,6 +12,8 @@ export interface TrackingView {
   status: OrderStatus;
   courier: { name: string; lat: number | null; lng: number | null } | null;
   eta_minutes: number | null;
+  /** Unfinished stops before this one on the courier's route (not part of the API's Tracking). */
+  stops_before: number | null;
   timeline: ReturnType<typeof presentTimeline>;
 }
 
@@ -21,12 +22,15 @@ const EN_ROUTE: readonly string[] = ['picked_up', 'in_transit', 'arriving'];
 
 /** The tracking state of one order, shared by the authenticated API and the public page. */
 export async function trackingOf(ctx: AppContext, order: orders.OrderRow): Promise<TrackingView> {
-  const pending = withPending(ctx);
-  const found = order.courier_id ? await courierById(ctx.db, order.courier_id) : undefined;
-  const c = found && pending(found);
+  const c = order.courier_id ? await courierById(ctx.db, order.courier_id) : undefined;
   let eta: number | null = null;
-  if (order.status === 'at_location') eta = 0;
-  else if (EN_ROUTE.includes(order.status)) eta = await etaMinutes(ctx.db, ctx.config, order, pending);
+  let stopsBefore: number | null = null;
+  if (order.status === 'at_location') stopsBefore = eta = 0;
+  else if (EN_ROUTE.includes(order.status)) {
+    const r = await routeEta(ctx.db, ctx.config, order);
+    eta = r.minutes;
+    stopsBefore = r.stopsBefore;
+  }
   return {
     object: 'tracking',
     order: order.id,
@@ -37,6 +41,7 @@ export async function trackingOf(ctx: AppContext, order: orders.OrderRow): Promi
         ? null
         : { name: order.courier_name ?? c?.name ?? '', lat: c?.last_lat ?? null, lng: c?.last_lng ?? null },
     eta_minutes: eta,
+    stops_before: stopsBefore,
     timeline: presentTimeline(await orders.timelineOf(ctx.db, order.id)),
   };
 }

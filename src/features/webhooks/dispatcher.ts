@@ -12,11 +12,11 @@ import { cancellation, Settler, settlementOf } from './settle.js';
 
 export { DISABLE_AFTER_MS } from './settle.js';
 
+/**
+ * Time and settings come from the context (`ctx.clock`, `ctx.config`): a test that needs one
+ * dispatcher hours ahead, or with another setting, gives it a context of its own.
+ */
 export interface DispatcherOptions {
-  /** Defaults to ctx.config; tests vary a setting (insecure targets) for one dispatcher. */
-  config?: Config;
-  /** The clock; injectable so tests can jump hours (retries, lease expiry, the 72 h rule). */
-  now?: () => number;
   /** Fallback poll when nothing wakes us. */
   pollMs?: number;
   /** PostgreSQL URL to LISTEN on, so commits in other processes wake this one. */
@@ -63,8 +63,8 @@ export class Dispatcher {
     private readonly ctx: AppContext,
     o: DispatcherOptions = {},
   ) {
-    this.config = o.config ?? ctx.config;
-    this.now = o.now ?? ctx.clock;
+    this.config = ctx.config;
+    this.now = ctx.clock;
     this.pollMs = o.pollMs ?? 1000;
     this.concurrency = this.config.webhookConcurrency;
     this.perEndpointCap = Math.max(1, Math.ceil(this.concurrency * 0.8));
@@ -162,6 +162,7 @@ export class Dispatcher {
         headers,
         timeoutMs: this.config.webhookTimeoutMs,
         allowInsecure: this.config.webhookAllowInsecure,
+        clock: this.now,
       },
       this.agents,
     );

@@ -18,4 +18,14 @@ export const EVENT_TYPES = [
   'order.at_location',
   'order.partially_delivered',
   'order.rescheduled',
+  'settlement.issued',
+  // A customer message's final word from its provider (DESIGN §14): data.message is the message.
+  'message.delivered',
+  'message.failed',
+  // Written by the customer on the tracking page (DESIGN §15); no status change.
+  'order.instructions_updated',
+  'order.rated',
+  // The delivery PIN (DESIGN §14): locked by its fifth wrong try, overridden by a dispatcher.
+  'order.pin_locked',
+  'order.pin_overridden',
 ] as const;

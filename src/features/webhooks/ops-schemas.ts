@@ -1,4 +1,5 @@
 import { type Static, Type } from 'typebox';
+import { Nullable } from '../../shared/params.js';
 
 /**
  * The reads that the carrier shares with merchants: webhook endpoints and failed deliveries. A
@@ -40,8 +41,6 @@ export const DeliveryListQuery = Type.Object(
   { additionalProperties: false },
 );
 export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 /** A delivery with what a person needs to act on it without opening the event: whose, which event, where to. */
 export const DeliveryDetail = Type.Object(

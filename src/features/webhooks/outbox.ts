@@ -87,8 +87,8 @@ export async function prepareOrderEvent(
   db: Executor,
   type: string,
   order: OrderRef,
-  extra: Record<string, unknown> = {},
-  now = Date.now(),
+  extra: Record<string, unknown>,
+  now: number,
   /** The account's enabled endpoints, when the caller read them once for many events (a bulk import's batch). */
   known?: repo.EndpointRow[],
 ): Promise<PreparedEvent> {
@@ -151,10 +151,45 @@ export async function recordOrderEvent(
   trx: Tx,
   type: string,
   order: OrderRef,
-  extra: Record<string, unknown> = {},
-  now = Date.now(),
+  extra: Record<string, unknown>,
+  now: number,
 ): Promise<RecordedEvent> {
   const p = await prepareOrderEvent(trx, type, order, extra, now);
   await writeOrderEvent(trx, p);
   return p.recorded;
+}
+
+/**
+ * An event about something other than an order (a settlement issued, DESIGN §17), written in the
+ * caller's transaction like an order event. It has no order, so no per-order sequence (0): its
+ * deliveries wait behind nothing. `data` is the object as the API shows it.
+ */
+export async function recordAccountEvent(
+  trx: Tx,
+  type: string,
+  owner: { accountId: string; mode: Mode },
+  data: Record<string, unknown>,
+  now: number,
+): Promise<PreparedEvent> {
+  const id = newId('evt', now);
+  const payload = JSON.stringify({
+    id,
+    object: 'event',
+    event: type,
+    created_at: new Date(now).toISOString(),
+    livemode: owner.mode === 'live',
+    api_version: API_VERSION,
+    data,
+  });
+  const endpoints = await repo.enabledEndpoints(trx, owner);
+  const deliveries = endpoints
+    .filter((e) => subscribes(e.events, type))
+    .map((e) => deliveryRow({ id, order_id: null, sequence: 0 }, e, 'event', now));
+  const p: PreparedEvent = {
+    event: { id, account_id: owner.accountId, mode: owner.mode, type, order_id: null, payload, created_at: now },
+    deliveries,
+    recorded: { id, type, sequence: 0, payload },
+  };
+  await writeOrderEvent(trx, p);
+  return p;
 }

@@ -1,9 +1,9 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
-import { Type } from 'typebox';
 import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
+import { EmptyBody, IdParams } from '../../shared/params.js';
 import { EndpointListQuery } from './ops-schemas.js';
 import * as reads from './ops-service.js';
 import {
@@ -15,11 +15,8 @@ import {
   EndpointCreate,
   EndpointList,
   EndpointUpdate,
-  IdParams,
 } from './schemas.js';
 import * as service from './service.js';
-
-const Empty = Type.Object({}, { additionalProperties: false });
 
 /**
  * Webhook endpoints: merchants (secret keys, merchant users) manage their own account's. The carrier
@@ -114,7 +111,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'rotateWebhookEndpointSecret',
         summary: 'Roll the signing secret; the old one keeps signing alongside for 24 h',
         params: IdParams,
-        body: Empty,
+        body: EmptyBody,
         response: { 200: Endpoint, ...errorResponses(401, 403, 404) },
       },
     },
@@ -129,7 +126,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'testWebhookEndpoint',
         summary: 'Send a signed webhook.test event to this endpoint only',
         params: IdParams,
-        body: Empty,
+        body: EmptyBody,
         response: { 202: Delivery, ...errorResponses(401, 403, 404) },
       },
     },

@@ -1,13 +1,12 @@
 import { type Static, Type } from 'typebox';
 import { ERROR_CLASSES } from '../../shared/db/tables/webhook_attempts.js';
+import { Nullable } from '../../shared/params.js';
 import { EVENT_TYPES } from './event-types.js';
 
 export { EVENT_TYPES };
 
 /** Sent only by POST /webhook_endpoints/{id}/test; no subscription needed. */
 export const TEST_EVENT = 'webhook.test';
-
-const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
 
 const Url = Type.String({ minLength: 1, maxLength: 2048, description: 'https:// address receiving events' });
 const Events = Type.Array(Type.String({ maxLength: 100 }), {
@@ -124,5 +123,3 @@ export const AttemptQuery = Type.Object(
   { additionalProperties: false },
 );
 export type AttemptQuery = Static<typeof AttemptQuery>;
-
-export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });

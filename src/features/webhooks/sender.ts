@@ -1,5 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
+import type { Clock } from '../../shared/context.js';
 import type { ErrorClass } from '../../shared/db/tables/webhook_attempts.js';
 import { pinnedLookup, UnsafeUrlError, vetTarget } from './ssrf.js';
 
@@ -11,6 +12,8 @@ export interface SendRequest {
   headers: Record<string, string>;
   timeoutMs: number;
   allowInsecure: boolean;
+  /** The dispatcher's (ctx.clock): a Retry-After date is read against it. */
+  clock: Clock;
 }
 
 export interface SendResult {
@@ -128,7 +131,7 @@ export async function send(req: SendRequest, agents: Agents): Promise<SendResult
             errorClass: ok ? null : 'http',
             error: ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`,
             body: kept > 0 ? Buffer.concat(chunks).toString('utf8').slice(0, BODY_KEEP) : null,
-            retryAfterMs: parseRetryAfter(res.headers['retry-after'], Date.now()),
+            retryAfterMs: parseRetryAfter(res.headers['retry-after'], req.clock()),
           });
         res.on('data', (c: Buffer) => {
           if (kept < BODY_KEEP) {

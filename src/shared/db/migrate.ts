@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, type MigrationProvider, Migrator, sql } from 'kysely';
+import { type Kysely, type Migration, type MigrationProvider, type MigrationResultSet, Migrator, sql } from 'kysely';
 import type { Database } from './index.js';
 import type { MigrationContext } from './migration-context.js';
 import * as m001 from './migrations/001_core.js';
@@ -12,6 +12,17 @@ import * as m008 from './migrations/008_planning.js';
 import * as m009 from './migrations/009_order_board.js';
 import * as m010 from './migrations/010_webhook_failures.js';
 import * as m011 from './migrations/011_claim_plan.js';
+import * as m012 from './migrations/012_sign_in_attempts.js';
+import * as m013 from './migrations/013_jobs.js';
+import * as m014 from './migrations/014_local_days.js';
+import * as m015 from './migrations/015_messages.js';
+import * as m016 from './migrations/016_tracking.js';
+import * as m017 from './migrations/017_money.js';
+import * as m018 from './migrations/018_dispatch.js';
+import * as m019 from './migrations/019_setup.js';
+import * as m020 from './migrations/020_proof_pin.js';
+import * as m021 from './migrations/021_constraints.js';
+import * as m023 from './migrations/023_labels.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -28,6 +39,17 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '009_order_board': m009,
   '010_webhook_failures': m010,
   '011_claim_plan': m011,
+  '012_sign_in_attempts': m012,
+  '013_jobs': m013,
+  '014_local_days': m014,
+  '015_messages': m015,
+  '016_tracking': m016,
+  '017_money': m017,
+  '018_dispatch': m018,
+  '019_setup': m019,
+  '020_proof_pin': m020,
+  '021_constraints': m021,
+  '023_labels': m023,
 };
 
 class StaticProvider implements MigrationProvider {
@@ -41,11 +63,19 @@ class StaticProvider implements MigrationProvider {
   }
 }
 
-export async function migrate(database: Database): Promise<string[]> {
-  const ctx: MigrationContext = { engine: database.engine, ms: database.engine === 'postgres' ? 'bigint' : 'integer' };
+/**
+ * Applies every migration not yet applied (`to`: only up to that one, for tests of an upgrade).
+ * `timezone`: the carrier's (RUTA_DEFAULT_TIMEZONE), which backfills read existing rows' days in.
+ */
+export async function migrate(database: Database, opts: { to?: string; timezone?: string } = {}): Promise<string[]> {
+  const ctx: MigrationContext = {
+    engine: database.engine,
+    ms: database.engine === 'postgres' ? 'bigint' : 'integer',
+    timezone: opts.timezone ?? 'UTC',
+  };
   const migrator = new Migrator({ db: database.db, provider: new StaticProvider(ctx) });
-  const { error, results } =
-    database.engine === 'sqlite' ? await underWriteLock(database, migrator) : await migrator.migrateToLatest();
+  const run = () => (opts.to === undefined ? migrator.migrateToLatest() : migrator.migrateTo(opts.to));
+  const { error, results } = database.engine === 'sqlite' ? await underWriteLock(database, run) : await run();
   if (error) throw error instanceof Error ? error : new Error(String(error));
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName);
 }
@@ -58,10 +88,10 @@ export async function migrate(database: Database): Promise<string[]> {
  * migrations as applied. SQLite's DDL is transactional, so a failed migration also leaves nothing
  * half-applied. The SQLite dialect has one connection, so the migrator's statements run inside it.
  */
-async function underWriteLock(database: Database, migrator: Migrator) {
+async function underWriteLock(database: Database, run: () => Promise<MigrationResultSet>) {
   await sql`BEGIN IMMEDIATE`.execute(database.db);
   try {
-    const out = await migrator.migrateToLatest();
+    const out = await run();
     await sql.raw(out.error ? 'ROLLBACK' : 'COMMIT').execute(database.db);
     return out;
   } catch (err) {

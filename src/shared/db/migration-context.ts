@@ -8,4 +8,6 @@ export interface MigrationContext {
   engine: Engine;
   /** Column type for epoch-millisecond timestamps. */
   ms: 'bigint' | 'integer';
+  /** The carrier's time zone (RUTA_DEFAULT_TIMEZONE), for backfills that turn instants into local days. */
+  timezone: string;
 }

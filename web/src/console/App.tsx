@@ -1,19 +1,23 @@
 import { lazy, type ReactNode, Suspense, useEffect, useRef } from 'react';
-import { Board } from './Board';
+import { SignIn } from './auth/SignIn';
+import { Board } from './board/Board';
 import { go, useRoute } from './router';
-import { SignIn } from './SignIn';
 import { type Role, type Session, SessionProvider, useSession, useSessionState } from './session';
 
 // Leaflet and the less used pages load on demand: the first screen is the board.
-const MapPage = lazy(() => import('./MapPage'));
-const OrderPage = lazy(() => import('./OrderPage'));
-const Couriers = lazy(() => import('./Couriers'));
-const NewOrder = lazy(() => import('./NewOrder'));
-const Webhooks = lazy(() => import('./Webhooks'));
-const Admin = lazy(() => import('./Admin'));
-const Exceptions = lazy(() => import('./Exceptions'));
-const Planning = lazy(() => import('./Planning'));
-const Imports = lazy(() => import('./Imports'));
+const MapPage = lazy(() => import('./map/MapPage'));
+const OrderPage = lazy(() => import('./orders/OrderPage'));
+const Couriers = lazy(() => import('./couriers/Couriers'));
+const NewOrder = lazy(() => import('./orders/NewOrder'));
+const Webhooks = lazy(() => import('./webhooks/Webhooks'));
+const Admin = lazy(() => import('./admin/Admin'));
+const Exceptions = lazy(() => import('./exceptions/Exceptions'));
+const Money = lazy(() => import('./money/Money'));
+const FigureOrders = lazy(() => import('./money/FigureOrders'));
+const Planning = lazy(() => import('./planning/Planning'));
+const RoutePage = lazy(() => import('./routes/RoutePage'));
+const Imports = lazy(() => import('./imports/Imports'));
+const ChangePassword = lazy(() => import('./auth/ChangePassword'));
 
 interface NavItem {
   path: string;
@@ -27,9 +31,10 @@ const NAV: NavItem[] = [
   { path: 'couriers', label: 'Couriers', roles: ['admin', 'dispatcher'] },
   { path: 'exceptions', label: 'Exceptions', roles: ['admin', 'dispatcher'] },
   { path: 'planning', label: 'Planning', roles: ['admin', 'dispatcher'] },
+  { path: 'money', label: 'Money', roles: ['admin', 'dispatcher', 'merchant'] },
   { path: 'new-order', label: 'New order', roles: ['merchant'] },
   { path: 'webhooks', label: 'Webhooks', roles: ['merchant'] },
-  { path: 'imports', label: 'Imports', roles: ['merchant'] },
+  { path: 'imports', label: 'Imports', roles: ['admin', 'dispatcher', 'merchant'] },
   { path: 'keys', label: 'API keys', roles: ['merchant'] },
   { path: 'admin/users', label: 'Users', roles: ['admin'] },
   { path: 'admin/accounts', label: 'Accounts', roles: ['admin'] },
@@ -49,8 +54,12 @@ function Page({ parts }: { parts: string[] }): ReactNode {
       return <Couriers />;
     case 'exceptions':
       return <Exceptions />;
+    case 'money':
+      return second === 'orders' ? <FigureOrders /> : <Money />;
     case 'planning':
       return <Planning id={second} />;
+    case 'routes':
+      return second ? <RoutePage id={second} /> : <Board />;
     case 'new-order':
       return <NewOrder />;
     case 'webhooks':
@@ -61,6 +70,8 @@ function Page({ parts }: { parts: string[] }): ReactNode {
       return <Admin section="keys" />;
     case 'admin':
       return <Admin section={second ?? 'users'} />;
+    case 'account':
+      return <ChangePassword />;
     default:
       return (
         <section>
@@ -125,6 +136,11 @@ function Layout({ session }: { session: Session }) {
           <span className="who" title={me.email ?? undefined}>
             {me.name} · {me.role}
           </span>
+          {me.via === 'session' && (
+            <a href="#/account/password" aria-current={path.startsWith('account') ? 'page' : undefined}>
+              Change password
+            </a>
+          )}
           <button type="button" onClick={() => void session.signOut().then(() => go('board'))}>
             Sign out
           </button>

@@ -1,4 +1,5 @@
 import { useEffect, useRef } from 'react';
+import { POLL_MS } from './poll';
 
 /** The order id named by an order event's data (DESIGN §13: the webhook envelope). */
 export function orderIdOf(envelope: unknown): string | null {
@@ -27,13 +28,19 @@ export interface LiveHandlers {
   courierLocation?: (p: { courier: string; lat: number; lng: number }) => void;
   /** Called every few seconds when no stream is available (an API key in the tab, or no /v1/stream). */
   poll?: () => void;
+  /**
+   * `event: reset`: the stream, resuming after a disconnect, missed more than it can replay (an
+   * hour away, or a burst like a large import): reload everything it was keeping current. Without
+   * this handler, `poll` is called instead.
+   */
+  reset?: () => void;
 }
 
 /**
  * Live updates: the SSE stream at `stream` (from `streamable`) when the session can open one
  * (EventSource sends the cookie but no Authorization header), polling otherwise. Reconnection is the browser's, and Last-Event-ID with it.
  */
-export function useLive(enabled: boolean, stream: string | null, handlers: LiveHandlers, pollMs = 3000): void {
+export function useLive(enabled: boolean, stream: string | null, handlers: LiveHandlers, pollMs = POLL_MS): void {
   const h = useRef(handlers);
   h.current = handlers;
   useEffect(() => {
@@ -62,6 +69,7 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
           if (id) h.current.order?.(id);
         } catch {}
       });
+      es.addEventListener('reset', () => (h.current.reset ?? h.current.poll)?.());
       es.addEventListener('courier.location', (ev) => {
         try {
           const p = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;

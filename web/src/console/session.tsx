@@ -1,7 +1,7 @@
 import { createContext, type ReactNode, useCallback, useContext, useMemo, useRef, useState } from 'react';
-import { type Credentials, type Mode, makeClient, rawJson } from '../shared/api';
+import { browserZone, type Credentials, type Mode, makeClient, type Schemas, unwrap } from '../shared/api';
 
-export type Role = 'admin' | 'dispatcher' | 'merchant';
+export type Role = Schemas['UserRole'];
 
 export interface Me {
   name: string;
@@ -10,11 +10,8 @@ export interface Me {
   account: string | null;
   /** 'session' when signed in with a password; 'key' when an API key is used in this tab. */
   via: 'session' | 'key';
-}
-
-interface SessionBody {
-  user?: { name?: string; email?: string; role?: Role; account?: string | null };
-  csrf_token?: string;
+  /** The zone of the user's days (the board's "today"): the session's, or this browser's with a key. */
+  timezone: string;
 }
 
 const KEY_STORAGE = 'ruta.console.key';
@@ -28,6 +25,7 @@ function meFromKey(key: string): Me {
     role: operator ? 'dispatcher' : 'merchant',
     account: null,
     via: 'key',
+    timezone: browserZone(),
   };
 }
 
@@ -35,16 +33,9 @@ export function modeOfKey(key: string): Mode {
   return /_live_/.test(key) ? 'live' : 'test';
 }
 
-function meFromSession(body: SessionBody): Me | null {
+function meFromSession(body: Schemas['Session']): Me {
   const u = body.user;
-  if (!u?.role) return null;
-  return {
-    name: u.name ?? u.email ?? 'Signed in',
-    email: u.email ?? null,
-    role: u.role,
-    account: u.account ?? null,
-    via: 'session',
-  };
+  return { name: u.name, email: u.email, role: u.role, account: u.account, via: 'session', timezone: body.timezone };
 }
 
 export function useSessionState() {
@@ -74,26 +65,30 @@ export function useSessionState() {
   const check = useCallback(async () => {
     if (creds.current.key) return;
     try {
-      const body = await rawJson<SessionBody>(creds.current, 'GET', '/v1/session');
-      creds.current.csrf = body.csrf_token ?? null;
+      const body = await unwrap(client.GET('/v1/session'));
+      creds.current.csrf = body.csrf_token;
       setMe(meFromSession(body));
     } catch {
       setMe(null);
     } finally {
       setChecked(true);
     }
-  }, []);
+  }, [client]);
 
-  const signIn = useCallback(async (email: string, password: string) => {
-    const body = await rawJson<SessionBody>(creds.current, 'POST', '/v1/session', { email, password });
-    creds.current.csrf = body.csrf_token ?? null;
-    setMe(meFromSession(body) ?? { name: email, email, role: 'dispatcher', account: null, via: 'session' });
-  }, []);
+  const signIn = useCallback(
+    async (email: string, password: string) => {
+      const body = await unwrap(client.POST('/v1/session', { body: { email, password } }));
+      creds.current.csrf = body.csrf_token;
+      setMe(meFromSession(body));
+    },
+    [client],
+  );
 
   const signInWithKey = useCallback(async (key: string) => {
     const probe: Credentials = { csrf: null, key, mode: modeOfKey(key) };
     // Any read the key may do proves it; orders are readable by secret and operator keys alike.
-    await rawJson(probe, 'GET', '/v1/orders?limit=1');
+    // Its own client: the tab's credentials change only once the key is proven.
+    await unwrap(makeClient(() => probe).GET('/v1/orders', { params: { query: { limit: 1 } } }));
     sessionStorage.setItem(KEY_STORAGE, key);
     creds.current = probe;
     setModeState(probe.mode);
@@ -106,12 +101,12 @@ export function useSessionState() {
       creds.current = { csrf: null, key: null, mode: creds.current.mode };
     } else {
       try {
-        await rawJson(creds.current, 'DELETE', '/v1/session');
+        await unwrap(client.DELETE('/v1/session'));
       } catch {}
       creds.current.csrf = null;
     }
     setMe(null);
-  }, []);
+  }, [client]);
 
   const setMode = useCallback((m: Mode) => {
     // A key is bound to one environment; only sessions switch.
@@ -121,7 +116,7 @@ export function useSessionState() {
     setModeState(m);
   }, []);
 
-  return { me, checked, check, signIn, signInWithKey, signOut, mode, setMode, client, creds: () => creds.current };
+  return { me, checked, check, signIn, signInWithKey, signOut, mode, setMode, client };
 }
 
 export type Session = ReturnType<typeof useSessionState>;

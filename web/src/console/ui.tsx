@@ -55,12 +55,22 @@ export function errorsOf(e: unknown): Record<string, string> {
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  const msg = error instanceof Error ? error.message : String(error);
+  const msg = plainMessage(error);
   return (
     <p className="error-note" role="alert">
       {msg}
     </p>
   );
+}
+
+/**
+ * The API's message in the dispatcher's words where it speaks to integrators: a refusal of the
+ * carrier's people for what only the merchant may do names who can, not which key to use.
+ */
+export function plainMessage(error: unknown): string {
+  if (error instanceof ApiFailure && error.code === 'permission_denied' && /^Operator keys/.test(error.message))
+    return 'Only the merchant can do this, from their own console or systems.';
+  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -123,4 +133,43 @@ export function TableHead({ columns, actions = false }: { columns: string[]; act
       </tr>
     </thead>
   );
+}
+
+/**
+ * A secret or link shown once, with a Copy button: selecting a 60-character token by hand is where
+ * people lose a character. The button says "Copied" for a moment, and says so to screen readers.
+ */
+export function Secret({ value, label }: { value: string; label: string }) {
+  const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
+  async function copy() {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied('yes');
+    } catch {
+      // Clipboard access needs a secure context (https or localhost); the text stays selectable.
+      setCopied('failed');
+    }
+    setTimeout(() => setCopied(null), 2500);
+  }
+  return (
+    <span className="secret-row">
+      <code className="secret">{value}</code>{' '}
+      <button type="button" className="copy" onClick={() => void copy()} aria-label={`Copy ${label}`}>
+        Copy
+      </button>{' '}
+      <span aria-live="polite" className="muted">
+        {copied === 'yes' ? 'Copied' : copied === 'failed' ? 'Select the text and copy it' : ''}
+      </span>
+    </span>
+  );
+}
+
+/** Whether a link names this machine only (localhost, 127.x, ::1): a phone cannot open it. */
+export function isLoopback(url: string): boolean {
+  try {
+    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
+  } catch {
+    return false;
+  }
 }

@@ -4,6 +4,7 @@
  * entry carries its own Idempotency-Key, fixed when it was queued: a send that timed out and is
  * sent again gets the server's first answer back, so a move is never applied twice.
  */
+import { openDb, tx } from './idb';
 
 export interface FileEntry {
   seq?: number;
@@ -28,6 +29,11 @@ export interface MoveEntry {
   queuedAt: number;
   /** The status this move leads to, shown on the phone before the server has it. */
   to: string;
+  /**
+   * A move made of several (Start route: pickup then depart): sent in order as one entry, each
+   * step with its own key derived from the entry's, so a replay after a cut repeats none of them.
+   */
+  steps?: string[];
 }
 
 export type Entry = FileEntry | MoveEntry;
@@ -37,46 +43,13 @@ export interface Failure {
   orderId: string;
   what: string;
   message: string;
-}
-
-const DB_NAME = 'ruta-courier';
-
-function open(): Promise<IDBDatabase> {
-  return new Promise((resolve, reject) => {
-    const req = indexedDB.open(DB_NAME, 1);
-    req.onupgradeneeded = () => {
-      const db = req.result;
-      db.createObjectStore('queue', { keyPath: 'seq', autoIncrement: true });
-      // localId → server file id, kept until the moves naming it are sent.
-      db.createObjectStore('files');
-      db.createObjectStore('failed', { keyPath: 'seq' });
-    };
-    req.onsuccess = () => resolve(req.result);
-    req.onerror = () => reject(req.error);
-  });
-}
-
-function tx<T>(store: string, mode: IDBTransactionMode, fn: (s: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-  return open().then(
-    (db) =>
-      new Promise<T>((resolve, reject) => {
-        const t = db.transaction(store, mode);
-        const req = fn(t.objectStore(store));
-        t.oncomplete = () => {
-          db.close();
-          resolve(req.result);
-        };
-        t.onerror = () => {
-          db.close();
-          reject(t.error);
-        };
-      }),
-  );
+  /** The Error body's code (`pin_mismatch`, `pin_locked`…): what the phone says about it. */
+  code?: string;
 }
 
 export async function enqueue(entries: Entry[]): Promise<void> {
   // One transaction: the files and the move that names them are queued together or not at all.
-  const db = await open();
+  const db = await openDb();
   await new Promise<void>((resolve, reject) => {
     const t = db.transaction('queue', 'readwrite');
     for (const e of entries) t.objectStore('queue').add(e);
@@ -93,13 +66,17 @@ const remove = (seq: number) => tx('queue', 'readwrite', (s) => s.delete(seq));
 const fileId = (localId: string) => tx('files', 'readonly', (s) => s.get(localId) as IDBRequest<string | undefined>);
 const saveFileId = (localId: string, id: string) => tx('files', 'readwrite', (s) => s.put(id, localId));
 
-/** Sends one request; answers the HTTP status and JSON body, or throws when the network fails. */
-export type Sender = (
-  method: string,
-  url: string,
-  body: Blob | Record<string, unknown>,
-  headers: Record<string, string>,
-) => Promise<{ status: number; json: unknown }>;
+/** An answer of the API: its HTTP status and JSON body (the Error body on a refusal). */
+export interface Answer {
+  status: number;
+  json: unknown;
+}
+
+/** How the outbox reaches the API (client.ts); each call throws when the network fails. */
+export interface Transport {
+  upload(e: FileEntry): Promise<Answer>;
+  move(e: MoveEntry, body: Record<string, unknown>): Promise<Answer>;
+}
 
 async function resolveFiles(body: Record<string, unknown>): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -122,30 +99,15 @@ async function resolveFiles(body: Record<string, unknown>): Promise<Record<strin
  * once, even if the network drops before the route can be reloaded.
  */
 export async function flush(
-  send: Sender,
+  send: Transport,
   onMoved: (order: unknown) => void = () => {},
 ): Promise<{ sent: number; blocked: boolean }> {
   let sent = 0;
   for (const e of await pending()) {
     const seq = e.seq!;
-    let res: { status: number; json: unknown };
+    let res: Answer;
     try {
-      if (e.kind === 'file') {
-        res = await send('POST', `/v1/files?purpose=${e.purpose}`, e.blob, {
-          'Idempotency-Key': e.idempotencyKey,
-          'Content-Type': e.blob.type,
-        });
-      } else {
-        res = await send(
-          'POST',
-          `/v1/orders/${encodeURIComponent(e.orderId)}/${e.action}`,
-          await resolveFiles(e.body),
-          {
-            'Idempotency-Key': e.idempotencyKey,
-            'Content-Type': 'application/json',
-          },
-        );
-      }
+      res = e.kind === 'file' ? await send.upload(e) : await sendMove(send, e);
     } catch {
       return { sent, blocked: true };
     }
@@ -156,13 +118,15 @@ export async function flush(
       if (e.kind === 'file') await saveFileId(e.localId, (res.json as { id: string }).id);
       else onMoved(res.json);
     } else {
-      const message = (res.json as { error?: { message?: string } } | null)?.error?.message ?? `HTTP ${res.status}`;
+      const error = (res.json as { error?: { message?: string; code?: string } } | null)?.error;
+      const message = error?.message ?? `HTTP ${res.status}`;
       await tx('failed', 'readwrite', (s) =>
         s.put({
           seq,
           orderId: e.orderId,
-          what: e.kind === 'file' ? `${e.purpose} upload` : e.action,
+          what: e.kind === 'file' ? `${e.purpose} upload` : e.steps ? 'start route' : e.action,
           message,
+          code: error?.code,
         } satisfies Failure),
       );
     }
@@ -170,6 +134,18 @@ export async function flush(
     sent++;
   }
   return { sent, blocked: false };
+}
+
+/** A move, or each step of a multi-step one until the first that is not accepted. */
+async function sendMove(send: Transport, e: MoveEntry): Promise<Answer> {
+  const body = await resolveFiles(e.body);
+  if (!e.steps) return send.move(e, body);
+  let res: Answer = { status: 204, json: null };
+  for (const action of e.steps) {
+    res = await send.move({ ...e, action, idempotencyKey: `${e.idempotencyKey}:${action}` }, body);
+    if (res.status < 200 || res.status >= 300) return res;
+  }
+  return res;
 }
 
 /** 409 idempotency_key_in_use: the first send is still being handled; try again later. */

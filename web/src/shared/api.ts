@@ -1,4 +1,6 @@
 import createClient, { type Middleware } from 'openapi-fetch';
+import type { Action } from '../../../src/features/lifecycle/transitions.js';
+import { startOfDay } from '../../../src/shared/local-time.js';
 import type { components, paths } from '../api/schema';
 
 export type Schemas = components['schemas'];
@@ -71,32 +73,6 @@ export async function unwrap<T>(
   throw new ApiFailure(response.status, body, response.headers.get('Retry-After'));
 }
 
-/** Plain JSON calls for routes that may not be in the generated schema yet (sessions, people). */
-export async function rawJson<T>(creds: Credentials, method: string, url: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { 'Ruta-Mode': creds.mode };
-  if (body !== undefined) headers['Content-Type'] = 'application/json';
-  if (creds.key) headers.Authorization = `Bearer ${creds.key}`;
-  if (creds.csrf && method !== 'GET') headers['X-CSRF-Token'] = creds.csrf;
-  const res = await fetch(url, {
-    method,
-    headers,
-    credentials: 'include',
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  const json = text ? (JSON.parse(text) as unknown) : null;
-  if (!res.ok) {
-    throw new ApiFailure(
-      res.status,
-      (json as { error?: ApiErrorBody } | null)?.error ?? null,
-      res.headers.get('Retry-After'),
-    );
-  }
-  return json as T;
-}
-
-export const TERMINAL: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
-
 export const STATUS_LABEL: Record<OrderStatus, string> = {
   pending: 'Pending',
   validated: 'Validated',
@@ -112,6 +88,22 @@ export const STATUS_LABEL: Record<OrderStatus, string> = {
   rescheduled: 'Rescheduled',
   returned: 'Returned',
   cancelled: 'Cancelled',
+};
+
+/** The buttons of the moves in the transition table (src/features/lifecycle/transitions.ts). */
+export const ACTION_LABEL: Record<Action, string> = {
+  validate: 'Validate',
+  assign: 'Assign',
+  ready: 'Ready for pickup',
+  pickup: 'Picked up',
+  depart: 'Depart',
+  approach: 'Approaching',
+  arrive: 'Arrived',
+  deliver: 'Deliver',
+  fail: 'Failed attempt',
+  reschedule: 'Reschedule',
+  return: 'Return to sender',
+  cancel: 'Cancel',
 };
 
 /** Colours for statuses on the board and the map (readable on light and dark). */
@@ -143,5 +135,43 @@ export function money(n: number | null | undefined, currency: string): string {
 
 export function when(iso: string | null | undefined): string {
   if (!iso) return '—';
-  return new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  // In this browser's zone, named (whenIn gives a chosen zone): a time a person reads says whose clock.
+  // (timeZoneName cannot go with dateStyle/timeStyle: the same fields, spelled out.)
+  return new Date(iso).toLocaleString(undefined, {
+    year: 'numeric',
+    month: 'short',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
+}
+
+/** This browser's own zone: the days of a tab signed in with a key (a key says no zone). */
+export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
+
+/**
+ * An instant as a person in `tz` reads it, the zone named (DESIGN §15, docs/console.md): "Nov 25,
+ * 2026, 10:00 AM (America/Lima)". With `dayOnly`, the date alone.
+ */
+export function whenIn(iso: string | null | undefined, tz: string, dayOnly = false): string {
+  if (!iso) return '—';
+  const opts: Intl.DateTimeFormatOptions = dayOnly
+    ? { dateStyle: 'medium' }
+    : { dateStyle: 'medium', timeStyle: 'short' };
+  try {
+    return `${new Date(iso).toLocaleString(undefined, { ...opts, timeZone: tz })} (${tz})`;
+  } catch {
+    return when(iso);
+  }
+}
+
+/**
+ * When an order is due, in its own zone: a day requested without a time (stored as the day's first
+ * instant) shows as the day alone, "Nov 25, 2026 (America/Lima)".
+ */
+export function dueText(o: Pick<Order, 'requested_date' | 'requested_day' | 'timezone'>): string {
+  if (!o.requested_date || !o.requested_day) return '—';
+  const plainDay = Date.parse(o.requested_date) === startOfDay(o.requested_day, o.timezone);
+  return whenIn(o.requested_date, o.timezone, plainDay);
 }

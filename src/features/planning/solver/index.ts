@@ -1,5 +1,6 @@
 // The route optimizer's public interface: everything outside this folder imports from here.
 export { type CheckResult, check, type Violation } from './check.js';
+export { BALANCE_BOUND, placeBreaks } from './run.js';
 export { parseSolomon, type SolomonInstance } from './solomon.js';
 export { solve } from './solve.js';
 export type {
@@ -14,4 +15,5 @@ export type {
   Unassigned,
   UnassignedReason,
   Vehicle,
+  ViolationKind,
 } from './types.js';

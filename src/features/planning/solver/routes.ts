@@ -44,6 +44,9 @@ export class Routes {
       this.loc[b] = m.vStart[v] as number;
       this.loc[b + 1] = m.vEnd[v] as number;
       this.refresh(v);
+      // An unused vehicle drives nothing (its start-to-end leg counts only once it has a job).
+      this.distance -= this.rdist[v] as number;
+      this.rdist[v] = 0;
     }
     for (let j = 0; j < m.n; j++) this.out[this.nOut++] = j;
     this.penalty = m.penalty.reduce((a, b) => a + b, 0);
@@ -138,8 +141,11 @@ export class Routes {
     const lj = m.loc[j] as number;
     const a = this.loc[b + p] as number;
     const c = this.loc[b + p + 2] as number;
+    // Into an empty route: the whole start–job–end way (an empty route counts 0, not its start-to-end leg).
     const d =
-      (m.dist[a * m.size + lj] as number) + (m.dist[lj * m.size + c] as number) - (m.dist[a * m.size + c] as number);
+      (m.dist[a * m.size + lj] as number) +
+      (m.dist[lj * m.size + c] as number) -
+      (n === 0 ? 0 : (m.dist[a * m.size + c] as number));
     this.rdist[v] = (this.rdist[v] as number) + d;
     this.distance += d;
     this.loc[b + p + 1] = lj;

@@ -1,8 +1,9 @@
+import { INFEASIBLE, schedule } from './constrained.js';
 import type { Model } from './model.js';
 import { Rng } from './rng.js';
 import { Routes } from './routes.js';
 import { Sisr } from './sisr.js';
-import type { Objective } from './types.js';
+import type { Objective, UnassignedReason } from './types.js';
 
 // The anytime loop: build by insertion, then ruin and recreate under simulated annealing, keeping the
 // best solution. With `min_vehicles`, a fleet-minimisation phase first (SISR §5): drop a route, and
@@ -14,7 +15,7 @@ export interface SearchOptions {
   timeLimitMs: number;
   maxIterations: number;
   seed: number;
-  objective: Objective;
+  objective: Exclude<Objective, 'balanced'>;
   onProgress?: (progress: number) => void;
 }
 
@@ -150,35 +151,70 @@ function dropRoute(s: Routes, rng: Rng): void {
   if (pick >= 0) s.removeSpan(pick, 1, s.len[pick] as number);
 }
 
-/** Jobs that no vehicle could serve even as its only stop. */
+/** Jobs that no vehicle could serve even as its only stop (with its partner, for a pair). */
 function markHopeless(m: Model, hopeless: Uint8Array): void {
   for (let j = 0; j < m.n; j++) hopeless[j] = aloneFeasible(m, j) === null ? 0 : 1;
 }
 
 /**
- * Why job j cannot be served by any vehicle on its own, or null when some vehicle could: the first
- * constraint that fails for every vehicle, checked in the order capacity, time window, shift.
+ * Why job j cannot be served by any vehicle on its own (a pair: its pickup then its delivery), or
+ * null when some vehicle could: the first constraint that fails for every vehicle, checked in the
+ * order skills, capacity, route limits, time window, shift.
  */
-export function aloneFeasible(m: Model, j: number): 'capacity' | 'time_window' | 'shift' | null {
+export function aloneFeasible(m: Model, j: number): UnassignedReason | null {
   const { time, size, dims: K } = m;
-  const lj = m.loc[j] as number;
+  const other = m.partner[j] as number;
+  const pickup = other < 0 ? j : m.isPickup[j] === 1 ? j : other;
+  const delivery = other < 0 ? -1 : pickup === j ? other : j;
+  const seq = Int32Array.of(pickup, delivery);
+  const count = delivery < 0 ? 1 : 2;
+  const lj = m.loc[pickup] as number;
+  let skillOk = false;
   let capOk = false;
+  let limitOk = false;
   let twOk = false;
+  // Late only for a maximum duration or a break, never for the shift itself.
+  let limitLate = false;
   for (let v = 0; v < m.vehicles; v++) {
+    if (
+      m.allowed !== null &&
+      (m.allowed[pickup * m.vehicles + v] === 0 || (delivery >= 0 && m.allowed[delivery * m.vehicles + v] === 0))
+    ) {
+      continue;
+    }
+    skillOk = true;
     let fits = true;
     for (let d = 0; d < K; d++) {
-      if ((m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) fits = false;
+      if ((m.demand[pickup * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) fits = false;
     }
     if (!fits) continue;
     capOk = true;
-    const start = Math.max(
-      (m.vShiftStart[v] as number) + (time[(m.vStart[v] as number) * size + lj] as number),
-      m.ready[j] as number,
-    );
-    if (start > (m.due[j] as number) + 1e-9) continue;
+    const last = delivery < 0 ? lj : (m.loc[delivery] as number);
+    const vs = m.vStart[v] as number;
+    const dist =
+      (m.dist[vs * size + lj] as number) +
+      (m.dist[lj * size + last] as number) +
+      (m.dist[last * size + (m.vEnd[v] as number)] as number);
+    if (count > (m.vMaxJobs[v] as number) || dist > (m.vMaxDist[v] as number) + 1e-9) continue;
+    limitOk = true;
+    const start = Math.max((m.vShiftStart[v] as number) + (time[vs * size + lj] as number), m.ready[pickup] as number);
+    if (start > (m.due[pickup] as number) + 1e-9) continue;
     twOk = true;
-    const back = start + (m.service[j] as number) + (time[lj * size + (m.vEnd[v] as number)] as number);
-    if (back <= (m.vShiftEnd[v] as number) + 1e-9) return null;
+    let back = start + (m.service[pickup] as number);
+    if (delivery >= 0) {
+      back = Math.max(back + (time[lj * size + last] as number), m.ready[delivery] as number);
+      if (back > (m.due[delivery] as number) + 1e-9) continue;
+      back += m.service[delivery] as number;
+    }
+    back += time[last * size + (m.vEnd[v] as number)] as number;
+    if (m.constrained ? schedule(m, v, seq, count) !== INFEASIBLE : back <= (m.vShiftEnd[v] as number) + 1e-9) {
+      return null;
+    }
+    if (back <= (m.vShiftClose[v] as number) + 1e-9) limitLate = true;
   }
-  return !capOk ? 'capacity' : !twOk ? 'time_window' : 'shift';
+  if (!skillOk) return 'skills';
+  if (!capOk) return 'capacity';
+  if (!limitOk) return 'route_limit';
+  if (!twOk) return 'time_window';
+  return limitLate ? 'route_limit' : 'shift';
 }

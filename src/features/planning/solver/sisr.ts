@@ -1,3 +1,4 @@
+import { Constrained } from './constrained.js';
 import type { Model } from './model.js';
 import type { Rng } from './rng.js';
 import type { Routes } from './routes.js';
@@ -30,6 +31,8 @@ export class Sisr {
   private readonly keys: Float64Array;
   /** Jobs no vehicle can serve even alone: never tried again. */
   readonly hopeless: Uint8Array;
+  /** Insertion under breaks and pairs; null for the plain path. */
+  private readonly constrained: Constrained | null;
 
   constructor(
     private readonly m: Model,
@@ -42,6 +45,7 @@ export class Sisr {
     this.buf = new Int32Array(m.n);
     this.keys = new Float64Array(m.n);
     this.hopeless = new Uint8Array(m.n);
+    this.constrained = m.constrained ? new Constrained(m) : null;
   }
 
   clearTouched(): void {
@@ -95,6 +99,7 @@ export class Sisr {
         if (r > 0) s.removeSpan(v, start, r);
       }
     }
+    if (m.hasPairs) this.constrained?.unpair(s, (v) => this.touch(v));
   }
 
   /** Inserts the unassigned jobs back; `allowNew` lets it open an empty vehicle. */
@@ -107,12 +112,16 @@ export class Sisr {
       if (this.hopeless[j] === 0) this.buf[k++] = j;
     }
     this.order(k);
+    if (this.constrained) {
+      this.recreateConstrained(s, this.constrained, k, allowNew);
+      return;
+    }
     const { time, dist, size } = m;
     const K = m.dims;
     const S = s.stride;
     const { es, ls, sv, len, load } = s;
     const sloc = s.loc;
-    const { demand, cap, vClass, ready, due, service } = m;
+    const { demand, cap, vClass, ready, due, service, allowed, vMaxJobs, vMaxDist } = m;
     const V = m.vehicles;
     // Blinks drawn as gaps between skipped places (geometric), not one draw per place: same law, fewer draws.
     const logKeep = Math.log(1 - BLINK);
@@ -129,6 +138,7 @@ export class Sisr {
       const cs = ++this.classGen;
       for (let v = 0; v < V; v++) {
         const n = len[v] as number;
+        if (n >= (vMaxJobs[v] as number) || (allowed !== null && allowed[j * V + v] === 0)) continue;
         if (n === 0) {
           if (!allowNew) continue;
           const c = vClass[v] as number;
@@ -154,8 +164,10 @@ export class Sisr {
           const a = sloc[b + p] as number;
           const c = sloc[b + p + 1] as number;
           const delta =
-            (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
-          if (delta >= best) continue;
+            (dist[a * size + lj] as number) +
+            (dist[lj * size + c] as number) -
+            (n === 0 ? 0 : (dist[a * size + c] as number));
+          if (delta >= best || (s.rdist[v] as number) + delta > (vMaxDist[v] as number) + 1e-9) continue;
           const arr = e + (sv[b + p] as number) + (time[a * size + lj] as number);
           const start = Math.max(arr, readyJ);
           if (start > dueJ) continue;
@@ -169,6 +181,35 @@ export class Sisr {
         s.insert(j, bv, bp);
         this.touch(bv);
       }
+    }
+  }
+
+  /** The same, job by job, through the whole-route check of constrained.ts (no blinks). */
+  private recreateConstrained(s: Routes, c: Constrained, k: number, allowNew: boolean): void {
+    const m = this.m;
+    const K = m.dims;
+    const V = m.vehicles;
+    for (let i = 0; i < k; i++) {
+      const j = this.buf[i] as number;
+      // A pair's delivery goes in with its pickup.
+      if ((m.partner[j] as number) >= 0 && m.isPickup[j] === 0) continue;
+      const cs = ++this.classGen;
+      // A pickup's vehicle must also suit its delivery's requirements.
+      const q = m.isPickup[j] === 1 ? (m.partner[j] as number) : j;
+      const v = c.insert(s, j, (v) => {
+        if (m.allowed !== null && (m.allowed[j * V + v] === 0 || m.allowed[q * V + v] === 0)) return false;
+        for (let d = 0; d < K; d++) {
+          if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
+            return false;
+          }
+        }
+        if ((s.len[v] as number) > 0) return true;
+        const cl = m.vClass[v] as number;
+        if (!allowNew || this.classStamp[cl] === cs) return false;
+        this.classStamp[cl] = cs;
+        return true;
+      });
+      if (v >= 0) this.touch(v);
     }
   }
 

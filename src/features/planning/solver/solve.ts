@@ -11,14 +11,25 @@ import type { WorkerInput } from './worker.js';
 // loop, then passes the answer through the checker. From dist/ the worker is worker.js; under tsx or
 // Vitest (this file is .ts) the worker is worker.ts and gets tsx's loader to run it.
 
+/** The smallest heap cap a solver worker gets (RUTA_PLAN_MEMORY_MB's floor too). */
+export const MIN_HEAP_MB = 32;
+
 export async function solve(problem: Problem, options: SolveOptions = {}): Promise<SolveResult> {
   const t0 = performance.now();
-  const { onProgress, signal, ...rest } = options;
+  const { onProgress, signal, maxHeapMb, ...rest } = options;
   signal?.throwIfAborted();
   const input: WorkerInput = { problem, options: rest };
+  // A cap below what V8 needs to start an isolate (Node 24 deserialises a larger snapshot) is a fatal
+  // OOM of the whole process, not ERR_WORKER_OUT_OF_MEMORY: never start a worker under the floor.
+  const resourceLimits =
+    maxHeapMb === undefined ? undefined : { maxOldGenerationSizeMb: Math.max(maxHeapMb, MIN_HEAP_MB) };
   const worker = import.meta.url.endsWith('.ts')
-    ? new Worker(viaTsx(new URL('./worker.ts', import.meta.url).href), { eval: true, workerData: input })
-    : new Worker(new URL('./worker.js', import.meta.url), { workerData: input });
+    ? new Worker(viaTsx(new URL('./worker.ts', import.meta.url).href), {
+        eval: true,
+        workerData: input,
+        resourceLimits,
+      })
+    : new Worker(new URL('./worker.js', import.meta.url), { workerData: input, resourceLimits });
   let onAbort: (() => void) | undefined;
   const run = await new Promise<RunResult>((resolve, reject) => {
     onAbort = () => {

@@ -6,7 +6,7 @@ import type { Problem, SolveOptions } from './types.js';
 
 export interface WorkerInput {
   problem: Problem;
-  options: Omit<SolveOptions, 'onProgress' | 'signal'>;
+  options: Omit<SolveOptions, 'onProgress' | 'signal' | 'maxHeapMb'>;
 }
 
 const port = parentPort;

@@ -28,6 +28,21 @@ export interface CouriersTable {
   shift_end: string | null;
   start_depot: string | null;
   end_depot: string | null;
+  /** 021_constraints: JSON array of skills (`cold`, `large`…); null = none. */
+  skills: string | null;
+  /** The shift's break: earliest and latest start (HH:mm, the plan's depot's zone) and length; all null = none. */
+  break_earliest: string | null;
+  break_latest: string | null;
+  break_minutes: number | null;
+  /** Route limits; null = none. */
+  max_route_minutes: number | null;
+  max_route_km: number | null;
+  max_stops: number | null;
+  /** Where a route ends: at the end depot (null, `depot`) or at its last stop. */
+  route_end: 'depot' | 'last_stop' | null;
   created_at: number;
   updated_at: number;
+  /** 016: customers' ratings of its deliveries: how many, and their sum (average = total / count). */
+  rating_count: number;
+  rating_total: number;
 }

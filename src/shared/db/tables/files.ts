@@ -1,6 +1,7 @@
 import type { Mode } from './columns.js';
 
-export const FILE_PURPOSES = ['signature', 'photo'] as const;
+/** `logo`: a merchant's brand on the tracking page (DESIGN §15). */
+export const FILE_PURPOSES = ['signature', 'photo', 'logo'] as const;
 export type FilePurpose = (typeof FILE_PURPOSES)[number];
 export const FILE_TYPES = ['image/png', 'image/jpeg', 'image/webp'] as const;
 export type FileType = (typeof FILE_TYPES)[number];

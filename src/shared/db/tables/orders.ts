@@ -1,4 +1,5 @@
 import type { Mode } from './columns.js';
+import type { PinState } from './proof_settings.js';
 
 export const ORDER_STATUSES = [
   'pending',
@@ -17,6 +18,9 @@ export const ORDER_STATUSES = [
   'cancelled',
 ] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
+
+/** No move leaves these (the transition table, features/lifecycle/transitions.ts, is built on them). */
+export const TERMINAL_STATUSES: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
 
 /** A courier session sees its orders only while they are its to work on (DESIGN §9: unfinished). */
 export const COURIER_ACTIVE_STATUSES = [
@@ -46,8 +50,14 @@ export interface OrdersTable {
   delivery_address: string;
   /** JSON array of items. */
   items: string;
+  /**
+   * RFC 3339 date-time: as the merchant sent it, or, for a plain day (`2026-11-25`), that day's
+   * first instant written with the zone's offset (`2026-11-25T00:00:00-05:00`).
+   */
   requested_date: string | null;
   /** JSON {start, end} or null. */
+  /** 021_constraints: JSON array of the skills its courier needs; null = none. */
+  requirements: string | null;
   time_window: string | null;
   priority: number;
   is_urgent: number;
@@ -71,6 +81,13 @@ export interface OrdersTable {
   attempts: number;
   /** Last `sequence` handed to an event of this order. */
   event_seq: number;
+  /** 016: written by the customer on the tracking page before departure. */
+  delivery_instructions: string | null;
+  safe_place: string | null;
+  /** 016: the customer's one rating (1–5) after delivery. */
+  feedback_rating: number | null;
+  feedback_comment: string | null;
+  feedback_at: number | null;
   created_at: number;
   updated_at: number;
   picked_up_at: number | null;
@@ -86,6 +103,36 @@ export interface OrdersTable {
   customer_key: string;
   /** `phoneKey(customer.phone ?? customer.whatsapp)`: the board's search by the phone's last digits. */
   phone_key: string | null;
+  /**
+   * Added by 014_local_days, fixed at creation: the IANA zone the order's days and times of day are
+   * read in (its account's depot's, else its account's, else the carrier's; docs/api.md).
+   */
+  timezone: string;
+  /**
+   * Added by 014_local_days, derived with `due_at` (orders/repo.ts): the local day (YYYY-MM-DD, in
+   * `timezone`) the order is due: its requested day, else the day it was created.
+   */
+  due_day: string;
+  /** Added by 019_setup: JSON Geocode (orders/schemas.ts), how the geocoder located the address; null when it came with coordinates. */
+  geocode: string | null;
+  /** Added by 023_labels: when the parcel was scanned into the courier's vehicle; null until then. */
+  loaded_at: number | null;
+  /**
+   * Added by 017_money, fixed when the order is delivered (lifecycle/on-time.ts): 1 inside its
+   * time window on its due day (without a window: by the end of its due day), 0 late, null not delivered.
+   */
+  on_time: number | null;
+  /**
+   * Added by 020_proof_pin, fixed at creation: JSON `{signature, photo, pin, id_check, age_check}`,
+   * each `required|optional|off` (orders/proof-settings.ts); null on orders older than it.
+   */
+  proof: string | null;
+  /** 020: the 4-digit delivery PIN when `proof.pin` is required; shown to the merchant only. */
+  delivery_pin: string | null;
+  /** 020: wrong PINs given to `deliver` so far. */
+  pin_attempts: number;
+  /** 020: null without a PIN, else set | locked | overridden. */
+  pin_state: PinState | null;
 }
 
 /** Longest stored search key: enough for any name anyone types, short enough for an index entry. */

@@ -1,3 +1,5 @@
+import type { ID_DOCUMENT_TYPES } from './proof_settings.js';
+
 export const RELATIONSHIPS = ['self', 'family', 'neighbor', 'doorman', 'coworker', 'other'] as const;
 export const PAYMENT_METHODS = ['cash', 'card', 'bank_transfer', 'mobile_wallet'] as const;
 export const COD_STATUSES = ['collected', 'short', 'over'] as const;
@@ -19,4 +21,11 @@ export interface ProofsTable {
   lat: number | null;
   lng: number | null;
   delivered_at: number;
+  /** 020: the receiver's ID document (id_check, age_check), when captured. */
+  id_document_type: (typeof ID_DOCUMENT_TYPES)[number] | null;
+  id_document_number: string | null;
+  /** 020: 1 when the courier confirmed the receiver is 18 or older (age_check); null when not asked. */
+  age_verified: number | null;
+  /** 020: how the PIN was satisfied: `verified` (given right), `overridden` (by a dispatcher), null without one. */
+  pin: 'verified' | 'overridden' | null;
 }

@@ -2,6 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { errorsOf, Field } from '../ui';
+import { type BrandingDraft, BrandingFields, brandingBody, brandingDraftOf } from './BrandingFields';
 import { FormError } from './shared';
 
 type Account = Schemas['Account'];
@@ -17,7 +18,14 @@ const PRICING: { key: keyof Pricing; label: string }[] = [
   { key: 'minimum', label: 'Minimum (minor units)' },
 ];
 
-type AccountDraft = { name: string; currency: string; lat: string; lng: string } & Record<keyof Pricing, string>;
+type AccountDraft = {
+  name: string;
+  currency: string;
+  lat: string;
+  lng: string;
+  timezone: string;
+  depot: string;
+} & Record<keyof Pricing, string>;
 
 function draftOf(a?: Account): AccountDraft {
   const p = a?.pricing ?? {};
@@ -26,6 +34,8 @@ function draftOf(a?: Account): AccountDraft {
     currency: a?.currency ?? '',
     lat: a?.origin ? String(a.origin.lat) : '',
     lng: a?.origin ? String(a.origin.lng) : '',
+    timezone: a?.timezone ?? '',
+    depot: a?.depot ?? '',
   } as AccountDraft;
   for (const { key } of PRICING) d[key] = p[key] === undefined ? '' : String(p[key]);
   return d;
@@ -66,6 +76,7 @@ export function AccountForm({
   const [d, setD] = useState<AccountDraft>(() => draftOf(initial));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const set = (k: keyof AccountDraft) => (v: string) => setD({ ...d, [k]: v });
+  const [brand, setBrand] = useState<BrandingDraft>(() => brandingDraftOf(initial?.branding));
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -73,12 +84,23 @@ export function AccountForm({
     setErrors(b.errors ?? {});
     if (b.errors) return;
     const currency = d.currency.trim().toUpperCase();
+    // Empty: the carrier's zone, no depot (the API's null).
+    const timezone = d.timezone.trim() || null;
+    const depot = d.depot.trim() || null;
     try {
       if (initial) {
         await unwrap(
           client.PATCH('/v1/accounts/{id}', {
             params: { path: { id: initial.id } },
-            body: { name: d.name, currency, origin: b.origin, pricing: b.pricing },
+            body: {
+              name: d.name,
+              currency,
+              origin: b.origin,
+              pricing: b.pricing,
+              timezone,
+              depot,
+              branding: await brandingBody(client, brand),
+            },
           }),
         );
         onSaved();
@@ -90,6 +112,8 @@ export function AccountForm({
               ...(currency ? { currency } : {}),
               ...(b.origin ? { origin: b.origin } : {}),
               ...(b.pricing ? { pricing: b.pricing } : {}),
+              ...(timezone ? { timezone } : {}),
+              ...(depot ? { depot } : {}),
             },
           }),
         );
@@ -126,6 +150,16 @@ export function AccountForm({
           errors={errors}
           placeholder="default of the server, e.g. USD"
         />
+        <Field
+          label="Time zone"
+          name="timezone"
+          value={d.timezone}
+          onChange={set('timezone')}
+          errors={errors}
+          placeholder={
+            initial ? `the carrier’s (now ${initial.effective_timezone})` : 'the carrier’s, e.g. America/Lima'
+          }
+        />
       </div>
       <fieldset>
         <legend>Pickup origin</legend>
@@ -145,6 +179,14 @@ export function AccountForm({
             onChange={set('lng')}
             errors={errors}
             inputMode="decimal"
+          />
+          <Field
+            label="Depot (its time zone wins)"
+            name="depot"
+            value={d.depot}
+            onChange={set('depot')}
+            errors={errors}
+            placeholder="dep_…"
           />
         </div>
         {groupError('origin')}
@@ -166,6 +208,7 @@ export function AccountForm({
         </div>
         {groupError('pricing')}
       </fieldset>
+      {initial && <BrandingFields d={brand} set={setBrand} errors={errors} />}
       <FormError errors={errors} />
       <button type="submit" className="primary">
         {initial ? 'Save account' : 'Create account'}

@@ -1,7 +1,7 @@
 import { useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useLoad } from '../ui';
+import { ErrorNote, Secret, TableHead, useLoad } from '../ui';
 import { AccountForm } from './AccountForm';
 import { KeyManager } from './Keys';
 import { ShownOnce } from './shared';
@@ -38,10 +38,10 @@ export function Accounts() {
             Account {made.name} ({made.id}) created. Its secret keys are shown once: store them now.
           </p>
           <p>
-            Test key: <code className="secret">{made.keys.test}</code>
+            Test key: <Secret value={made.keys.test} label="test key" />
           </p>
           <p>
-            Live key: <code className="secret">{made.keys.live}</code>
+            Live key: <Secret value={made.keys.live} label="live key" />
           </p>
         </ShownOnce>
       )}

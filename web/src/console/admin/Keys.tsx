@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, TableHead, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type ApiKey = Schemas['ApiKey'];
@@ -79,7 +79,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
       {shown && (
         <ShownOnce>
           <p>{shown.text}</p>
-          <code className="secret">{shown.secret}</code>
+          <Secret value={shown.secret} label="secret key" />
         </ShownOnce>
       )}
       <ErrorNote error={list.error} />

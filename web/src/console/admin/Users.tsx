@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, TableHead, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type User = Schemas['User'];
@@ -12,7 +12,7 @@ const ROLES: UserRole[] = ['dispatcher', 'admin', 'merchant'];
 // Users and invitations
 
 export function Users() {
-  const { client, mode } = useSession();
+  const { client, mode, me } = useSession();
   const users = useLoad(() => unwrap(client.GET('/v1/users')), [mode]);
   const invitations = useLoad(() => unwrap(client.GET('/v1/invitations')), [mode]);
   const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
@@ -23,6 +23,7 @@ export function Users() {
   const [link, setLink] = useState<{ email: string; url: string; expires: string } | null>(null);
   const [rowError, setRowError] = useState<unknown>(null);
   const [invitationError, setInvitationError] = useState<unknown>(null);
+  const [resetLink, setResetLink] = useState<{ email: string; url: string; expires: string } | null>(null);
 
   async function invite(e: FormEvent) {
     e.preventDefault();
@@ -48,6 +49,21 @@ export function Users() {
     try {
       await unwrap(client.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { status } }));
       await users.reload();
+    } catch (err) {
+      setRowError(err);
+    }
+  }
+
+  // The old password stops working and every session of the user ends at once, so it is confirmed.
+  async function resetPassword(u: User) {
+    if (!confirm(`Reset the password of ${u.email}? It stops working now, and they are signed out everywhere.`)) return;
+    setRowError(null);
+    setResetLink(null);
+    try {
+      const r = await unwrap(
+        client.POST('/v1/users/{id}/password_reset', { params: { path: { id: u.id } }, body: {} }),
+      );
+      setResetLink({ email: r.email, url: r.url, expires: r.expires_at });
     } catch (err) {
       setRowError(err);
     }
@@ -102,7 +118,16 @@ export function Users() {
             Invitation link for {link.email}, single use, valid until {when(link.expires)}. It is shown once: send it
             now.
           </p>
-          <code className="secret">{link.url}</code>
+          <Secret value={link.url} label="invitation link" />
+        </ShownOnce>
+      )}
+      {resetLink && (
+        <ShownOnce>
+          <p>
+            Password reset link for {resetLink.email}, single use, valid until {when(resetLink.expires)}. It is shown
+            once: send it now.
+          </p>
+          <Secret value={resetLink.url} label="password reset link" />
         </ShownOnce>
       )}
       <ErrorNote error={users.error ?? rowError} />
@@ -118,6 +143,15 @@ export function Users() {
                 <td>{accountName(u.account)}</td>
                 <td>{u.status}</td>
                 <td className="buttons">
+                  {u.status === 'active' && u.email !== me?.email && (
+                    <button
+                      type="button"
+                      aria-label={`Reset password for ${u.email}`}
+                      onClick={() => void resetPassword(u)}
+                    >
+                      Reset password
+                    </button>
+                  )}
                   {u.status === 'active' ? (
                     <button
                       type="button"

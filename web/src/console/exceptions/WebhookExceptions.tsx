@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
+import { AccountPicker } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
 
@@ -64,12 +65,7 @@ export function WebhookExceptions() {
       <form className="filters" aria-label="Filter webhook exceptions" onSubmit={apply}>
         <div className="ctl">
           <label htmlFor="exc-account">Webhooks of one account</label>
-          <input
-            id="exc-account"
-            value={draft}
-            placeholder="acct_… (all accounts)"
-            onChange={(e) => setDraft(e.target.value)}
-          />
+          <AccountPicker id="exc-account" value={draft} onChange={setDraft} />
         </div>
         <button type="submit" style={{ alignSelf: 'end' }}>
           Filter

@@ -6,11 +6,16 @@ import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { type OrderImport, saveBlob } from './files';
 import { UploadForm } from './UploadForm';
 
-export function ImportList() {
+/** `account`: the merchant a carrier user imports for (undefined for merchant users). */
+export function ImportList({ account }: { account?: string }) {
   const { client } = useSession();
   const [templateError, setTemplateError] = useState<unknown>(null);
+  const suffix = account ? `?account=${encodeURIComponent(account)}` : '';
   // Each import carries up to 1000 row errors: a page of 20, and older ones on demand.
-  const list = useLoad(() => unwrap(client.GET('/v1/order_imports', { params: { query: { limit: 20 } } })), []);
+  const list = useLoad(
+    () => unwrap(client.GET('/v1/order_imports', { params: { query: { limit: 20, account } } })),
+    [account],
+  );
   const [older, setOlder] = useState<{ data: OrderImport[]; has_more: boolean } | null>(null);
   const [olderError, setOlderError] = useState<unknown>(null);
 
@@ -21,7 +26,7 @@ export function ImportList() {
     setOlderError(null);
     try {
       const page = await unwrap(
-        client.GET('/v1/order_imports', { params: { query: { limit: 20, starting_after: last.id } } }),
+        client.GET('/v1/order_imports', { params: { query: { limit: 20, starting_after: last.id, account } } }),
       );
       setOlder({ data: [...(older?.data ?? []), ...page.data], has_more: page.has_more });
     } catch (e) {
@@ -61,7 +66,7 @@ export function ImportList() {
         </button>
       </div>
       <ErrorNote error={templateError} />
-      <UploadForm onUploaded={(imp) => go(`imports/${imp.id}`)} />
+      <UploadForm account={account} onUploaded={(imp) => go(`imports/${imp.id}${suffix}`)} />
       <h2 id="past-imports">Past imports</h2>
       <ErrorNote error={list.error} />
       {list.data && imports.length === 0 && <p className="muted">No imports yet.</p>}
@@ -73,7 +78,7 @@ export function ImportList() {
               {imports.map((i) => (
                 <tr key={i.id}>
                   <td>
-                    <a href={`#/imports/${i.id}`}>{i.id}</a>
+                    <a href={`#/imports/${i.id}${suffix}`}>{i.id}</a>
                   </td>
                   <td>{when(i.created_at)}</td>
                   <td>

@@ -61,10 +61,13 @@ function Counts({ imp }: { imp: OrderImport }) {
 }
 
 /** One import: progress (the stream's `order_import` events, or polling), counts, row errors. */
-export function ImportPage({ id }: { id: string }) {
+export function ImportPage({ id, account }: { id: string; account?: string }) {
   const session = useSession();
   const { client } = session;
-  const imp = useLoad(() => unwrap(client.GET('/v1/order_imports/{id}', { params: { path: { id } } })), [id]);
+  const imp = useLoad(
+    () => unwrap(client.GET('/v1/order_imports/{id}', { params: { path: { id }, query: { account } } })),
+    [id, account],
+  );
   const [downloadError, setDownloadError] = useState<unknown>(null);
   const data = imp.data;
   const done = data ? DONE.includes(data.status) : false;
@@ -91,6 +94,8 @@ export function ImportPage({ id }: { id: string }) {
       source.onerror = () => {
         if (!opened) source.close();
       };
+      // Resumed after a disconnect with too much missed to replay (docs/stream.md): read the import again.
+      source.addEventListener('reset', () => void reload.current());
       source.addEventListener('order_import', (ev) => {
         try {
           const p = JSON.parse((ev as MessageEvent<string>).data) as Partial<OrderImport>;
@@ -120,7 +125,10 @@ export function ImportPage({ id }: { id: string }) {
     setDownloadError(null);
     try {
       const blob = await unwrap(
-        client.GET('/v1/order_imports/{id}/failed_rows.csv', { params: { path: { id } }, parseAs: 'blob' }),
+        client.GET('/v1/order_imports/{id}/failed_rows.csv', {
+          params: { path: { id }, query: { account } },
+          parseAs: 'blob',
+        }),
       );
       saveBlob(blob as Blob, `${id}-failed-rows.csv`);
     } catch (e) {

@@ -29,7 +29,7 @@ function contentTypeOf(file: File): string {
   return file.type || 'application/octet-stream';
 }
 
-export function UploadForm({ onUploaded }: { onUploaded: (imp: OrderImport) => void }) {
+export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImport) => void; account?: string }) {
   const { client } = useSession();
   const ids = useId();
   const fileInput = useRef<HTMLInputElement>(null);
@@ -56,7 +56,7 @@ export function UploadForm({ onUploaded }: { onUploaded: (imp: OrderImport) => v
     try {
       const imp = await unwrap(
         client.POST('/v1/order_imports', {
-          params: { query: { mode, ...(dateFormat ? { date_format: dateFormat } : {}) } },
+          params: { query: { mode, account, ...(dateFormat ? { date_format: dateFormat } : {}) } },
           body: file as never,
           bodySerializer: () => file,
           headers: { 'Content-Type': contentTypeOf(file), 'Idempotency-Key': idempotencyKey.current },

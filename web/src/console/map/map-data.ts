@@ -1,14 +1,28 @@
 import { useCallback, useState } from 'react';
-import { type Courier, type Order, TERMINAL, unwrap } from '../../shared/api';
+import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
+import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
 import type { useSession } from '../session';
 
 type Client = ReturnType<typeof useSession>['client'];
 
+export type Depot = Schemas['Depot'];
+
+/** A stop of a route on the map: finished ones stay (dimmed), open ones may be late. */
+export interface RouteStopView {
+  order: Order;
+  pos: [number, number] | null;
+  done: boolean;
+}
+
 export interface RouteLine {
   id: string;
+  courierId: string;
   courier: string;
   points: [number, number][];
+  stops: RouteStopView[];
 }
+
+const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned', 'cancelled'];
 
 export function positionOf(o: Order): [number, number] | null {
   const { lat, lng } = o.delivery_address;
@@ -23,6 +37,7 @@ export function useMapData(client: Client) {
   const [orders, setOrders] = useState<Order[]>([]);
   const [couriers, setCouriers] = useState<Courier[]>([]);
   const [routes, setRoutes] = useState<RouteLine[]>([]);
+  const [depots, setDepots] = useState<Depot[]>([]);
   const [error, setError] = useState<unknown>(null);
 
   const load = useCallback(async () => {
@@ -33,7 +48,7 @@ export function useMapData(client: Client) {
         const page = await unwrap(
           client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
         );
-        active.push(...page.data.filter((o) => !TERMINAL.includes(o.status)));
+        active.push(...page.data.filter((o) => !TERMINAL_STATUSES.includes(o.status)));
         if (!page.has_more) break;
         after = page.data[page.data.length - 1]?.id;
       }
@@ -43,17 +58,32 @@ export function useMapData(client: Client) {
       setCouriers(cs.data);
       const byId = new Map(active.map((o) => [o.id, o]));
       const routeIds = [...new Set(active.map((o) => o.route).filter((r): r is string => !!r))].slice(0, 50);
+      const got = await Promise.all(
+        routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
+      );
+      // A route's finished stops are no longer active orders: read them too, to draw them dimmed
+      // and to count the courier's progress (at most 300, the map's day).
+      const missing = got
+        .flatMap((r) => r?.stops.filter((s) => s.on_route && !byId.has(s.order)).map((s) => s.order) ?? [])
+        .slice(0, 300);
+      const extra = await Promise.all(
+        missing.map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
+      );
+      for (const o of extra) if (o) byId.set(o.id, o);
       const lines: RouteLine[] = [];
-      for (const id of routeIds) {
-        const { data } = await client.GET('/v1/routes/{id}', { params: { path: { id } } });
+      for (const data of got) {
         if (!data) continue;
-        const points = data.stops
+        const stops = data.stops
+          .filter((s) => s.on_route)
           .map((s) => byId.get(s.order))
-          .map((o) => (o ? positionOf(o) : null))
-          .filter((p): p is [number, number] => p !== null);
-        lines.push({ id, courier: data.courier.name, points });
+          .filter((o): o is Order => !!o)
+          .map((o) => ({ order: o, pos: positionOf(o), done: FINISHED.includes(o.status) }));
+        const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
+        lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
       }
       setRoutes(lines);
+      const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
+      setDepots(ds.data?.data ?? []);
       setError(null);
     } catch (e) {
       setError(e);
@@ -65,5 +95,47 @@ export function useMapData(client: Client) {
     if (data) setCouriers(data.data);
   }, [client]);
 
-  return { orders, couriers, routes, error, load, refreshCouriers };
+  return { orders, couriers, routes, depots, error, load, refreshCouriers };
+}
+
+/**
+ * An open stop whose window has closed: its day (requested, else today) and window end are read in
+ * the order's own zone, against now.
+ */
+export function isLate(o: Order, now: number): boolean {
+  if (FINISHED.includes(o.status)) return false;
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: o.timezone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      hourCycle: 'h23',
+    })
+      .formatToParts(now)
+      .map((p) => [p.type, p.value]),
+  );
+  const today = `${parts.year}-${parts.month}-${parts.day}`;
+  const day = o.requested_day ?? today;
+  if (day < today) return true;
+  return day === today && !!o.time_window && `${parts.hour}:${parts.minute}` > o.time_window.end;
+}
+
+/** "last seen 12 min ago": how long since a courier's last position, and whether it is stale. */
+export const STALE_MS = 10 * 60_000;
+export function lastSeen(recordedAt: string, now: number, tz?: string): { text: string; stale: boolean; at: string } {
+  const ms = Math.max(0, now - Date.parse(recordedAt));
+  const min = Math.floor(ms / 60_000);
+  const text =
+    min < 1 ? 'just now' : min < 60 ? `${min} min ago` : min < 48 * 60 ? `${Math.floor(min / 60)} h ago` : 'days ago';
+  // The time itself in the user's zone (the carrier's, else the browser's), named.
+  const at = new Date(recordedAt).toLocaleTimeString([], {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+    ...(tz ? { timeZone: tz } : {}),
+  });
+  return { text: `last seen ${text}`, stale: ms > STALE_MS, at };
 }

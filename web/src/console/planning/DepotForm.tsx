@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
+import { AddressSuggest } from '../AddressSuggest';
 import { useSession } from '../session';
 import { errorsOf, Field } from '../ui';
 import type { Depot } from './common';
@@ -11,6 +12,9 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
   const [lng, setLng] = useState('');
   const [address, setAddress] = useState('');
   const [timezone, setTimezone] = useState('');
+  // The working day of couriers without a shift; empty: the carrier's (RUTA_DEFAULT_SHIFT).
+  const [shiftStart, setShiftStart] = useState('');
+  const [shiftEnd, setShiftEnd] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
 
   async function submit(e: FormEvent) {
@@ -25,7 +29,15 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
     try {
       const d = await unwrap(
         client.POST('/v1/depots', {
-          body: { name, lat: la, lng: ln, ...(address ? { address } : {}), ...(timezone ? { timezone } : {}) },
+          body: {
+            name,
+            lat: la,
+            lng: ln,
+            ...(address ? { address } : {}),
+            ...(timezone ? { timezone } : {}),
+            ...(shiftStart ? { shift_start: shiftStart } : {}),
+            ...(shiftEnd ? { shift_end: shiftEnd } : {}),
+          },
         }),
       );
       onCreated(d);
@@ -37,6 +49,15 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
   return (
     <form className="grid-form depot-form" onSubmit={submit} aria-label="New depot">
       <Field label="Depot name" name="name" value={name} onChange={setName} errors={errors} required />
+      <Field label="Address" name="address" value={address} onChange={setAddress} errors={errors} />
+      <AddressSuggest
+        text={address}
+        picked={lat !== '' && lng !== ''}
+        onPick={(p) => {
+          setLat(String(p.lat));
+          setLng(String(p.lng));
+        }}
+      />
       <Field
         label="Latitude"
         name="lat"
@@ -57,7 +78,6 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
         inputMode="decimal"
         placeholder="-77.0428"
       />
-      <Field label="Address" name="address" value={address} onChange={setAddress} errors={errors} />
       <Field
         label="Time zone"
         name="timezone"
@@ -65,6 +85,22 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
         onChange={setTimezone}
         errors={errors}
         placeholder="America/Lima"
+      />
+      <Field
+        label="Working day starts"
+        name="shift_start"
+        type="time"
+        value={shiftStart}
+        onChange={setShiftStart}
+        errors={errors}
+      />
+      <Field
+        label="Working day ends"
+        name="shift_end"
+        type="time"
+        value={shiftEnd}
+        onChange={setShiftEnd}
+        errors={errors}
       />
       {errors[''] && (
         <p className="error-note" role="alert">

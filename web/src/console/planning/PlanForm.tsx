@@ -5,14 +5,39 @@ import type { Depot, Objective } from './common';
 const OBJECTIVES: { value: Objective; label: string }[] = [
   { value: 'min_distance', label: 'Shortest distance' },
   { value: 'min_vehicles', label: 'Fewest couriers' },
+  { value: 'balanced', label: 'Even work (at most 20 % more distance)' },
 ];
 
-function shiftText(c: Courier): string {
-  const bits: string[] = [];
-  if (c.shift_start || c.shift_end) bits.push(`shift ${c.shift_start ?? '00:00'}–${c.shift_end ?? '24:00'}`);
+const LIMITS = [
+  { k: 'max_stops', label: 'Most stops' },
+  { k: 'max_route_minutes', label: 'Most minutes' },
+  { k: 'max_route_km', label: 'Most km' },
+] as const;
+type LimitKey = (typeof LIMITS)[number]['k'];
+/** Per courier id, the limits typed for this plan ('' or absent: the courier's own). */
+export type Limits = Record<string, Partial<Record<LimitKey, string>>>;
+
+/** The overrides of one courier: only the limits typed in. */
+export function limitsBody(l: Limits[string] | undefined): Partial<Record<LimitKey, number>> {
+  const out: Partial<Record<LimitKey, number>> = {};
+  for (const { k } of LIMITS) {
+    const v = l?.[k]?.trim();
+    if (v) out[k] = Number(v);
+  }
+  return out;
+}
+
+/** What the plan will use: a missing end of the shift is the depot's working day's (never 00:00). */
+function shiftText(c: Courier, depot: Depot | undefined): string {
+  const start = c.shift_start ?? depot?.shift_start;
+  const end = c.shift_end ?? depot?.shift_end;
+  const own = c.shift_start !== null && c.shift_end !== null;
+  const bits = [
+    start && end ? `shift ${start}–${end}${own ? '' : ' (default working day)'}` : 'the default working day',
+  ];
   if (c.capacity_packages !== null) bits.push(`${c.capacity_packages} packages`);
   if (c.capacity_kg !== null) bits.push(`${c.capacity_kg} kg`);
-  return bits.length ? bits.join(' · ') : 'no shift or capacity set (whole day, no limit)';
+  return bits.join(' · ');
 }
 
 /** The plan settings: date, depot, objective, time limit and the couriers taking part. */
@@ -31,6 +56,8 @@ export function PlanForm({
   couriers,
   leftOut,
   setLeftOut,
+  limits,
+  setLimits,
   chosen,
   starting,
   isRunning,
@@ -50,6 +77,8 @@ export function PlanForm({
   couriers: Courier[] | null;
   leftOut: Set<string>;
   setLeftOut: (v: Set<string>) => void;
+  limits: Limits;
+  setLimits: (v: Limits) => void;
   chosen: Courier[];
   starting: boolean;
   isRunning: boolean;
@@ -168,8 +197,29 @@ export function PlanForm({
                     }}
                   />
                   <span>{c.name}</span>
-                  <small className="muted">{shiftText(c)}</small>
+                  <small className="muted">
+                    {shiftText(
+                      c,
+                      depots?.find((d) => d.id === depotId),
+                    )}
+                  </small>
                 </label>
+                {!leftOut.has(c.id) && (
+                  <span className="plan-limits">
+                    {LIMITS.map(({ k, label }) => (
+                      <input
+                        key={k}
+                        type="number"
+                        min={0}
+                        step="any"
+                        aria-label={`${label}, ${c.name}`}
+                        placeholder={c[k] == null ? label : `${label}: ${c[k]}`}
+                        value={limits[c.id]?.[k] ?? ''}
+                        onChange={(e) => setLimits({ ...limits, [c.id]: { ...limits[c.id], [k]: e.target.value } })}
+                      />
+                    ))}
+                  </span>
+                )}
               </li>
             ))}
           </ul>

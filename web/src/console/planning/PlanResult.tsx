@@ -18,6 +18,7 @@ export function PlanResult({
   routes,
   known,
   couriers,
+  roster,
   tz,
   committing,
   commitError,
@@ -35,6 +36,7 @@ export function PlanResult({
   routes: PlanRoute[];
   known: Map<string, Order>;
   couriers: Courier[] | null;
+  roster: readonly { id: string }[];
   tz: string;
   committing: boolean;
   commitError: ApiFailure | Error | null;
@@ -103,7 +105,15 @@ export function PlanResult({
           {plan.committed_at ? (
             <p className="note" role="status" ref={commitNoteRef} tabIndex={-1}>
               Committed: {plan.route_ids.length} {plan.route_ids.length === 1 ? 'route' : 'routes'} created and their
-              orders assigned. See them on the <a href="#/map">live map</a>.
+              orders assigned. See them on the <a href="#/map">live map</a>, or open a route (stops, loaded parcels,
+              labels):{' '}
+              {plan.route_ids.map((rid, i) => (
+                <span key={rid}>
+                  {i > 0 ? ', ' : ''}
+                  <a href={`#/routes/${rid}`}>route {i + 1}</a>
+                </span>
+              ))}
+              .
             </p>
           ) : (
             <>
@@ -157,7 +167,7 @@ export function PlanResult({
           )}
 
           {routes.length === 0 && <p className="muted">No route: no order could be planned.</p>}
-          <PlanRoutes plan={plan} setPlan={setPlan} known={known} couriers={couriers} tz={tz} />
+          <PlanRoutes plan={plan} setPlan={setPlan} known={known} couriers={couriers} roster={roster} tz={tz} />
         </section>
       )}
     </>

@@ -1,4 +1,4 @@
-import { type DragEvent, useEffect, useId, useRef, useState } from 'react';
+import { type DragEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
 import { type ApiFailure, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import './plan-edit.css';
@@ -18,12 +18,14 @@ export function PlanRoutes({
   setPlan,
   known,
   couriers,
+  roster,
   tz,
 }: {
   plan: RoutePlan;
   setPlan: (p: RoutePlan) => void;
   known: Map<string, Order>;
   couriers: Courier[] | null;
+  roster: readonly { id: string }[];
   tz: string;
 }) {
   const { client } = useSession();
@@ -35,6 +37,8 @@ export function PlanRoutes({
   const [dragging, setDragging] = useState<string | null>(null);
   const [over, setOver] = useState<string | null>(null);
   const [dest, setDest] = useState<Record<string, string>>({});
+  /** Lanes folded away (a dense page for 40 stops: open only the couriers being worked on). */
+  const [folded, setFolded] = useState<Set<string>>(new Set());
   /** After a keyboard move, the control to focus again once the list is redrawn. */
   const refocus = useRef<{ order: string; control: string } | null>(null);
   const rootRef = useRef<HTMLDivElement>(null);
@@ -51,6 +55,7 @@ export function PlanRoutes({
     refocus.current = null;
     const item = rootRef.current?.querySelector(`[data-order="${want.order}"]`);
     const el =
+      (want.control === 'row' ? (item as HTMLElement | null) : null) ??
       item?.querySelector<HTMLElement>(`[data-control="${want.control}"]:not(:disabled)`) ??
       item?.querySelector<HTMLElement>('[data-control="dest"]');
     el?.focus();
@@ -163,6 +168,20 @@ export function PlanRoutes({
     );
   }
 
+  /**
+   * Shortcuts on a focused stop (picked on the map, or tabbed to): 1–9 moves it to the end of that
+   * courier's lane (in the order shown), 0 leaves it out of the plan.
+   */
+  function shortcut(e: KeyboardEvent, orderId: string, from: string | null) {
+    if (!editable || saving || e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
+    if (!/^[0-9]$/.test(e.key)) return;
+    const n = Number(e.key);
+    const to = n === 0 ? null : ([...lanes.keys()][n - 1] ?? undefined);
+    if (to === undefined || to === from) return;
+    e.preventDefault();
+    void move(orderId, to === null ? { courier: null } : { courier: to, before: null }, 'row');
+  }
+
   function stopItem(courier: string, stops: string[], s: PlanStop, k: number) {
     const o = known.get(s.order_id);
     const name = orderName(s.order_id);
@@ -171,11 +190,15 @@ export function PlanRoutes({
       <li
         key={s.order_id}
         data-order={s.order_id}
+        data-control="row"
+        tabIndex={editable ? 0 : undefined}
+        aria-label={editable ? `${name}, stop ${k + 1} of ${courierName(courier)}` : undefined}
+        onKeyDown={(e) => shortcut(e, s.order_id, courier)}
         className={`${over === key ? 'drop-here' : ''} ${dragging === s.order_id ? 'dragged' : ''}`.trim() || undefined}
         {...dragProps(s.order_id)}
         {...dropProps(key, beforeOrAfter(courier, stops, k))}
       >
-        <span className="seq" style={{ background: colorOf(courier, plan) }} aria-hidden="true">
+        <span className="seq" style={{ background: colorOf(courier, roster) }} aria-hidden="true">
           {k + 1}
         </span>
         <span className="what">
@@ -243,8 +266,29 @@ export function PlanRoutes({
         return (
           <section key={courier} className="plan-route" aria-labelledby={hid}>
             <h3 id={hid}>
-              <span className="swatch" style={{ background: colorOf(courier, plan) }} aria-hidden="true" />
+              <span className="swatch" style={{ background: colorOf(courier, roster) }} aria-hidden="true" />
               {courierName(courier)}
+              {editable && i < 9 && (
+                <kbd className="muted small" title={`Press ${i + 1} on a stop to move it here`}>
+                  {i + 1}
+                </kbd>
+              )}
+              <button
+                type="button"
+                className="small fold"
+                aria-expanded={!folded.has(courier)}
+                aria-controls={`${hid}-stops`}
+                onClick={() =>
+                  setFolded((f) => {
+                    const next = new Set(f);
+                    if (next.has(courier)) next.delete(courier);
+                    else next.add(courier);
+                    return next;
+                  })
+                }
+              >
+                {folded.has(courier) ? 'Show stops' : 'Hide stops'}
+              </button>
             </h3>
             <p className="muted small">
               {r
@@ -254,6 +298,8 @@ export function PlanRoutes({
                   : 'No stops.'}
             </p>
             <ol
+              id={`${hid}-stops`}
+              hidden={folded.has(courier)}
               className={`stops${over === courier ? ' drop-here' : ''}${r ? '' : ' empty'}`}
               aria-label={`Stops of ${courierName(courier)}`}
               {...dropProps(courier, () => ({ courier, before: null }))}
@@ -269,7 +315,14 @@ export function PlanRoutes({
           aria-labelledby={`${uid}-unassigned`}
           {...dropProps('unassigned', () => ({ courier: null }))}
         >
-          <h3 id={`${uid}-unassigned`}>Not planned ({unassigned.length})</h3>
+          <h3 id={`${uid}-unassigned`}>
+            Not planned ({unassigned.length}){' '}
+            {editable && (
+              <kbd className="muted small" title="Press 0 on a stop to leave it out">
+                0
+              </kbd>
+            )}
+          </h3>
           {editable && movable.length === 0 && unassigned.length === 0 && (
             <p className="muted small">Drop a stop here to leave it out of the plan.</p>
           )}
@@ -279,6 +332,9 @@ export function PlanRoutes({
                 <li
                   key={u.order_id}
                   data-order={u.order_id}
+                  data-control="row"
+                  tabIndex={editable && u.reason !== 'no_coordinates' ? 0 : undefined}
+                  onKeyDown={(e) => u.reason !== 'no_coordinates' && shortcut(e, u.order_id, null)}
                   {...(u.reason === 'no_coordinates' ? {} : dragProps(u.order_id))}
                 >
                   {u.reason !== 'no_coordinates' && editable && (

@@ -1,4 +1,5 @@
 import type { Order, Schemas } from '../../shared/api';
+import { routeColor } from '../route-colors';
 
 /* What the planning page's parts share: the API's plan types, and how plans are read and shown. */
 
@@ -13,41 +14,23 @@ export type OrderStatus = Schemas['OrderStatus'];
 
 /** The statuses the planner takes (src/features/planning/repo.ts ASSIGNABLE). */
 export const ASSIGNABLE: OrderStatus[] = ['pending', 'validated', 'rescheduled'];
-export const ROUTE_COLORS = ['#0b5fff', '#16a34a', '#d97706', '#9333ea', '#dc2626', '#0891b2', '#db2777', '#65a30d'];
 export const REASON: Record<Reason, string> = {
   no_coordinates: 'No coordinates: its address has no latitude and longitude',
   time_window: 'Time window: it cannot be reached within its window',
   capacity: 'Capacity: it does not fit in any vehicle',
   shift: 'Shift: it cannot be served with a return before the shift ends',
+  skills: 'Skills: no courier has everything it requires',
+  route_limit: 'Route limits: it would take a courier past its maximum stops, duration or distance',
   manual: 'Taken off its route by hand',
 };
 
-/** A courier's colour, by its place in the plan's couriers: the same in the list and on the map, edit after edit. */
-export function colorOf(courierId: string, plan: Pick<RoutePlan, 'couriers'> | null | undefined): string {
-  const i = Math.max(0, plan?.couriers.findIndex((c) => c.courier_id === courierId) ?? 0);
-  return ROUTE_COLORS[i % ROUTE_COLORS.length]!;
-}
+/** A courier's colour (route-colors.ts): the same in the lanes, on the plan's map, the board and the live map. */
+export const colorOf = (courierId: string, roster: readonly { id: string }[]): string => routeColor(courierId, roster);
 
 /** Params the plan form shows next to a field; any other is shown above the Optimize button. */
 export const FORM_PARAMS = ['date', 'depot', 'objective', 'time_limit_ms'];
 
 export const running = (p: RoutePlan | null) => p !== null && (p.status === 'queued' || p.status === 'running');
-
-/** YYYY-MM-DD of an instant in an IANA zone (what the server compares requested_date with). */
-export function localDate(ms: number, tz: string): string {
-  try {
-    const parts = new Intl.DateTimeFormat('en-US', {
-      timeZone: tz,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-    }).formatToParts(ms);
-    const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
-    return `${get('year')}-${get('month')}-${get('day')}`;
-  } catch {
-    return new Date(ms).toISOString().slice(0, 10);
-  }
-}
 
 /** HH:mm of an instant in the depot's zone (plans' times of day are the depot's). */
 export function clock(iso: string, tz: string): string {

@@ -8,6 +8,8 @@ import { ASSIGNABLE, allPages, type Depot, type RoutePlan, running } from './com
 export function usePlanningData(client: Session['client'], setDepotId: Dispatch<SetStateAction<string>>) {
   const [depots, setDepots] = useState<Depot[] | null>(null);
   const [couriers, setCouriers] = useState<Courier[] | null>(null);
+  /** Every courier, disabled ones too: a route's colour is its courier's place among them. */
+  const [roster, setRoster] = useState<{ id: string }[]>([]);
   const [orders, setOrders] = useState<Order[] | null>(null);
   /** Every order this page has read, so a committed plan still names its stops. */
   const [known, setKnown] = useState<Map<string, Order>>(new Map());
@@ -66,6 +68,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
           5,
         );
         setCouriers(cs.filter((c) => c.status === 'active'));
+        setRoster(cs.map((c) => ({ id: c.id })));
       } catch (e) {
         setLoadError(e);
       }
@@ -73,7 +76,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     void loadOrders();
   }, []);
 
-  return { depots, couriers, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots };
+  return { depots, couriers, roster, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots };
 }
 
 export function useFollowPlan(

@@ -1,8 +1,9 @@
 import { useEffect, useRef } from 'react';
 import type { Courier, Order } from '../../shared/api';
 import { createMap, L } from '../leaflet-map';
-import { escapeHtml } from '../MapPage';
+import { escapeHtml } from '../map/MapPage';
 import { clock, colorOf, type Depot, hasPoint, type PlanRoute, REASON, type RoutePlan } from './common';
+import { pickStop } from './pick';
 
 /**
  * The planning map: once a plan is in, its routes (depot, numbered stops, back to a depot) and the
@@ -18,6 +19,7 @@ export function usePlanMap({
   depotId,
   planDepot,
   planCouriers,
+  roster,
   tz,
 }: {
   routes: PlanRoute[];
@@ -29,6 +31,7 @@ export function usePlanMap({
   depotId: string;
   planDepot: string | undefined;
   planCouriers: RoutePlan['couriers'] | undefined;
+  roster: readonly { id: string }[];
   tz: string;
 }) {
   const mapEl = useRef<HTMLDivElement>(null);
@@ -61,7 +64,7 @@ export function usePlanMap({
       const overrides = new Map((planCouriers ?? []).map((c) => [c.courier_id, c]));
       const permanent = routes.reduce((n, r) => n + r.stops.length, 0) <= 60;
       routes.forEach((r) => {
-        const color = colorOf(r.courier_id, planCouriers ? { couriers: planCouriers } : null);
+        const color = colorOf(r.courier_id, roster);
         const c = couriers?.find((x) => x.id === r.courier_id);
         const o = overrides.get(r.courier_id);
         const start = depotById.get(o?.start_depot ?? c?.start_depot ?? planDepot ?? '');
@@ -79,16 +82,19 @@ export function usePlanMap({
           if (!p) return;
           bounds.push(p);
           const ord = known.get(s.order_id);
-          L.circleMarker(p, { radius: 9, color: '#fff', weight: 2, fillColor: color, fillOpacity: 1 })
+          const marker = L.circleMarker(p, { radius: 9, color: '#fff', weight: 2, fillColor: color, fillOpacity: 1 })
             .bindTooltip(String(k + 1), {
               permanent,
               direction: 'center',
               className: 'stop-number',
             })
             .bindPopup(
-              `<strong>${escapeHtml(name)} · stop ${k + 1}</strong><br>${escapeHtml(ord?.customer.name ?? s.order_id)}<br>Arrives ${clock(s.arrival_at, tz)}`,
+              `<strong>${escapeHtml(name)} · stop ${k + 1}</strong><br>${escapeHtml(ord?.customer.name ?? s.order_id)}<br>Arrives ${clock(s.arrival_at, tz)}<br><small>Picked: press 1–9 to move it to a courier, 0 to leave it out</small>`,
             )
+            // Picking a stop on the map picks its row: focused, in view, ready for a shortcut.
+            .on('click', () => pickStop(s.order_id))
             .addTo(l);
+          marker.getElement()?.setAttribute('data-stop', s.order_id);
         });
       });
       for (const u of unassigned) {
@@ -117,7 +123,7 @@ export function usePlanMap({
         .addTo(l);
     }
     if (bounds.length) m.fitBounds(bounds, { padding: [30, 30], maxZoom: 15 });
-  }, [routes, unassigned, known, depots, couriers, dueOrders, depotId, planDepot, planCouriers, tz]);
+  }, [routes, unassigned, known, depots, couriers, dueOrders, depotId, planDepot, planCouriers, roster, tz]);
 
   return mapEl;
 }

@@ -1,0 +1,196 @@
+import { spawn } from 'node:child_process';
+import { startSmtp, startTwilio } from '../../test/message-providers.js';
+import { cpuMs, freePort, ROOT, type Server, START_FLAGS, startProcess } from '../env.js';
+import { count, sql } from '../sql.js';
+import { type Ctx, checked, round, Skip } from './context.js';
+import { createLoad, ORDER_BODY } from './create.js';
+
+export interface MessagesResult {
+  /** Orders created per second with order_confirmed on for SMS, WhatsApp and email (3 messages each). */
+  create_on_rps: number;
+  /** The same load with every trigger off, in rounds alternating with the ones above. */
+  create_off_rps: number;
+  /** on ÷ off (target ≥ 0.9, issue #19). */
+  ratio: number;
+  /** Message rows written (queued, each with its send job) per second during the "on" rounds. */
+  queued_per_s: number;
+  /** A backlog of this many messages drained by one `ruta worker`… */
+  backlog: number;
+  /** …at this rate: (N − 1) ÷ (last − first arrival at the local providers). */
+  sent_per_s: number;
+  /** The worker's CPU time (user + system, /proc) per message sent over the drain: what a busy machine cannot inflate. */
+  worker_cpu_ms_per_message: number;
+  /** Of the backlog, what the local Twilio and SMTP servers received (each exactly once expected). */
+  twilio_received: number;
+  smtp_received: number;
+}
+
+const SID = 'AC00000000000000000000000000bench';
+const TOKEN = 'bench-token';
+const ALL = { sms: true, whatsapp: true, email: true };
+const NONE = { sms: false, whatsapp: false, email: false };
+const TRIGGERS = ['order_confirmed', 'out_for_delivery', 'next_stop', 'delivered', 'failed', 'rescheduled'];
+const CHANNELS = 3;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Issue #19. Providers are local: a server answering as Twilio's Messages API (SMS and WhatsApp)
+ * and a real SMTP server (smtp-server), both in this process (test/message-providers.ts, the ones
+ * the tests use). The main server is stopped first: its in-process worker would take the send jobs
+ * (one jobs table), so Ruta runs here as `serve --api-only` plus, for the drain, one `ruta worker`,
+ * both configured with the local providers.
+ *
+ * 1. Order creation with the merchant's live key (test mode suppresses every message) in rounds
+ *    alternating between order_confirmed on for all three channels and every trigger off; no worker
+ *    runs meanwhile, so the "on" rounds measure writing 3 messages and their jobs with each order.
+ * 2. Their backlog is dropped (SQL), a fresh one of N orders × 3 is written, and one worker drains it.
+ */
+export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
+  if (!ctx.merchantLiveKey) throw new Skip('no live merchant key');
+  const key = ctx.merchantLiveKey;
+  await ctx.server.stop();
+  const smtp = await startSmtp();
+  const twilio = await startTwilio(SID, TOKEN);
+  const env = {
+    ...ctx.env,
+    RUTA_PUBLIC_URL: 'https://ruta.example.com',
+    // BENCH_SMTP_POOL=1: nodemailer's pool (`?pool=true`), one SMTP connection for many messages;
+    // without it every message opens its own (and smtp-server greets each after 100 ms).
+    RUTA_SMTP_URL: process.env.BENCH_SMTP_POOL === '1' ? `${smtp.url}?pool=true` : smtp.url,
+    RUTA_EMAIL_FROM: 'avisos@ruta.example.com',
+    RUTA_TWILIO_ACCOUNT_SID: SID,
+    RUTA_TWILIO_AUTH_TOKEN: TOKEN,
+    RUTA_TWILIO_SMS_FROM: '+15005550006',
+    RUTA_TWILIO_WHATSAPP_FROM: '+14155238886',
+    RUTA_TWILIO_API_URL: twilio.url,
+  };
+  let api: Server | undefined;
+  let restore: (() => Promise<void>) | undefined;
+  try {
+    api = await startProcess({
+      name: 'ruta (api only, providers)',
+      // BENCH_NODE_FLAGS as for the main server (e.g. `--cpu-prof --cpu-prof-dir=DIR` for the create path with messages).
+      args: [
+        ...START_FLAGS,
+        ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
+        'dist/cli.js',
+        'serve',
+        '--api-only',
+      ],
+      env,
+      port: await freePort(),
+    });
+    const base = api.base;
+    const put = async (body: unknown) => {
+      const res = await fetch(`${base}/v1/notification_settings`, {
+        method: 'PUT',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Skip(`PUT /v1/notification_settings answered ${res.status}: ${await res.text()}`);
+    };
+    // Put back at the end: the run's later create profile writes (suppressed) messages by them.
+    const res = await fetch(`${base}/v1/notification_settings`, { headers: { authorization: `Bearer ${key}` } });
+    const saved = (await res.json()) as { triggers: unknown; quiet_hours: unknown };
+    restore = () => put({ triggers: saved.triggers, quiet_hours: saved.quiet_hours });
+    // No quiet hours: a night-time run would defer every message.
+    const settings = (on: boolean) =>
+      put({
+        triggers: Object.fromEntries(TRIGGERS.map((t) => [t, on && t === 'order_confirmed' ? ALL : NONE])),
+        quiet_hours: null,
+      });
+    const messages = () => count(ctx.kind, ctx.dbUrl, 'select count(*) as n from messages');
+
+    const seconds = ctx.quick ? 3 : 5;
+    const n = ctx.quick ? 3 : 5;
+    await settings(true);
+    checked('messages warm-up', await createLoad(ctx.loader, base, key, ctx.quick ? 2 : 5));
+    const on: number[] = [];
+    const off: number[] = [];
+    const queued: number[] = [];
+    for (let i = 0; i < n; i++) {
+      await settings(false);
+      off.push(checked('create, notifications off', await createLoad(ctx.loader, base, key, seconds)).rps);
+      await sleep(500);
+      await settings(true);
+      const m0 = await messages();
+      const t0 = performance.now();
+      on.push(checked('create, notifications on', await createLoad(ctx.loader, base, key, seconds)).rps);
+      const wall = (performance.now() - t0) / 1000;
+      // The requests in flight when wrk stopped still commit: counted once they have.
+      await sleep(500);
+      queued.push(((await messages()) - m0) / wall);
+      ctx.log(
+        `  round ${i + 1}: off ${round(off[i]!, 0)} rps, on ${round(on[i]!, 0)} rps, ${round(queued[i]!, 0)} messages queued/s`,
+      );
+    }
+
+    // The drain: only the fresh backlog is left to send (the last round's stragglers committed by now).
+    await sql(ctx.kind, ctx.dbUrl, "delete from jobs where kind = 'message.send'");
+    const orders = ctx.quick ? 500 : 2000;
+    const backlog = orders * CHANNELS;
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: 16 }, async () => {
+        while (next < orders) {
+          const i = next++;
+          const res = await fetch(`${base}/v1/orders`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body: JSON.stringify({ ...ORDER_BODY, external_order_id: `MSG-${i}` }),
+          });
+          if (res.status !== 201) throw new Skip(`backlog order answered ${res.status}`);
+          await res.arrayBuffer();
+        }
+      }),
+    );
+    const queuedJobs = await count(ctx.kind, ctx.dbUrl, "select count(*) as n from jobs where kind = 'message.send'");
+    if (queuedJobs !== backlog) throw new Skip(`backlog of ${queuedJobs} send jobs, expected ${backlog}`);
+    const received = () => twilio.created.length + smtp.mails.length;
+    const worker = spawn(process.execPath, [...START_FLAGS, 'dist/cli.js', 'worker'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'inherit', 'inherit'],
+    });
+    let first = 0;
+    let last = 0;
+    let cpu = 0;
+    try {
+      // Arrivals polled every 5 ms: the resolution is far below the seconds a drain takes.
+      const deadline = Date.now() + 180_000;
+      while (received() < backlog && Date.now() < deadline && worker.exitCode === null) {
+        const before = received();
+        await new Promise((r) => setTimeout(r, 5));
+        if (before === 0 && received() > 0) first = Date.now();
+      }
+      last = Date.now();
+      // Start-up (loading, migrations check) included: a bound from above.
+      cpu = worker.exitCode === null ? cpuMs(worker.pid!) : 0;
+      if (received() < backlog) throw new Skip(`${backlog - received()} of ${backlog} messages not sent after 180 s`);
+    } finally {
+      worker.kill('SIGTERM');
+      await new Promise((r) => worker.once('exit', r));
+    }
+    const sentPerS = (backlog - 1) / (Math.max(1, last - first) / 1000);
+    ctx.log(`  one worker sent ${backlog} messages at ${round(sentPerS, 0)}/s`);
+    const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
+    const onRps = mean(on);
+    const offRps = mean(off);
+    return {
+      create_on_rps: round(onRps, 0),
+      create_off_rps: round(offRps, 0),
+      ratio: round(onRps / offRps, 3),
+      queued_per_s: round(mean(queued), 0),
+      backlog,
+      sent_per_s: round(sentPerS, 0),
+      worker_cpu_ms_per_message: round(cpu / backlog, 2),
+      twilio_received: twilio.created.length,
+      smtp_received: smtp.mails.length,
+    };
+  } finally {
+    await restore?.().catch((err) => ctx.log(`  could not put the notification settings back: ${err}`));
+    await api?.stop();
+    await twilio.close();
+    await smtp.close();
+  }
+}

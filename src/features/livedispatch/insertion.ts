@@ -1,0 +1,170 @@
+import type { CheckResult, Problem, StopTimes, Violation } from '../planning/solver/index.js';
+import { checkLane } from './lanes.js';
+
+// Cheapest insertion of one new job into one vehicle's route: every position is screened in plain
+// arithmetic (O(k) each, no allocation), and the best few are timed again by the solver's
+// independent checker, whose stop times and violations are what the caller reports. The best
+// position breaks nothing new at the least added distance. Pure: no database, no clock; the lane
+// is built by lanes.ts.
+
+/**
+ * One courier's route as the checker sees it: a one-vehicle problem whose jobs are the route's
+ * remaining stops (0 … k−1, in their current order) and, last (index k), the order to insert.
+ * The vehicle starts where and when the courier is now and ends at its end depot (or where it stops).
+ */
+export interface Lane {
+  problem: Problem;
+}
+
+export interface Insertion {
+  /** Index among the remaining stops before which the new job goes (k: after the last one). */
+  at: number;
+  /** Kilometres and minutes the route grows by. */
+  addedDistance: number;
+  addedTime: number;
+  /** What the insertion breaks that the route did not already break. */
+  broken: Violation[];
+  /** Stop times of the route with the job inserted (job indices of the lane's problem). */
+  stops: StopTimes[];
+  /** Stop times of the route as it stands, by job index (the ETA each stop had before). */
+  before: Map<number, StopTimes>;
+  end: number;
+}
+
+/** A violation's identity across two versions of a route: the stop for a window, the kind otherwise. */
+const keyOf = (v: Violation) => (v.kind === 'time_window' ? `w${v.job}` : `${v.kind}${v.dimension ?? ''}`);
+
+function endOf(r: CheckResult, start: number): number {
+  return r.schedules[0]?.end ?? start;
+}
+
+/** One position as the screen sees it: what it adds and how many constraints it newly breaks. */
+interface Screened {
+  at: number;
+  addedDistance: number;
+  addedTime: number;
+  broken: number;
+}
+
+/**
+ * Every position timed in plain arithmetic, with no allocation: O(k) per position, the same model
+ * as the checker (leave at the vehicle's start time, wait when early, serve `service`, late when
+ * service starts after `due`; capacity on the route's total; back at the end by the shift's end).
+ * It only ranks: the chosen positions are timed again by the independent checker.
+ */
+function screen(p: Problem): Screened[] {
+  const { size, time, distance, jobs } = p;
+  const v = p.vehicles[0] as Problem['vehicles'][number];
+  const k = jobs.length - 1;
+  const n = jobs[k] as Problem['jobs'][number];
+  const EPS = 1e-9;
+  const loc = (j: number) => (jobs[j] as Problem['jobs'][number]).location;
+  const t = (a: number, b: number) => time[a * size + b] as number;
+  const dist = (a: number, b: number) => distance[a * size + b] as number;
+  // The route as it stands.
+  const dep = new Float64Array(k);
+  const late = new Uint8Array(k);
+  let clock = v.shiftStart;
+  let at = v.startLocation;
+  const load = v.capacity.map(() => 0);
+  for (let i = 0; i < k; i++) {
+    const job = jobs[i] as Problem['jobs'][number];
+    const start = Math.max(clock + t(at, job.location), job.ready);
+    late[i] = start > job.due + EPS ? 1 : 0;
+    clock = start + job.service;
+    dep[i] = clock;
+    at = job.location;
+    job.demand.forEach((q, d) => {
+      load[d] = (load[d] ?? 0) + q;
+    });
+  }
+  const baseEnd = clock + t(at, v.endLocation);
+  const baseShiftBroken = baseEnd > v.shiftEnd + EPS;
+  // Capacity does not depend on the position: everything is on board from the start.
+  const capacityBroken = v.capacity.some((cap, d) => {
+    const before = load[d] ?? 0;
+    return before <= cap + EPS && before + (n.demand[d] ?? 0) > cap + EPS;
+  })
+    ? 1
+    : 0;
+  const out: Screened[] = [];
+  for (let pos = 0; pos <= k; pos++) {
+    const prev = pos === 0 ? v.startLocation : loc(pos - 1);
+    const next = pos === k ? v.endLocation : loc(pos);
+    let c = Math.max((pos === 0 ? v.shiftStart : (dep[pos - 1] as number)) + t(prev, n.location), n.ready);
+    let broken = capacityBroken + (c > n.due + EPS ? 1 : 0);
+    c += n.service;
+    let here = n.location;
+    for (let i = pos; i < k; i++) {
+      const job = jobs[i] as Problem['jobs'][number];
+      const start = Math.max(c + t(here, job.location), job.ready);
+      if (start > job.due + EPS && !late[i]) broken++;
+      c = start + job.service;
+      here = job.location;
+    }
+    const end = c + t(here, v.endLocation);
+    if (end > v.shiftEnd + EPS && !baseShiftBroken) broken++;
+    out.push({
+      at: pos,
+      addedDistance: dist(prev, n.location) + dist(n.location, next) - dist(prev, next),
+      addedTime: end - baseEnd,
+      broken,
+    });
+  }
+  return out;
+}
+
+/** How many screened positions the checker times exactly before the best is chosen. */
+const CHECKED = 3;
+
+/**
+ * The cheapest position of the new job in the lane: every position screened, the best few timed
+ * by the solver's checker (whose violations and stop times are what the caller reports).
+ */
+export function bestInsertion(lane: Lane): Insertion {
+  const p = lane.problem;
+  const k = p.jobs.length - 1;
+  const start = p.vehicles[0]?.shiftStart ?? 0;
+  const current = Array.from({ length: k }, (_, i) => i);
+  const base = checkLane(p, current, [{ job: k, reason: 'shift' }]);
+  const already = new Set(base.violations.map(keyOf));
+  const before = new Map((base.schedules[0]?.stops ?? []).map((s) => [s.job, s]));
+  const baseEnd = endOf(base, start);
+  const shortlist = screen(p)
+    .sort(
+      (a, b) =>
+        (a.broken > 0 ? 1 : 0) - (b.broken > 0 ? 1 : 0) ||
+        a.broken - b.broken ||
+        a.addedDistance - b.addedDistance ||
+        a.addedTime - b.addedTime ||
+        a.at - b.at,
+    )
+    .slice(0, CHECKED);
+  const checked = shortlist.map(({ at }) => {
+    const route = [...current.slice(0, at), k, ...current.slice(at)];
+    const r = checkLane(p, route);
+    return {
+      at,
+      addedDistance: r.distance - base.distance,
+      addedTime: endOf(r, start) - baseEnd,
+      broken: r.violations.filter((v) => !already.has(keyOf(v))),
+      stops: r.schedules[0]?.stops ?? [],
+      before,
+      end: endOf(r, start),
+    };
+  });
+  return checked.sort(compareInsertions)[0] as Insertion;
+}
+
+/** Feasible (nothing new broken) first, then fewer broken constraints, then distance, then time. */
+export function compareInsertions(a: Insertion, b: Insertion): number {
+  const fa = a.broken.length === 0 ? 0 : 1;
+  const fb = b.broken.length === 0 ? 0 : 1;
+  return (
+    fa - fb ||
+    a.broken.length - b.broken.length ||
+    a.addedDistance - b.addedDistance ||
+    a.addedTime - b.addedTime ||
+    a.at - b.at
+  );
+}

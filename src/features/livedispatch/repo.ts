@@ -1,0 +1,253 @@
+import type { Executor } from '../../shared/db/index.js';
+import type {
+  AutoDispatchesTable,
+  AutoDispatchMode,
+  CouriersTable,
+  DepotsTable,
+  Mode,
+  RoutesTable,
+} from '../../shared/db/schema.js';
+import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
+import { fromColumns, type OrderRow } from '../orders/repo.js';
+
+/** The carrier's own row of dispatch_settings (an account's row overrides it). */
+export const CARRIER = '';
+
+export async function settingsOf(
+  db: Executor,
+  mode: Mode,
+  accountIds: string[],
+): Promise<Map<string, AutoDispatchMode>> {
+  const rows = await db
+    .selectFrom('dispatch_settings')
+    .select(['account_id', 'auto_dispatch'])
+    .where('mode', '=', mode)
+    .where('account_id', 'in', [CARRIER, ...accountIds])
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, r.auto_dispatch]));
+}
+
+/** An account's auto-dispatch mode: its own, else the carrier's, else `off`. */
+export async function autoDispatchOf(db: Executor, mode: Mode, accountId: string): Promise<AutoDispatchMode> {
+  const s = await settingsOf(db, mode, [accountId]);
+  return s.get(accountId) ?? s.get(CARRIER) ?? 'off';
+}
+
+export async function allSettings(db: Executor, mode: Mode) {
+  return db
+    .selectFrom('dispatch_settings')
+    .select(['account_id', 'auto_dispatch', 'updated_at'])
+    .where('mode', '=', mode)
+    .orderBy('account_id')
+    .execute();
+}
+
+/** Sets (or, with null, removes) one row: the carrier's ('') or an account's override. */
+export async function putSetting(
+  db: Executor,
+  row: { mode: Mode; account_id: string; auto_dispatch: AutoDispatchMode | null; updated_at: number },
+): Promise<void> {
+  const existing = await db
+    .selectFrom('dispatch_settings')
+    .select('auto_dispatch')
+    .where('mode', '=', row.mode)
+    .where('account_id', '=', row.account_id)
+    .executeTakeFirst();
+  // Unchanged: keep its updated_at (auto-dispatch applies to orders created since `assign` began).
+  if (existing?.auto_dispatch === row.auto_dispatch) return;
+  await db
+    .deleteFrom('dispatch_settings')
+    .where('mode', '=', row.mode)
+    .where('account_id', '=', row.account_id)
+    .execute();
+  if (row.auto_dispatch === null) return;
+  await db
+    .insertInto('dispatch_settings')
+    .values({ ...row, auto_dispatch: row.auto_dispatch })
+    .execute();
+}
+
+export async function accountExists(db: Executor, id: string): Promise<boolean> {
+  return (await db.selectFrom('accounts').select('id').where('id', '=', id).executeTakeFirst()) !== undefined;
+}
+
+export async function accountDepot(db: Executor, accountId: string): Promise<string | null> {
+  const row = await db.selectFrom('accounts').select('depot_id').where('id', '=', accountId).executeTakeFirst();
+  return row?.depot_id ?? null;
+}
+
+/** Active couriers who may serve an account's order: the carrier's, and that account's sandbox ones. */
+export async function couriersFor(db: Executor, mode: Mode, accountId: string): Promise<CouriersTable[]> {
+  return db
+    .selectFrom('couriers')
+    .selectAll()
+    .where('mode', '=', mode)
+    .where('status', '=', 'active')
+    .where((eb) => eb.or([eb('account_id', 'is', null), eb('account_id', '=', accountId)]))
+    .orderBy('id')
+    .execute();
+}
+
+export async function depotsByIds(db: Executor, mode: Mode, ids: string[]): Promise<DepotsTable[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('depots').selectAll().where('mode', '=', mode).where('id', 'in', ids).execute();
+}
+
+/**
+ * The routes of a day for these couriers: dated that day, or undated and created since it began.
+ * Newest first, so the first one per courier is its current route.
+ */
+export async function dayRoutes(
+  db: Executor,
+  mode: Mode,
+  courierIds: string[],
+  day: string,
+  dayStart: number,
+): Promise<RoutesTable[]> {
+  if (courierIds.length === 0) return [];
+  return db
+    .selectFrom('routes')
+    .selectAll()
+    .where('mode', '=', mode)
+    .where('courier_id', 'in', courierIds)
+    .where((eb) => eb.or([eb('date', '=', day), eb.and([eb('date', 'is', null), eb('created_at', '>=', dayStart)])]))
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .execute();
+}
+
+/** What timing a stop needs of its order (a route of 30 stops × 50 couriers is read on every suggestion). */
+export type StopOrder = Pick<
+  OrderRow,
+  'id' | 'status' | 'route_id' | 'packages' | 'weight_kg' | 'time_window' | 'delivery_address' | 'requirements'
+>;
+
+export interface RouteStop {
+  route_id: string;
+  position: number;
+  order: StopOrder;
+}
+
+/** Every stop of these routes with what its order needs for timing, in stop order. */
+export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise<RouteStop[]> {
+  if (routeIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('route_stops as s')
+    .innerJoin('orders as o', 'o.id', 's.order_id')
+    .select([
+      's.route_id as stop_route',
+      's.position',
+      'o.id',
+      'o.status',
+      'o.route_id',
+      'o.packages',
+      'o.weight_kg',
+      'o.time_window',
+      'o.delivery_address',
+      'o.requirements',
+    ])
+    .where('s.route_id', 'in', routeIds)
+    .orderBy('s.route_id')
+    .orderBy('s.position')
+    .execute();
+  return rows.map((r) => ({
+    route_id: r.stop_route,
+    position: r.position,
+    order: {
+      id: r.id,
+      status: r.status,
+      route_id: r.route_id,
+      packages: r.packages,
+      weight_kg: r.weight_kg,
+      time_window: r.time_window === null ? null : JSON.parse(r.time_window),
+      delivery_address: JSON.parse(r.delivery_address),
+      requirements: r.requirements === null ? [] : JSON.parse(r.requirements),
+    },
+  }));
+}
+
+/** A stop the courier still has to serve on this route: its order is on it and not finished. */
+export function isAhead(s: RouteStop): boolean {
+  return s.order.route_id === s.route_id && (COURIER_ACTIVE_STATUSES as readonly string[]).includes(s.order.status);
+}
+
+/**
+ * Writes a route's stops in a new order, numbered from 1. The route row is locked first (a no-op
+ * update) so that concurrent rewrites and appends take turns; the stops are deleted and inserted
+ * again rather than renumbered in place, because PostgreSQL checks the (route_id, position) key
+ * row by row during an UPDATE.
+ */
+export async function rewriteStops(db: Executor, routeId: string, orderIds: string[]): Promise<void> {
+  await db.updateTable('routes').set({ id: routeId }).where('id', '=', routeId).execute();
+  await db.deleteFrom('route_stops').where('route_id', '=', routeId).execute();
+  if (orderIds.length === 0) return;
+  await db
+    .insertInto('route_stops')
+    .values(orderIds.map((order_id, i) => ({ route_id: routeId, position: i + 1, order_id })))
+    .execute();
+}
+
+/** A route's stop order as stored now (locked with the route when called in a transaction after rewriteStops' lock). */
+export async function stopIds(db: Executor, routeId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('route_stops')
+    .select('order_id')
+    .where('route_id', '=', routeId)
+    .orderBy('position')
+    .execute();
+  return rows.map((r) => r.order_id);
+}
+
+export async function lockRoute(db: Executor, routeId: string): Promise<void> {
+  await db.updateTable('routes').set({ id: routeId }).where('id', '=', routeId).execute();
+}
+
+/**
+ * Orders the auto-dispatch sweep has not handled yet: unassigned, assignable, of these days
+ * (the caller keeps those due today in their own zone), oldest first.
+ */
+export async function sweepCandidates(
+  db: Executor,
+  mode: Mode,
+  days: string[],
+  limit: number,
+): Promise<{ order: OrderRow; dueDay: string }[]> {
+  const rows = await db
+    .selectFrom('orders as o')
+    .leftJoin('auto_dispatches as a', 'a.order_id', 'o.id')
+    .selectAll('o')
+    .where('o.mode', '=', mode)
+    .where('o.due_day', 'in', days)
+    .where('o.status', 'in', ['pending', 'validated'])
+    .where('o.courier_id', 'is', null)
+    .where('a.order_id', 'is', null)
+    .orderBy('o.created_at')
+    .orderBy('o.id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ order: fromColumns(r), dueDay: r.due_day }));
+}
+
+export async function recordAutoDispatch(db: Executor, row: AutoDispatchesTable): Promise<void> {
+  await db
+    .insertInto('auto_dispatches')
+    .values(row)
+    .onConflict((oc) => oc.column('order_id').doNothing())
+    .execute();
+}
+
+export async function findAutoDispatch(db: Executor, orderId: string): Promise<AutoDispatchesTable | undefined> {
+  return db.selectFrom('auto_dispatches').selectAll().where('order_id', '=', orderId).executeTakeFirst();
+}
+
+/** Whether an auto-dispatch sweep of this environment is queued or running (its ref starts with the mode). */
+export async function sweepQueued(db: Executor, kind: string, mode: Mode): Promise<boolean> {
+  const row = await db
+    .selectFrom('jobs')
+    .select('id')
+    .where('kind', '=', kind)
+    .where('ref', 'like', `${mode}:%`)
+    .where('status', '<>', 'failed')
+    .executeTakeFirst();
+  return row !== undefined;
+}

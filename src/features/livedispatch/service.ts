@@ -1,0 +1,244 @@
+import type { Scope } from '../../shared/auth.js';
+import type { AppContext } from '../../shared/context.js';
+import type { Tx } from '../../shared/db/index.js';
+import { ApiError } from '../../shared/errors.js';
+import { localClock, localDay } from '../../shared/local-time.js';
+import { prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
+import { applyMove, assignEffect, checkFrom } from '../lifecycle/service.js';
+import type { OrderRow } from '../orders/repo.js';
+import { resolveOrder } from '../orders/service.js';
+import type { Violation } from '../planning/solver/index.js';
+import { signalQueued } from '../webhooks/outbox.js';
+import { bestInsertion, compareInsertions, type Insertion } from './insertion.js';
+import { type Day, dayOf, instantOf, laneProblem, pointOf, type Situation, situations } from './lanes.js';
+import * as repo from './repo.js';
+import type { DispatchBody, DispatchResult, Suggestion, SuggestionList } from './schemas.js';
+
+const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+/** The local day an order is due: its requested date, else the day it was created, in its own zone. */
+export function dueDay(order: OrderRow): string {
+  const requested = order.requested_date === null ? Number.NaN : Date.parse(order.requested_date);
+  return localDay(Number.isFinite(requested) ? requested : order.created_at, order.timezone);
+}
+
+/** A broken constraint in the dispatcher's words, times of day in the order's zone. */
+export function describe(
+  d: Day,
+  orderOf: (job: number) => repo.StopOrder,
+  v: Violation,
+): Suggestion['violations'][number] {
+  const hhmm = (min: number) => localClock(d.dayStart + Math.round(min * 60_000), d.tz);
+  const order = orderOf(v.job);
+  if (v.kind === 'capacity') {
+    const unit = v.dimension === 0 ? 'packages' : 'kg';
+    return {
+      constraint: 'capacity',
+      order_id: order.id,
+      message: `Does not fit: the load reaches ${round(v.at)} ${unit}, the vehicle takes ${round(v.limit)}`,
+    };
+  }
+  if (v.kind === 'shift') {
+    return {
+      constraint: 'shift',
+      order_id: order.id,
+      message: `Back at ${hhmm(v.at)}, after the shift ends (${hhmm(v.limit)})`,
+    };
+  }
+  if (v.kind === 'skills') {
+    return { constraint: 'skills', order_id: order.id, message: `Needs ${order.requirements.join(', ')}` };
+  }
+  if (v.kind === 'route_limit' || v.kind === 'break' || v.kind === 'pair') {
+    return {
+      constraint: v.kind === 'break' ? 'break' : 'route_limit',
+      order_id: order.id,
+      message:
+        v.kind === 'break'
+          ? `No room for the courier\u2019s break (latest start ${hhmm(v.limit)})`
+          : `Over the courier\u2019s route limit: ${round(v.at)} where ${round(v.limit)} is the most (stops, minutes or km)`,
+    };
+  }
+  const w = order.time_window;
+  return {
+    constraint: 'time_window',
+    order_id: order.id,
+    message: `Served at ${hhmm(v.at)}, after its window${w ? ` ${w.start}\u2013${w.end}` : ' (the day ends)'}`,
+  };
+}
+
+export interface Ranked {
+  situation: Situation;
+  insertion: Insertion;
+  suggestion: Suggestion;
+  /** The stop the order goes before on the route (null: after the last one). */
+  before: string | null;
+}
+
+/** One courier's best insertion of the order, in the API's terms. */
+function present(d: Day, order: OrderRow, s: Situation, ins: Insertion): Ranked {
+  const k = s.ahead.length;
+  const orderOf = (job: number): repo.StopOrder => (job < k ? (s.ahead[job] as repo.StopOrder) : order);
+  const before = ins.at < k ? (s.ahead[ins.at] as repo.StopOrder).id : null;
+  const full = s.stops.map((x) => x.order.id);
+  const at = before === null ? full.length : full.indexOf(before);
+  full.splice(at, 0, order.id);
+  const position = (id: string) => full.indexOf(id) + 1;
+  const suggestion: Suggestion = {
+    courier: { id: s.courier.id, name: s.courier.name },
+    route: s.route?.id ?? null,
+    position: at + 1,
+    added_km: round(ins.addedDistance),
+    added_minutes: round(ins.addedTime, 1),
+    feasible: ins.broken.length === 0,
+    violations: ins.broken.map((v) => describe(d, orderOf, v)),
+    starts_from: s.startsFrom,
+    stops: ins.stops.map((st) => {
+      const id = orderOf(st.job).id;
+      const prev = ins.before.get(st.job);
+      return {
+        order_id: id,
+        position: position(id),
+        arrival_at: instantOf(d, st.arrival),
+        service_start_at: instantOf(d, st.serviceStart),
+        previous_arrival_at: st.job < k && prev ? instantOf(d, prev.arrival) : null,
+      };
+    }),
+  };
+  return { situation: s, insertion: ins, suggestion, before };
+}
+
+/**
+ * Every courier on duty, best first, with the cheapest position of the order on its current route.
+ * `courierId` narrows it to that courier, counted even when not on duty.
+ */
+export async function rank(
+  ctx: AppContext,
+  order: OrderRow,
+  courierId?: string,
+): Promise<{ day: Day; ranked: Ranked[] }> {
+  checkFrom('assign', order);
+  if (!pointOf(order.delivery_address)) {
+    throw new ApiError(
+      'order_not_dispatchable',
+      `Order ${order.id} cannot be dispatched: its delivery address has no lat/lng to drive to.`,
+    );
+  }
+  const d = dayOf(dueDay(order), order.timezone, ctx.clock());
+  let couriers = await repo.couriersFor(ctx.db, order.mode, order.account_id);
+  if (courierId !== undefined) couriers = couriers.filter((c) => c.id === courierId);
+  const fallbackDepot = await repo.accountDepot(ctx.db, order.account_id);
+  const sits = await situations(ctx.db, ctx.config, d, couriers, {
+    fallbackDepot,
+    exclude: order.id,
+    include: courierId,
+  });
+  const ranked: Ranked[] = [];
+  for (const s of sits) {
+    const problem = await laneProblem(ctx.config, d, s, [...s.ahead, order]);
+    ranked.push(present(d, order, s, bestInsertion({ problem })));
+  }
+  ranked.sort(
+    (a, b) =>
+      compareInsertions(a.insertion, b.insertion) || a.situation.courier.id.localeCompare(b.situation.courier.id),
+  );
+  return { day: d, ranked };
+}
+
+export async function suggestions(ctx: AppContext, scope: Scope, id: string, limit = 20): Promise<SuggestionList> {
+  const order = await resolveOrder(ctx, scope, id);
+  const { ranked } = await rank(ctx, order);
+  return {
+    object: 'list',
+    order: order.id,
+    auto_dispatch: await repo.autoDispatchOf(ctx.db, order.mode, order.account_id),
+    data: ranked.slice(0, limit).map((r) => r.suggestion),
+    has_more: ranked.length > limit,
+  };
+}
+
+/**
+ * Inserts the order into a courier's route: the assign move (order.assigned) and the new stop
+ * order commit together. The named courier takes it at its cheapest position whatever it breaks
+ * (listed in the answer); without one, the best courier that breaks nothing, else 409.
+ */
+export async function dispatchOrder(
+  ctx: AppContext,
+  scope: Scope,
+  id: string,
+  body: DispatchBody,
+  also?: (trx: Tx, chosen: Ranked) => Promise<void>,
+): Promise<DispatchResult> {
+  const order = await resolveOrder(ctx, scope, id);
+  const { day, ranked } = await rank(ctx, order, body.courier_id);
+  let chosen: Ranked | undefined;
+  if (body.courier_id !== undefined) {
+    chosen = ranked[0];
+    if (!chosen) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid courier_id: no active courier '${body.courier_id}' with a depot or a position to start from.`,
+        'courier_id',
+      );
+    }
+  } else {
+    chosen = ranked.find((r) => r.suggestion.feasible);
+    if (!chosen) {
+      throw new ApiError(
+        'no_courier_fits',
+        ranked.length === 0
+          ? `No courier is on duty for order ${order.id}: none has a route on ${day.day} or a recent position.`
+          : `No courier can take order ${order.id} without breaking a window, capacity or shift; name one with courier_id to insert it anyway.`,
+      );
+    }
+  }
+  const routeId = await write(ctx, scope, order, chosen, day, also);
+  return { object: 'dispatch', order: order.id, route: routeId, suggestion: { ...chosen.suggestion, route: routeId } };
+}
+
+async function write(
+  ctx: AppContext,
+  scope: Scope,
+  order: OrderRow,
+  chosen: Ranked,
+  day: Day,
+  also?: (trx: Tx, chosen: Ranked) => Promise<void>,
+): Promise<string> {
+  const courierId = chosen.situation.courier.id;
+  const route = chosen.situation.route;
+  const now = ctx.clock();
+  let routeId: string;
+  if (route) {
+    routeId = route.id;
+    const effect = await assignEffect(ctx, scope, order, { courier_id: courierId, route_id: route.id });
+    // Placed at its position rather than appended; the stop order is rewritten under the route's lock.
+    effect.within = async (trx, row) => {
+      await repo.lockRoute(trx, route.id);
+      const ids = (await repo.stopIds(trx, route.id)).filter((x) => x !== row.id);
+      const at = chosen.before === null ? -1 : ids.indexOf(chosen.before);
+      ids.splice(at < 0 ? ids.length : at, 0, row.id);
+      await repo.rewriteStops(trx, route.id, ids);
+    };
+    await ctx.db.transaction().execute(async (trx) => {
+      await applyMove(trx, order, 'assign', effect, now);
+      await also?.(trx, chosen);
+    });
+  } else {
+    // A sandbox courier's route belongs to its account, as if the merchant's test key had made it.
+    const owner = { ...scope, accountId: chosen.situation.courier.account_id ?? scope.accountId };
+    const prepared = await prepareRoute(ctx, owner, { courier_id: courierId, order_ids: [order.id], date: day.day });
+    routeId = prepared.route.id;
+    await ctx.db.transaction().execute(async (trx) => {
+      await writeRoute(trx, prepared, now);
+      await also?.(trx, chosen);
+    });
+  }
+  signalQueued(ctx);
+  // The courier's phone re-reads its route: the stops after the new one moved down.
+  const c = chosen.situation.courier;
+  ctx.live.publish(
+    'route',
+    { mode: c.mode, accountId: route ? route.account_id : c.account_id, courierId: c.id },
+    { id: routeId, courier: c.id, reason: 'dispatched' },
+  );
+  return routeId;
+}

@@ -1,0 +1,184 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../shared/db/index.js';
+import type { JobsTable, Mode } from '../../shared/db/schema.js';
+import type { MessageStatus, MessagesTable } from '../../shared/db/tables/messages.js';
+import type { MessageSettings } from './settings.js';
+
+export type MessageRow = Selectable<MessagesTable>;
+
+/** Who reads: a merchant (its account) or the carrier (every account), always one environment. */
+export interface Reader {
+  mode: Mode;
+  accountId: string | null;
+}
+
+/** The carrier's defaults live under this account id. */
+export const CARRIER = '*';
+
+export async function settingsOf(db: Executor, accountIds: string[]): Promise<Map<string, Partial<MessageSettings>>> {
+  const rows = await db
+    .selectFrom('message_settings')
+    .select(['account_id', 'settings'])
+    .where('account_id', 'in', accountIds)
+    .execute();
+  return new Map(rows.map((r) => [r.account_id, JSON.parse(r.settings) as Partial<MessageSettings>]));
+}
+
+export async function putSettings(db: Executor, accountId: string, settings: MessageSettings, now: number) {
+  const value = JSON.stringify(settings);
+  await db
+    .insertInto('message_settings')
+    .values({ account_id: accountId, settings: value, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ settings: value, updated_at: now }))
+    .execute();
+}
+
+/**
+ * Writes messages and their send jobs in the caller's transaction (the move's or the create's).
+ * A message that already exists for its (order, trigger, channel) is skipped, and so is its job:
+ * the unique index is what makes "one message each" hold across retries and races.
+ */
+export async function insertMessages(db: Executor, rows: MessageRow[], jobs: Map<string, JobsTable>): Promise<number> {
+  if (rows.length === 0) return 0;
+  const written = await db
+    .insertInto('messages')
+    .values(rows)
+    .onConflict((oc) => oc.columns(['order_id', 'trigger', 'channel']).doNothing())
+    .returning('id')
+    .execute();
+  const due = written.map((r) => jobs.get(r.id)).filter((j): j is JobsTable => j !== undefined);
+  if (due.length > 0) await db.insertInto('jobs').values(due).execute();
+  return due.length;
+}
+
+export interface ListFilter {
+  order?: string;
+  channel?: string;
+  status?: string;
+  afterId?: string;
+  limit: number;
+}
+
+/** Newest first, by id (ids sort by creation time); one more than the page, for has_more. */
+export async function listMessages(db: Executor, who: Reader, f: ListFilter): Promise<MessageRow[]> {
+  let q = db.selectFrom('messages').selectAll().where('mode', '=', who.mode);
+  if (who.accountId !== null) q = q.where('account_id', '=', who.accountId);
+  if (f.order !== undefined) q = q.where('order_id', '=', f.order);
+  if (f.channel !== undefined) q = q.where('channel', '=', f.channel as never);
+  if (f.status !== undefined) q = q.where('status', '=', f.status as never);
+  if (f.afterId !== undefined) q = q.where('id', '<', f.afterId);
+  return q
+    .orderBy('id', 'desc')
+    .limit(f.limit + 1)
+    .execute();
+}
+
+export async function findMessage(db: Executor, who: Reader, id: string): Promise<MessageRow | undefined> {
+  let q = db.selectFrom('messages').selectAll().where('id', '=', id).where('mode', '=', who.mode);
+  if (who.accountId !== null) q = q.where('account_id', '=', who.accountId);
+  return q.executeTakeFirst();
+}
+
+export async function messageById(db: Executor, id: string): Promise<MessageRow | undefined> {
+  return db.selectFrom('messages').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function messageByProviderId(
+  db: Executor,
+  provider: string,
+  providerId: string,
+): Promise<MessageRow | undefined> {
+  return db
+    .selectFrom('messages')
+    .selectAll()
+    .where('provider', '=', provider as never)
+    .where('provider_message_id', '=', providerId)
+    .executeTakeFirst();
+}
+
+/**
+ * Marks the start of a provider call, committed before the call: a worker that finds it set after
+ * a crash knows the provider may have the message already. Only while the message is still queued.
+ */
+export async function markSending(db: Executor, id: string, now: number): Promise<boolean> {
+  const r = await db
+    .updateTable('messages')
+    .set((eb) => ({ send_started_at: now, attempts: eb('attempts', '+', 1), updated_at: now }))
+    .where('id', '=', id)
+    .where('status', '=', 'queued')
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) === 1;
+}
+
+export async function updateMessage(
+  db: Executor,
+  id: string,
+  set: Partial<Omit<MessageRow, 'id'>>,
+  onlyFrom?: readonly MessageStatus[],
+): Promise<MessageRow | undefined> {
+  let q = db.updateTable('messages').set(set).where('id', '=', id);
+  if (onlyFrom) q = q.where('status', 'in', [...onlyFrom]);
+  return q.returningAll().executeTakeFirst();
+}
+
+export async function isOptedOut(db: Executor, accountId: string, address: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('message_opt_outs')
+    .select('address')
+    .where('account_id', '=', accountId)
+    .where('address', '=', address)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+export async function optedOutAmong(db: Executor, accountId: string, addresses: string[]): Promise<Set<string>> {
+  if (addresses.length === 0) return new Set();
+  const rows = await db
+    .selectFrom('message_opt_outs')
+    .select('address')
+    .where('account_id', '=', accountId)
+    .where('address', 'in', addresses)
+    .execute();
+  return new Set(rows.map((r) => r.address));
+}
+
+export async function optOut(db: Executor, accountId: string, address: string, source: string, now: number) {
+  await db
+    .insertInto('message_opt_outs')
+    .values({ account_id: accountId, address, source, created_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'address']).doNothing())
+    .execute();
+}
+
+export async function optIn(db: Executor, accountId: string, address: string): Promise<void> {
+  await db.deleteFrom('message_opt_outs').where('account_id', '=', accountId).where('address', '=', address).execute();
+}
+
+/** The accounts that have written to `address`: an inbound STOP to the carrier's shared number opts out of each. */
+export async function accountsThatWrote(db: Executor, address: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('messages')
+    .select('account_id')
+    .distinct()
+    .where('to_address', '=', address)
+    .where('mode', '=', 'live')
+    .execute();
+  return rows.map((r) => r.account_id);
+}
+
+/**
+ * Takes the order's next event sequence for a message event (message.delivered/failed), the way
+ * a move does in its guarded UPDATE; returns what the outbox needs of the order.
+ */
+export async function nextOrderEvent(db: Executor, orderId: string) {
+  return db
+    .updateTable('orders')
+    .set((eb) => ({ event_seq: eb('event_seq', '+', 1) }))
+    .where('id', '=', orderId)
+    .returning(['id', 'account_id', 'mode', 'external_order_id', 'tracking_code', 'status', 'event_seq'])
+    .executeTakeFirst();
+}
+
+export async function insertJob(db: Executor, row: JobsTable): Promise<void> {
+  await db.insertInto('jobs').values(row).execute();
+}

@@ -1,0 +1,176 @@
+import type { AppContext } from '../../shared/context.js';
+import type { Tx } from '../../shared/db/index.js';
+import type { MessageProvider } from '../../shared/db/tables/messages.js';
+import {
+  type Job,
+  type JobFailure,
+  type JobHandler,
+  type JobKind,
+  type JobRun,
+  jobRow,
+} from '../../shared/jobs/job.js';
+import { signalQueued } from '../webhooks/outbox.js';
+import { recordMessageEvent } from './events.js';
+import { logProvider } from './providers/log.js';
+import { metaProvider } from './providers/meta.js';
+import { smtpProvider } from './providers/smtp.js';
+import { twilioProvider } from './providers/twilio.js';
+import type { Outbound, Provider, SendResult } from './providers/types.js';
+import { MESSAGE_SEND, settingsFor } from './queue.js';
+import * as repo from './repo.js';
+import { unsubscribeUrl } from './unsubscribe.js';
+
+/** DESIGN §14: a provider that keeps answering 429/5xx is retried for up to 6 hours, then the message fails. */
+export const RETRY_FOR_MS = 6 * 3600_000;
+/** Waits between tries: 30 s, 2 min, 10 min, 30 min, then hourly. */
+const BACKOFF_S = [30, 120, 600, 1800, 3600];
+const backoffMs = (attempts: number) => 1000 * (BACKOFF_S[Math.min(attempts, BACKOFF_S.length) - 1] ?? 30);
+
+/**
+ * Sends one message (`ref` is its id). A message is sent by one job at a time (the lease), and the
+ * job is written with the message, so a message is never lost between its write and its send.
+ * Before the provider is called the message is marked `send_started_at` (committed); a worker that
+ * finds the mark left by one that died asks the provider whether it has the message (Twilio's list;
+ * SMTP resends with the same Message-ID) before sending again. The outcome, and any retry's new job,
+ * commit with the job's completion while the lease is still ours.
+ */
+export const MESSAGE_SEND_JOB: JobKind = {
+  ...MESSAGE_SEND,
+  // A provider call is bounded by its 10 s timeout; renewed every 10 s while one is in flight.
+  leaseMs: 30_000,
+  concurrency: (config) => config.messaging.concurrency,
+  handler: (ctx) => new MessageSend(ctx),
+};
+
+class MessageSend implements JobHandler {
+  private readonly providers = new Map<MessageProvider, Provider>();
+
+  constructor(private readonly ctx: AppContext) {}
+
+  private provider(name: MessageProvider): Provider {
+    let p = this.providers.get(name);
+    if (p) return p;
+    const m = this.ctx.config.messaging;
+    const host = new URL(this.ctx.config.publicUrl).hostname;
+    if (name === 'smtp' && m.smtp) p = smtpProvider(m.smtp, host);
+    else if (name === 'twilio' && m.twilio) p = twilioProvider(m.twilio);
+    else if (name === 'meta' && m.meta) p = metaProvider(m.meta);
+    else p = logProvider(this.ctx.logger);
+    this.providers.set(name, p);
+    return p;
+  }
+
+  async run(job: Job, run: JobRun): Promise<void> {
+    const { ctx } = this;
+    const msg = await repo.messageById(ctx.db, job.ref ?? '');
+    if (msg?.status !== 'queued' || msg.to_address === null) return;
+    if (await repo.isOptedOut(ctx.db, msg.account_id, msg.to_address)) {
+      await run.complete((trx) => this.settle(trx, msg, { status: 'suppressed', reason: 'opted_out' }));
+      return;
+    }
+    const provider = this.provider(msg.provider);
+    const out = await this.outbound(msg);
+    if (msg.send_started_at !== null && provider.find) {
+      // A worker died during this message's provider call: the provider may have it already.
+      const found = await provider.find(out, run.signal);
+      if (found) {
+        await run.complete((trx) => this.sent(trx, msg, found));
+        return;
+      }
+      if (found === undefined) throw new Error('the provider could not say whether it has the message yet');
+    }
+    if (!(await repo.markSending(ctx.db, msg.id, ctx.clock()))) return;
+    const result = await provider.send(out, run.signal);
+    await run.complete((trx) => this.record(trx, { ...msg, attempts: msg.attempts + 1 }, result));
+    // A failure wrote message.failed: this instance's webhook dispatcher may have work.
+    if (!result.ok) signalQueued(ctx);
+  }
+
+  private async outbound(msg: repo.MessageRow): Promise<Outbound> {
+    const { own, carrierName } = await settingsFor(this.ctx.db, msg.account_id);
+    const base = this.ctx.config.publicUrl;
+    return {
+      id: msg.id,
+      channel: msg.channel,
+      to: msg.to_address ?? '',
+      subject: msg.subject,
+      body: msg.body,
+      locale: msg.locale,
+      senderName: own.sender_name ?? carrierName,
+      unsubscribeUrl:
+        msg.channel === 'email' ? await unsubscribeUrl(this.ctx, msg.account_id, msg.to_address ?? '') : '',
+      statusCallback: `${base}/v1/providers/twilio/status`,
+      whatsappTemplate: own.whatsapp_templates[msg.trigger] ?? null,
+      createdAt: msg.created_at,
+    };
+  }
+
+  private async record(trx: Tx, msg: repo.MessageRow, r: SendResult): Promise<void> {
+    const now = this.ctx.clock();
+    if (r.ok) return this.sent(trx, msg, r.providerId);
+    if (r.retry && now - msg.created_at < RETRY_FOR_MS) {
+      // Without an answer the provider may have it: the mark stays, so the next try asks first.
+      await repo.updateMessage(trx, msg.id, {
+        last_error: r.error,
+        reason: 'retrying',
+        send_started_at: r.ambiguous ? (msg.send_started_at ?? now) : null,
+        updated_at: now,
+      });
+      await repo.insertJob(trx, jobRow(MESSAGE_SEND, { ref: msg.id, now, runAt: now + backoffMs(msg.attempts) }));
+      return;
+    }
+    await this.settle(trx, msg, {
+      status: 'failed',
+      reason: r.retry ? 'provider_unavailable' : 'provider_rejected',
+      error: r.error,
+    });
+  }
+
+  private async sent(trx: Tx, msg: repo.MessageRow, providerId: string): Promise<void> {
+    const now = this.ctx.clock();
+    await repo.updateMessage(
+      trx,
+      msg.id,
+      {
+        status: 'sent',
+        reason: null,
+        provider_message_id: providerId,
+        sent_at: now,
+        send_started_at: null,
+        updated_at: now,
+      },
+      ['queued'],
+    );
+  }
+
+  private async settle(
+    trx: Tx,
+    msg: repo.MessageRow,
+    o: { status: 'failed' | 'suppressed'; reason: string; error?: string },
+  ): Promise<void> {
+    const now = this.ctx.clock();
+    const row = await repo.updateMessage(
+      trx,
+      msg.id,
+      {
+        status: o.status,
+        reason: o.reason,
+        last_error: o.error ?? msg.last_error,
+        send_started_at: null,
+        updated_at: now,
+      },
+      ['queued'],
+    );
+    if (row && o.status === 'failed') await recordMessageEvent(trx, 'message.failed', row, now);
+  }
+
+  async failed(trx: Tx, job: Job, failure: JobFailure) {
+    const msg = await repo.messageById(trx, job.ref ?? '');
+    if (msg?.status !== 'queued') return undefined;
+    await this.settle(trx, msg, {
+      status: 'failed',
+      reason: failure.reason === 'interrupted' ? 'interrupted' : 'error',
+    });
+    return () => signalQueued(this.ctx);
+  }
+}

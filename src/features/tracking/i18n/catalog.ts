@@ -1,0 +1,81 @@
+import type { OrderStatus } from '../../orders/schemas.js';
+
+export const LANGUAGES = ['en', 'es', 'pt'] as const;
+export type Lang = (typeof LANGUAGES)[number];
+
+/**
+ * One language's words for the tracking page. `{name}`-style placeholders are filled by `fill`,
+ * after escaping; a catalog holds no HTML.
+ */
+export interface Catalog {
+  /** BCP 47 tag for Intl's dates and times. */
+  locale: string;
+  status: Record<OrderStatus, string>;
+  stages: [string, string, string, string, string];
+  /** What is happening now, per status. */
+  now: Record<OrderStatus, string>;
+  /** What happens next, in plain words, per status. */
+  next: Record<OrderStatus, string>;
+  ui: Record<UiKey, string>;
+}
+
+export type UiKey =
+  | 'hello'
+  | 'helloAnonymous'
+  | 'from'
+  | 'testMode'
+  | 'eta'
+  | 'etaNow'
+  | 'stopsBefore'
+  | 'stopsBeforeOne'
+  | 'stopsBeforeNone'
+  | 'progress'
+  | 'stepDone'
+  | 'stepCurrent'
+  | 'stepStopped'
+  | 'stepLater'
+  | 'whatNext'
+  | 'courier'
+  | 'courierBringing'
+  | 'courierAnonymous'
+  | 'map'
+  | 'mapDestination'
+  | 'mapCourier'
+  | 'mapNoTiles'
+  | 'details'
+  | 'deliveringTo'
+  | 'trackingCode'
+  | 'timeZone'
+  | 'history'
+  | 'instructions'
+  | 'instructionsHint'
+  | 'safePlace'
+  | 'save'
+  | 'saved'
+  | 'yourInstructions'
+  | 'reschedule'
+  | 'rescheduleSend'
+  | 'rescheduled'
+  | 'rate'
+  | 'rating'
+  | 'stars'
+  | 'comment'
+  | 'send'
+  | 'thanks'
+  | 'yourRating'
+  | 'failedToSend'
+  | 'proof'
+  | 'receivedBy'
+  | 'proofPhoto'
+  | 'live'
+  | 'offline'
+  | 'footer'
+  | 'language'
+  | 'notFound'
+  | 'notFoundLead'
+  | 'notFoundHint';
+
+/** Replaces `{key}` with the given (already escaped, when bound for HTML) values. */
+export function fill(template: string, values: Record<string, string | number>): string {
+  return template.replace(/\{(\w+)\}/g, (m, k: string) => (k in values ? String(values[k]) : m));
+}

@@ -1,0 +1,319 @@
+import { PassThrough } from 'node:stream';
+import type { AppContext } from '../../shared/context.js';
+import { ApiError } from '../../shared/errors.js';
+import { type Point, roadKm } from '../../shared/geo.js';
+import { instanceKey } from '../../shared/instance.js';
+import type { LiveMessage } from '../../shared/live.js';
+import { pointOf } from '../dispatch/eta.js';
+import { catalogOf, type Lang } from './i18n/index.js';
+import { etaText, stopsText } from './page.js';
+import { etaWindow } from './public.js';
+import * as repo from './public-repo.js';
+
+/** A courier's position reaches a tracking page at most this often (DESIGN §15). */
+export const POSITION_EVERY_MS = 5000;
+/** Streams one tracking code may hold at once (a customer's phone and laptop, a shared link). */
+export const STREAMS_PER_CODE = 5;
+const CHUNK = 500;
+const EN_ROUTE = new Set(['picked_up', 'in_transit', 'arriving', 'at_location']);
+/** Where the courier's position is the customer's to see: on its way here, no stop before. */
+const POSITION_STATUSES = new Set(['in_transit', 'arriving', 'at_location']);
+/** Stops still to serve before this one (as dispatch/eta.ts counts them). */
+const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
+
+interface Conn {
+  out: PassThrough;
+  lang: Lang;
+  code: string;
+  client: string;
+}
+
+/** One watched order: what its pages are told, kept current by the refresh and the LiveBus. */
+interface Watched {
+  id: string;
+  status: string;
+  rev: number;
+  courierId: string | null;
+  routeId: string | null;
+  dest: Point | null;
+  tz: string;
+  /** Unfinished stops before this one, in route order; null: not read yet or no route. */
+  ahead: (Point | null)[] | null;
+  courier: Point | null;
+  conns: Set<Conn>;
+  lastPositionAt: number;
+  positionTimer?: NodeJS.Timeout;
+  /** The last frame sent per language, so an unchanged state is not sent again. */
+  sent: Map<Lang, string>;
+}
+
+/**
+ * The open `/track/{code}/events` streams of this instance. Unlike `/v1/stream` (every event of
+ * an account), each stream follows one order and is told only what its page shows: status and
+ * revision (the page re-reads itself when they change), the arrival window, the stops before it,
+ * and the courier's position while it is on its way there. Positions come from the LiveBus as the
+ * courier reports them; everything else from one batched read of the watched orders every
+ * `RUTA_TRACK_REFRESH_MS` (which also brings other instances' positions and moves).
+ */
+export class TrackingHub {
+  private readonly orders = new Map<string, Watched>();
+  private readonly byCourier = new Map<string, Set<string>>();
+  private readonly perCode = new Map<string, number>();
+  private readonly perClient = new Map<string, number>();
+  private timer?: NodeJS.Timeout;
+  private unsubscribe?: () => void;
+  private refreshing?: Promise<void>;
+  private closed = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  get size(): number {
+    let n = 0;
+    for (const w of this.orders.values()) n += w.conns.size;
+    return n;
+  }
+
+  async open(row: repo.PublicOrderRow, lang: Lang, client: string): Promise<PassThrough> {
+    if (this.closed) throw new ApiError('service_unavailable', 'The server is shutting down; reconnect.');
+    const code = row.tracking_code;
+    const limit = this.ctx.config.trackStreamsPerClient;
+    if ((this.perCode.get(code) ?? 0) >= STREAMS_PER_CODE || (this.perClient.get(client) ?? 0) >= limit) {
+      throw new ApiError('rate_limited', 'Too many open tracking streams; close one first.', undefined, {
+        'Retry-After': '30',
+      });
+    }
+    bump(this.perCode, code, 1);
+    bump(this.perClient, client, 1);
+    const conn: Conn = { out: new PassThrough(), lang, code, client };
+    let w = this.orders.get(row.id);
+    if (!w) {
+      w = {
+        id: row.id,
+        status: row.status,
+        rev: row.event_seq,
+        courierId: null,
+        routeId: row.route_id,
+        dest: pointOf(row.delivery_address),
+        tz: row.timezone,
+        ahead: null,
+        courier: null,
+        conns: new Set(),
+        lastPositionAt: 0,
+        sent: new Map(),
+      };
+      this.orders.set(row.id, w);
+      this.setCourier(w, row.courier_id);
+    }
+    w.conns.add(conn);
+    const watched = w;
+    conn.out.on('close', () => this.release(watched, conn));
+    this.start();
+    conn.out.write('retry: 5000\n\n');
+    try {
+      await this.read([row.id]);
+    } catch (err) {
+      this.ctx.logger.warn({ err }, 'tracking stream: first read failed; the refresh retries');
+    }
+    this.write(conn, this.frame(watched, lang));
+    return conn.out;
+  }
+
+  close(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    this.unsubscribe?.();
+    for (const w of this.orders.values()) {
+      clearTimeout(w.positionTimer);
+      for (const c of w.conns) c.out.end();
+    }
+    this.orders.clear();
+    this.byCourier.clear();
+  }
+
+  /** Waits for a refresh in flight, then runs one (tests; the timer runs them otherwise). */
+  async refresh(): Promise<void> {
+    await this.refreshing;
+    await this.tick();
+  }
+
+  private start(): void {
+    if (this.timer) return;
+    this.unsubscribe = this.ctx.live.subscribe((m) => this.onLive(m));
+    this.timer = setInterval(() => void this.tick(), this.ctx.config.trackRefreshMs).unref();
+  }
+
+  private tick(): Promise<void> {
+    this.refreshing ??= this.read([...this.orders.keys()])
+      .catch((err) => this.ctx.logger.error({ err }, 'tracking streams: refresh failed'))
+      .finally(() => {
+        this.refreshing = undefined;
+      });
+    return this.refreshing;
+  }
+
+  private release(w: Watched, c: Conn): void {
+    if (!w.conns.delete(c)) return;
+    bump(this.perCode, c.code, -1);
+    bump(this.perClient, c.client, -1);
+    if (w.conns.size > 0) return;
+    clearTimeout(w.positionTimer);
+    this.orders.delete(w.id);
+    this.setCourier(w, null);
+  }
+
+  private setCourier(w: Watched, courierId: string | null): void {
+    if (w.courierId === courierId) return;
+    if (w.courierId) {
+      const set = this.byCourier.get(w.courierId);
+      set?.delete(w.id);
+      if (set?.size === 0) this.byCourier.delete(w.courierId);
+    }
+    w.courierId = courierId;
+    w.courier = null;
+    if (courierId) {
+      const set = this.byCourier.get(courierId) ?? new Set<string>();
+      this.byCourier.set(courierId, set);
+      set.add(w.id);
+    }
+  }
+
+  /** Re-reads the given orders, their routes' stops and their couriers' positions, in chunks; sends what changed. */
+  private async read(ids: string[]): Promise<void> {
+    const db = this.ctx.db;
+    const touched: Watched[] = [];
+    for (let i = 0; i < ids.length; i += CHUNK) {
+      for (const r of await repo.watchedOrders(db, ids.slice(i, i + CHUNK))) {
+        const w = this.orders.get(r.id);
+        if (!w) continue;
+        w.status = r.status;
+        w.rev = r.event_seq;
+        w.routeId = r.route_id;
+        w.tz = r.timezone;
+        w.dest = pointOf(JSON.parse(r.delivery_address));
+        this.setCourier(w, r.courier_id);
+        touched.push(w);
+      }
+    }
+    const live = touched.filter((w) => EN_ROUTE.has(w.status) && w.courierId);
+    const routes = [...new Set(live.map((w) => w.routeId).filter((r): r is string => r !== null))];
+    const stops = new Map<string, { order: string; status: string; route: string | null; at: Point | null }[]>();
+    for (let i = 0; i < routes.length; i += CHUNK) {
+      for (const s of await repo.stopsOfRoutes(db, routes.slice(i, i + CHUNK))) {
+        const list = stops.get(s.route_id) ?? [];
+        stops.set(s.route_id, list);
+        list.push({
+          order: s.order_id,
+          status: s.status,
+          route: s.order_route,
+          at: pointOf(JSON.parse(s.delivery_address)),
+        });
+      }
+    }
+    for (const w of live) {
+      const list = w.routeId ? (stops.get(w.routeId) ?? []) : [];
+      const mine = list.findIndex((s) => s.order === w.id);
+      w.ahead = list
+        .slice(0, Math.max(0, mine))
+        .filter((s) => s.route === w.routeId && AHEAD.has(s.status))
+        .map((s) => s.at);
+    }
+    const couriers = [...new Set(live.map((w) => w.courierId as string))];
+    for (let i = 0; i < couriers.length; i += CHUNK) {
+      for (const c of await repo.courierPositions(db, couriers.slice(i, i + CHUNK))) {
+        if (c.last_lat === null || c.last_lng === null) continue;
+        for (const id of this.byCourier.get(c.id) ?? []) {
+          const w = this.orders.get(id);
+          if (w) w.courier = { lat: c.last_lat, lng: c.last_lng };
+        }
+      }
+    }
+    for (const w of touched) this.send(w);
+  }
+
+  private onLive(m: LiveMessage): void {
+    if (m.kind !== 'courier.location') return;
+    const d = m.data as LiveMessage<'courier.location'>['data'];
+    const ids = this.byCourier.get(d.courier);
+    if (!ids) return;
+    for (const id of ids) {
+      const w = this.orders.get(id);
+      if (!w) continue;
+      w.courier = { lat: d.lat, lng: d.lng };
+      this.sendPosition(w);
+    }
+  }
+
+  /** At most one position per POSITION_EVERY_MS per order; the newest of a window goes when it ends. */
+  private sendPosition(w: Watched): void {
+    if (w.positionTimer) return;
+    const wait = w.lastPositionAt + POSITION_EVERY_MS - this.ctx.clock();
+    if (wait <= 0) {
+      w.lastPositionAt = this.ctx.clock();
+      this.send(w);
+      return;
+    }
+    w.positionTimer = setTimeout(() => {
+      w.positionTimer = undefined;
+      w.lastPositionAt = this.ctx.clock();
+      this.send(w);
+    }, wait).unref();
+  }
+
+  private send(w: Watched): void {
+    const byLang = new Map<Lang, string>();
+    for (const c of w.conns) {
+      let f = byLang.get(c.lang);
+      if (f === undefined) {
+        f = this.frame(w, c.lang);
+        byLang.set(c.lang, f);
+      }
+      if (w.sent.get(c.lang) === f) continue;
+      this.write(c, f);
+    }
+    for (const [lang, f] of byLang) w.sent.set(lang, f);
+  }
+
+  /** The page's live state: what it shows, in its language, without anything it must not. */
+  private frame(w: Watched, lang: Lang): string {
+    const words = catalogOf(lang);
+    const enRoute = EN_ROUTE.has(w.status) && w.courierId !== null;
+    const stopsBefore = !enRoute ? null : w.status === 'at_location' ? 0 : (w.ahead?.length ?? 0);
+    const visible = POSITION_STATUSES.has(w.status) && stopsBefore === 0 && w.courier !== null;
+    let minutes: number | null = null;
+    if (w.status === 'at_location') minutes = 0;
+    else if (enRoute && w.courier && w.dest && !(w.ahead ?? []).includes(null)) {
+      let km = 0;
+      let from = w.courier;
+      for (const p of [...((w.ahead ?? []) as Point[]), w.dest]) {
+        km += roadKm(from, p);
+        from = p;
+      }
+      const cfg = this.ctx.config;
+      minutes = Math.ceil((km / cfg.courierSpeedKmh) * 60 + cfg.serviceMinutesPerStop * (w.ahead?.length ?? 0));
+    }
+    const window = minutes === null ? null : etaWindow(this.ctx.clock(), minutes);
+    const data = {
+      status: w.status,
+      rev: w.rev,
+      eta: etaText({ eta_window: window, eta_minutes: minutes, timezone: w.tz }, words),
+      stops: stopsText(stopsBefore, words),
+      courier: visible && w.courier ? { lat: w.courier.lat, lng: w.courier.lng } : null,
+    };
+    return `event: tracking\ndata: ${JSON.stringify(data)}\n\n`;
+  }
+
+  private write(c: Conn, frame: string): void {
+    if (c.out.destroyed || c.out.writableEnded) return;
+    c.out.write(frame);
+    // A page this far behind is cut off; it reconnects (EventSource) or polls.
+    if (c.out.writableLength + c.out.readableLength > 64 * 1024) c.out.destroy();
+  }
+}
+
+function bump(m: Map<string, number>, k: string, by: number): void {
+  const n = (m.get(k) ?? 0) + by;
+  if (n <= 0) m.delete(k);
+  else m.set(k, n);
+}
+
+export const TRACKING_HUB = instanceKey('tracking', (ctx: AppContext) => new TrackingHub(ctx));

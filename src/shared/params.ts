@@ -1,0 +1,16 @@
+import { Type } from 'typebox';
+
+/**
+ * The path parameter of every `/…/{id}` route. One schema for all features, so the bounds (and
+ * the OpenAPI document's `id` parameter) are the same everywhere.
+ */
+export const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 100 }) });
+
+/** A schema or null: optional-but-present fields answer null rather than going missing. */
+export const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(t: T) => Type.Union([t, Type.Null()]);
+
+/** An instant in ISO 8601 (`validation.ts` checks that `Date` can hold it). */
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** The body of a POST that takes none: `{}` or no body at all (an absent body becomes `{}`). */
+export const EmptyBody = Type.Object({}, { additionalProperties: false });

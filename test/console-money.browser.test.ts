@@ -1,0 +1,142 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { hasChromium, IMAGES, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { client, describeEach, newOperator, type TestApp } from './helpers.js';
+import { merchantIn, newCourier, orderWith } from './money-helpers.js';
+import { newUser } from './people-helpers.js';
+
+/**
+ * Money in the browsers (issue #22): on the console a handover recorded and shown short, the short
+ * day resolved on the Exceptions page, a settlement drafted, issued, paid and exported, the report's
+ * charts and a figure's orders; the merchant reads its settlement only; the courier's phone shows
+ * its balance, and the last known one offline. One app and one browser per engine, five page loads.
+ */
+describeEach('console money in headless Chromium', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    ({ t, base } = await serveApp(engine));
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `handover, a short day resolved, a settlement issued and exported, the report, the courier's balance${skipNote}`,
+    async () => {
+      const op = await newOperator(t);
+      const m = await merchantIn(t, 'Bodega', 'PEN');
+      const courier = await newCourier(t, op, 'Rosa Cash');
+      const paid = await orderWith(t, m.test, op, courier, 10, {
+        deliver: { collected_amount: 10, payment_method: 'cash' },
+      });
+      await orderWith(t, m.test, op, courier, 0, { fail: true });
+
+      const page = await openPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+      const admin = await newUser(t, 'admin');
+      await submitSignIn(page, base, admin.email);
+      await page.getByRole('heading', { name: 'Orders' }).waitFor();
+      await page.goto(`${base}/console/#/money`);
+      await page.getByRole('heading', { name: 'Money' }).waitFor();
+
+      // A handover short of what the day's cash deliveries asked for.
+      const row = page.getByRole('row', { name: /Rosa Cash/ });
+      await row.getByLabel('Amount').fill('8');
+      await row.getByLabel('Received by').fill('Caja 1');
+      await row.getByRole('button', { name: 'Record handover' }).click();
+      await page.getByRole('row', { name: /Rosa Cash.*short/ }).waitFor();
+      const cash = await client(t.app, op)('GET', `/v1/couriers/${courier}/cash`);
+      expect(cash.body.handovers.map((h: any) => [h.amount, h.received_by])).toEqual([[8, 'Caja 1']]);
+
+      // A settlement: drafted for the merchant, its lines, issued, paid, exported.
+      const form = page.getByRole('form', { name: 'Draft a settlement' });
+      await form.getByLabel('Merchant').selectOption({ label: 'Bodega' });
+      await form.getByLabel('From').fill('2000-01-01');
+      await form.getByLabel('To').fill('2100-12-31');
+      await form.getByRole('button', { name: 'Draft settlement' }).click();
+      const lines = page.getByRole('table', { name: /^Lines of Bodega/ });
+      await lines.getByRole('link', { name: paid.tracking_code }).waitFor();
+      expect(await lines.getByRole('row').count()).toBe(3); // head, the delivered order, the total
+      const settlements = page.getByRole('table', { name: 'Settlements' });
+      await settlements.getByRole('button', { name: 'Issue' }).click();
+      await settlements.getByRole('cell', { name: 'issued' }).waitFor();
+      await settlements.getByRole('button', { name: 'Mark paid' }).click();
+      await settlements.getByRole('cell', { name: 'paid' }).waitFor();
+      await page.locator('section[aria-labelledby="settlements-title"]').screenshot({
+        path: join(IMAGES, 'console-settlement.png'),
+      });
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        settlements.getByRole('button', { name: 'CSV' }).click(),
+      ]);
+      const csv = await readFile((await download.path()) as string, 'utf8');
+      expect(csv).toContain(paid.tracking_code);
+      const list = await client(t.app, m.test)('GET', '/v1/settlements');
+      expect(list.body.data.map((s: any) => s.status)).toEqual(['paid']);
+
+      // The report: charts, and a figure opens exactly the orders it counted.
+      for (const title of ['Volume', 'On-time rate', 'First-attempt success', 'Delivery time p50 (min)']) {
+        await page.getByRole('figure', { name: title }).waitFor();
+      }
+      await page.getByText(/2 orders/).waitFor();
+      await page.locator('section.reports').screenshot({ path: join(IMAGES, 'console-reports.png') });
+      await page.getByRole('link', { name: '1 delivered' }).click();
+      const behind = page.getByRole('table', { name: 'Orders behind the figure' });
+      await behind.getByText(paid.tracking_code).waitFor();
+      expect(await behind.getByRole('row').count()).toBe(2);
+
+      // The short day on the Exceptions page, resolved with a note.
+      await page.goto(`${base}/console/#/exceptions`);
+      const exceptions = page.getByRole('table', { name: 'Courier cash exceptions' });
+      const short = exceptions.getByRole('row', { name: /Rosa Cash.*short/ });
+      await short.getByLabel('Note').fill('Rosa paid a fuel receipt of 2.00');
+      await page.locator('section[aria-labelledby="exc-cash"]').screenshot({
+        path: join(IMAGES, 'console-cash-exceptions.png'),
+      });
+      await short.getByRole('button', { name: 'Resolve' }).click();
+      await page.getByText('No open cash exceptions.').waitFor();
+      const resolved = await client(t.app, op)('GET', '/v1/cash/exceptions?status=resolved');
+      expect(resolved.body.data.map((x: any) => [x.courier.name, x.kind, x.resolution.note])).toEqual([
+        ['Rosa Cash', 'short', 'Rosa paid a fuel receipt of 2.00'],
+      ]);
+
+      // The merchant reads its settlement, and can act on none.
+      const shop = await openPage(browser, { viewport: { width: 1280, height: 900 } });
+      await submitSignIn(shop, base, (await newUser(t, 'merchant', m.accountId)).email);
+      await shop.getByRole('heading', { name: 'Orders' }).waitFor();
+      await shop.goto(`${base}/console/#/money`);
+      const theirs = shop.getByRole('table', { name: 'Settlements' });
+      await theirs.getByRole('cell', { name: 'paid' }).waitFor();
+      expect(await shop.getByRole('form', { name: 'Draft a settlement' }).count()).toBe(0);
+      expect(await theirs.getByRole('button', { name: /Issue|Mark paid|Delete/ }).count()).toBe(0);
+
+      // The courier's phone: its balance (10 collected, 8 handed over), then the last known one offline.
+      const code = (await client(t.app, op)('POST', `/v1/couriers/${courier}/sign_in_codes`, {})).body.code;
+      const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+      await phone.goto(`${base}/courier/`);
+      await phone.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await phone.getByRole('button', { name: 'Sign in' }).click();
+      const mine = phone.getByRole('table', { name: 'My cash' });
+      const pen = mine.getByRole('row', { name: /PEN/ });
+      await pen.waitFor();
+      expect(await pen.getByRole('cell').allTextContents()).toEqual(
+        ['10.00', '8.00', '2.00'].map((n) => expect.stringContaining(n)),
+      );
+      await phone.context().setOffline(true);
+      await phone.getByRole('button', { name: 'Refresh' }).click();
+      await phone
+        .getByRole('note')
+        .filter({ hasText: /^Last known at/ })
+        .waitFor();
+      expect(await pen.getByRole('cell').last().textContent()).toContain('2.00');
+      await phone.locator('section.cash').screenshot({ path: join(IMAGES, 'courier-cash.png') });
+    },
+  );
+});

@@ -1,0 +1,285 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { TRACKING_HUB } from '../src/features/tracking/live-hub.js';
+import { ACTIONS_PER_CODE_PER_MIN } from '../src/features/tracking/public-routes.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, startApp, type TestApp } from './helpers.js';
+import { eventsOf, orderIn, tinyPng, upload } from './lifecycle-helpers.js';
+import { sessionClient, userSession } from './people-helpers.js';
+import { openStream, type SseStream } from './stream-client.js';
+
+// The customer's actions and the live stream of the tracking page (DESIGN §15, issue #20).
+describeEach('tracking page actions and live stream', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+  let op: ReturnType<typeof client>;
+  let opKey: string;
+  let courierId: string;
+  const anon = (lang?: string) => (method: 'GET' | 'POST', url: string, body?: unknown) =>
+    client(t.app)(method, url, body, lang ? { 'accept-language': lang } : {});
+
+  beforeAll(async () => {
+    // The per-address limit of the public scope is tested elsewhere; here the per-code limits are.
+    t = await startApp(engine, { RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0', RUTA_TRACK_STREAMS_PER_CLIENT: '8' });
+    m = await newMerchant(t, 'Acme Shoes');
+    opKey = await newOperator(t, 'live');
+    op = client(t.app, opKey);
+    courierId = (await op('POST', '/v1/couriers', { name: 'Rosa Quispe' })).body.id;
+  });
+  afterAll(async () => t?.close());
+
+  const orderAt = (status: string, over: Record<string, unknown> = {}) =>
+    orderIn(t, m.live, opKey, courierId, status, over);
+  const pub = async (code: string) => (await anon()('GET', `/v1/public/tracking/${code}`)).body;
+  const post = (code: string, action: string, body: unknown) => anon()('POST', `/track/${code}/${action}`, body);
+  const orderRow = (id: string) =>
+    t.ctx.db.selectFrom('orders').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+
+  it('takes delivery instructions and a safe place before departure, as an order event', async () => {
+    const o = await orderAt('assigned');
+    expect((await pub(o.tracking_code)).actions).toEqual({
+      instructions: true,
+      reschedule_days: null,
+      feedback: false,
+    });
+    const res = await post(o.tracking_code, 'instructions', {
+      instructions: ' Ring twice\u0007 ',
+      safe_place: 'Porch',
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.delivery).toEqual({ instructions: 'Ring twice', safe_place: 'Porch' });
+    const events = await eventsOf(t, o.id);
+    const e = events.find((x) => x.event === 'order.instructions_updated');
+    expect(e.data).toMatchObject({
+      id: o.id,
+      delivery_instructions: 'Ring twice',
+      safe_place: 'Porch',
+      by: 'customer',
+    });
+    expect(e.data.sequence).toBe(events.length);
+    const row = await orderRow(o.id);
+    expect([row.status, row.delivery_instructions, row.safe_place]).toEqual(['assigned', 'Ring twice', 'Porch']);
+    // The merchant and the carrier read them on the order.
+    const order = (await client(t.app, m.live)('GET', `/v1/orders/${o.id}`)).body;
+    expect([order.delivery_instructions, order.safe_place]).toEqual(['Ring twice', 'Porch']);
+    // The page shows them back, and the form keeps them.
+    const page = (await anon()('GET', `/track/${o.tracking_code}`)).raw.body;
+    expect(page).toContain('>Ring twice</textarea>');
+    // Empty clears.
+    expect((await post(o.tracking_code, 'instructions', { instructions: '' })).body.delivery).toEqual({
+      instructions: null,
+      safe_place: null,
+    });
+  });
+
+  it('refuses instructions after departure, malformed bodies, and any other field', async () => {
+    const o = await orderAt('in_transit');
+    const late = await post(o.tracking_code, 'instructions', { instructions: 'Too late' });
+    expect(late.status).toBe(409);
+    expect(late.body.error.code).toBe('invalid_transition');
+    const p = await orderAt('pending');
+    for (const body of [
+      {},
+      { instructions: 5 },
+      { instructions: 'x'.repeat(501) },
+      { instructions: 'ok', status: 'delivered' },
+      { instructions: 'ok', customer: { name: 'Mallory' } },
+    ]) {
+      const res = await post(p.tracking_code, 'instructions', body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+    }
+    const row = await orderRow(p.id);
+    expect([row.status, row.delivery_instructions, JSON.parse(row.customer).name]).toEqual([
+      'pending',
+      null,
+      'Ana Torres',
+    ]);
+    expect((await post('ZZZZZZZZZZZZ', 'instructions', { instructions: 'x' })).status).toBe(404);
+  });
+
+  it('offers new days after a failure and moves the order to rescheduled on the chosen one', async () => {
+    const o = await orderAt('failed');
+    const view = await pub(o.tracking_code);
+    expect(view.actions.reschedule_days).toHaveLength(5);
+    const wrong = await post(o.tracking_code, 'reschedule', { day: '2020-01-01' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.param).toBe('day');
+    const day = view.actions.reschedule_days[2];
+    const res = await post(o.tracking_code, 'reschedule', { day });
+    expect(res.status).toBe(200);
+    expect(res.body.status).toBe('rescheduled');
+    const e = (await eventsOf(t, o.id)).find((x) => x.event === 'order.rescheduled');
+    expect(e.data).toMatchObject({ requested_day: day, by: 'customer' });
+    const order = (await client(t.app, m.live)('GET', `/v1/orders/${o.id}`)).body;
+    expect([order.status, order.requested_day, order.courier]).toEqual(['rescheduled', day, null]);
+    // Once is enough: it is no longer failed.
+    expect((await post(o.tracking_code, 'reschedule', { day })).status).toBe(409);
+    const delivered = await orderAt('delivered');
+    expect((await post(delivered.tracking_code, 'reschedule', { day })).status).toBe(409);
+  });
+
+  it('takes one 1-5 rating with a comment after delivery, and the courier average follows', async () => {
+    const courier = (await op('POST', '/v1/couriers', { name: 'Luis Rated' })).body.id;
+    const before = await orderIn(t, m.live, opKey, courier, 'in_transit');
+    expect((await post(before.tracking_code, 'feedback', { rating: 5 })).status).toBe(409);
+    const a = await orderIn(t, m.live, opKey, courier, 'delivered');
+    const b = await orderIn(t, m.live, opKey, courier, 'delivered');
+    expect((await pub(a.tracking_code)).actions.feedback).toBe(true);
+    for (const body of [{ rating: 0 }, { rating: 6 }, { rating: 4.5 }, { rating: 4, comment: 'x'.repeat(1001) }]) {
+      expect((await post(a.tracking_code, 'feedback', body)).status, JSON.stringify(body)).toBe(422);
+    }
+    const res = await post(a.tracking_code, 'feedback', { rating: 4, comment: 'Friendly' });
+    expect(res.status).toBe(200);
+    expect(res.body.feedback).toEqual({ rating: 4, comment: 'Friendly' });
+    expect(res.body.actions.feedback).toBe(false);
+    expect((await post(a.tracking_code, 'feedback', { rating: 1 })).status).toBe(409);
+    expect((await post(b.tracking_code, 'feedback', { rating: 1 })).status).toBe(200);
+    const c = await t.ctx.db.selectFrom('couriers').selectAll().where('id', '=', courier).executeTakeFirstOrThrow();
+    expect([c.rating_count, c.rating_total]).toEqual([2, 5]);
+    // The order carries its rating, the courier its average.
+    const rated = (await op('GET', `/v1/orders/${a.id}`)).body;
+    expect(rated.feedback).toMatchObject({ rating: 4, comment: 'Friendly' });
+    expect((await op('GET', `/v1/orders/${before.id}`)).body.feedback).toBeNull();
+    expect((await op('GET', `/v1/couriers/${courier}`)).body.rating).toEqual({ average: 2.5, count: 2 });
+    const e = (await eventsOf(t, a.id)).find((x) => x.event === 'order.rated');
+    expect(e.data).toMatchObject({ rating: 4, comment: 'Friendly', by: 'customer', courier: { id: courier } });
+  });
+
+  it('limits changes per tracking code', async () => {
+    const o = await orderAt('pending');
+    const other = await orderAt('pending');
+    for (let i = 0; i < ACTIONS_PER_CODE_PER_MIN; i++) {
+      expect((await post(o.tracking_code, 'instructions', { instructions: `n${i}` })).status).toBe(200);
+    }
+    const over = await post(o.tracking_code, 'instructions', { instructions: 'one more' });
+    expect(over.status).toBe(429);
+    expect(over.headers['retry-after']).toBeDefined();
+    // Another code is its own bucket; and the refused change wrote nothing.
+    expect((await post(other.tracking_code, 'instructions', { instructions: 'fine' })).status).toBe(200);
+    expect((await orderRow(o.id)).delivery_instructions).toBe(`n${ACTIONS_PER_CODE_PER_MIN - 1}`);
+  });
+
+  it("one code's actions never touch another order", async () => {
+    const mine = await orderAt('pending');
+    const theirs = await orderAt('pending');
+    await post(mine.tracking_code, 'instructions', { instructions: 'Mine only' });
+    const row = await orderRow(theirs.id);
+    expect([row.delivery_instructions, row.event_seq]).toEqual([null, 1]);
+    expect((await pub(theirs.tracking_code)).delivery.instructions).toBeNull();
+  });
+
+  it('answers in the language asked for, ?lang= first', async () => {
+    const o = await orderAt('assigned');
+    expect((await anon('es-PE,es;q=0.9')('GET', `/v1/public/tracking/${o.tracking_code}`)).body.status_label).toBe(
+      'Repartidor asignado',
+    );
+    const pt = await anon('es')('GET', `/track/${o.tracking_code}?lang=pt`);
+    expect(pt.headers['content-language']).toBe('pt');
+    expect(pt.raw.body).toContain('Entregador designado');
+  });
+
+  it('streams status, the arrival window and the courier position of one order, and nothing of others', async () => {
+    const courier = (await op('POST', '/v1/couriers', { name: 'Marta Live' })).body.id;
+    const o = await orderIn(t, m.live, opKey, courier, 'picked_up', {
+      delivery_address: { address: 'Av. 1', district: 'Miraflores', city: 'Lima', lat: -12.12, lng: -77.03 },
+    });
+    const other = await orderIn(t, m.live, opKey, courier, 'assigned');
+    await op('POST', `/v1/couriers/${courier}/location`, { lat: -12.05, lng: -77.04 });
+    const s = await openStream(
+      t.app,
+      undefined,
+      { 'accept-language': 'es' },
+      10_000,
+      `/track/${o.tracking_code}/events`,
+    );
+    try {
+      expect(s.status).toBe(200);
+      expect(s.headers['content-type']).toContain('text/event-stream');
+      const first = await s.next((x) => x.event === 'tracking', 'the first state');
+      // Picked up: the courier is not yet on the way here, so no position.
+      expect(first.data).toMatchObject({ status: 'picked_up', courier: null });
+      expect(first.data.stops).toBe('Eres la próxima parada');
+      await op('POST', `/v1/orders/${o.id}/depart`);
+      await t.ctx.instance.get(TRACKING_HUB).refresh();
+      const moved = await s.next((x) => x.data.status === 'in_transit', 'the departure');
+      expect(moved.data.rev).toBeGreaterThan(first.data.rev);
+      expect(moved.data.courier).toEqual({ lat: -12.05, lng: -77.04 });
+      expect(moved.data.eta).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
+      await op('POST', `/v1/couriers/${courier}/location`, { lat: -12.1, lng: -77.035 });
+      await t.ctx.instance.get(TRACKING_HUB).refresh();
+      await s.next((x) => x.data.courier?.lat === -12.1, 'the new position');
+      // Another order's move is not this stream's business.
+      await op('POST', `/v1/orders/${other.id}/pickup`);
+      await t.ctx.instance.get(TRACKING_HUB).refresh();
+      for (const msg of s.messages) expect(['picked_up', 'in_transit']).toContain(msg.data.status);
+      expect(JSON.stringify(s.messages)).not.toContain(other.id);
+      expect(JSON.stringify(s.messages)).not.toContain(o.id);
+    } finally {
+      s.close();
+    }
+  });
+
+  it('limits open streams per code and per client address', async () => {
+    const a = await orderAt('pending');
+    const b = await orderAt('pending');
+    const open = (code: string) => openStream(t.app, undefined, {}, 10_000, `/track/${code}/events`);
+    const streams: SseStream[] = [];
+    try {
+      for (let i = 0; i < 5; i++) streams.push(await open(a.tracking_code));
+      expect(streams.every((s) => s.status === 200)).toBe(true);
+      const sixth = await open(a.tracking_code);
+      expect(sixth.status).toBe(429);
+      expect(sixth.body.error.code).toBe('rate_limited');
+      // RUTA_TRACK_STREAMS_PER_CLIENT=8: three more on another code, then none.
+      for (let i = 0; i < 3; i++) streams.push(await open(b.tracking_code));
+      expect(streams.map((s) => s.status)).toEqual(Array(8).fill(200));
+      expect((await open(b.tracking_code)).status).toBe(429);
+      expect((await open('ZZZZZZZZZZZZ')).status).toBe(404);
+    } finally {
+      for (const s of streams) s.close();
+    }
+  });
+
+  it("shows the merchant's brand, set by an admin: display name, colour and logo", async () => {
+    const admin = sessionClient(t, await userSession(t, 'admin'), 'live');
+    const shop = await newMerchant(t, 'Plain Account Name');
+    const logo = await upload(t, opKey, 'logo', tinyPng(4, [10, 90, 200]));
+    expect(logo.status, JSON.stringify(logo.body)).toBe(201);
+    const photo = await upload(t, opKey, 'photo', tinyPng());
+    const bad = [
+      { branding: { color: 'red' } },
+      { branding: { display_name: '' } },
+      { branding: { logo_file: photo.body.id } },
+      { branding: { logo_file: 'file_nope' } },
+      { branding: { color: '#ffcc00', extra: 1 } },
+    ];
+    for (const body of bad) {
+      expect((await admin('PATCH', `/v1/accounts/${shop.accountId}`, body)).status, JSON.stringify(body)).toBe(422);
+    }
+    // A merchant's own key cannot brand (admins only).
+    const merchantTry = await client(t.app, shop.live)('PATCH', `/v1/accounts/${shop.accountId}`, {
+      branding: { color: '#000000' },
+    });
+    expect([401, 403]).toContain(merchantTry.status);
+    const patched = await admin('PATCH', `/v1/accounts/${shop.accountId}`, {
+      branding: { display_name: 'Zapatos Ana', color: '#ffcc00', logo_file: logo.body.id },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    expect(patched.body.branding).toEqual({ display_name: 'Zapatos Ana', color: '#ffcc00', logo_file: logo.body.id });
+    const o = await orderIn(t, shop.live, opKey, courierId, 'pending');
+    const view = await pub(o.tracking_code);
+    expect(view.merchant).toMatchObject({ name: 'Zapatos Ana', color: '#ffcc00' });
+    expect(view.merchant.logo_url).toContain(`/v1/files/${logo.body.id}/content`);
+    const page = await anon()('GET', `/track/${o.tracking_code}`);
+    expect(page.raw.body).toContain('Zapatos Ana');
+    expect(page.raw.body).not.toContain('Plain Account Name');
+    // A light brand colour gets dark text on it; its style block is allowed by hash, nothing inline.
+    expect(page.raw.body).toContain('<style>:root{--brand:#ffcc00;--on-brand:#111827}</style>');
+    const css = ':root{--brand:#ffcc00;--on-brand:#111827}';
+    const hash = (await import('node:crypto')).createHash('sha256').update(css).digest('base64');
+    expect(page.headers['content-security-policy']).toContain(`'sha256-${hash}'`);
+    // Cleared: back to the account's name.
+    await admin('PATCH', `/v1/accounts/${shop.accountId}`, {
+      branding: { display_name: null, color: null, logo_file: null },
+    });
+    expect((await pub(o.tracking_code)).merchant).toEqual({ name: 'Plain Account Name', color: null, logo_url: null });
+  });
+});

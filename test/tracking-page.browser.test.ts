@@ -1,0 +1,243 @@
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { en } from '../src/features/tracking/i18n/en.js';
+import { es } from '../src/features/tracking/i18n/es.js';
+import { pt } from '../src/features/tracking/i18n/pt.js';
+import { hasChromium, IMAGES, launch, openPage, serveApp, skipNote } from './browser-helpers.js';
+import { client, type Merchant, newMerchant, newOperator, type TestApp } from './helpers.js';
+import { bodyFor, orderIn, tinyPng, upload } from './lifecycle-helpers.js';
+import { sessionClient, userSession } from './people-helpers.js';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE });
+  const found = (await page.evaluate(`axe.run(document, {
+    runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] },
+    resultTypes: ['violations'],
+  }).then((r) => r.violations.map((v) => v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`)) as string[];
+  return found;
+}
+
+/**
+ * A map tile server the test switches on and off: off, every tile fails (the page must still draw
+ * its points and say so); on, each tile is a small PNG.
+ */
+function startTiles(): Promise<{ server: Server; url: string; up: { on: boolean }; served: { n: number } }> {
+  const up = { on: false };
+  const served = { n: 0 };
+  const png = tinyPng(4, [200, 220, 200]);
+  const server = createServer((_req, res) => {
+    if (!up.on) return void res.writeHead(503).end();
+    served.n += 1;
+    res.writeHead(200, { 'content-type': 'image/png', 'access-control-allow-origin': '*' }).end(png);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({ server, url: `http://127.0.0.1:${port}/{z}/{x}/{y}.png`, up, served });
+    }),
+  );
+}
+
+// The new tracking page in Chromium (issue #20): every status in three languages, the map with and
+// without tiles, live update without reload, the three actions, a brand, axe on every state. Not
+// per engine: the data path is covered on both in tracking-actions.
+describe('tracking page in headless Chromium', () => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let m: Merchant;
+  let opKey: string;
+  let courier: string;
+  let tiles: Awaited<ReturnType<typeof startTiles>>;
+  const address = { address: 'Av. Larco 123', district: 'Miraflores', city: 'Lima', lat: -12.1211, lng: -77.0297 };
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    tiles = await startTiles();
+    ({ t, base } = await serveApp('sqlite', {
+      RUTA_TRACK_REFRESH_MS: '200',
+      RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0',
+      RUTA_MAP_TILES_URL: tiles.url,
+    }));
+    browser = await launch();
+    m = await newMerchant(t, 'Acme Shoes');
+    opKey = await newOperator(t, 'live');
+    courier = (await client(t.app, opKey)('POST', '/v1/couriers', { name: 'Rosa Quispe' })).body.id;
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+    tiles?.server.close();
+  });
+  const phone = (locale?: string) =>
+    openPage(browser, { viewport: { width: 360, height: 740 }, bypassCSP: true, ...(locale ? { locale } : {}) });
+
+  for (const viewport of [
+    { width: 360, height: 740 },
+    { width: 1280, height: 900 },
+  ]) {
+    it.skipIf(!hasChromium)(`follows the courier live without a reload at ${viewport.width}px${skipNote}`, async () => {
+      tiles.up.on = false;
+      const op = client(t.app, opKey);
+      const o = await orderIn(t, m.live, opKey, courier, 'picked_up', { delivery_address: address });
+      await op('POST', `/v1/couriers/${courier}/location`, { lat: -12.09, lng: -77.04 });
+      // bypassCSP: axe-core is injected as an inline script, which the page's CSP rightly refuses.
+      const page = await openPage(browser, { viewport, bypassCSP: true }, 10_000);
+      await page.goto(`${base}/track/${o.tracking_code}`);
+      await expect(page.locator('h1').textContent()).resolves.toBe('Picked up');
+      // The map draws the destination without tiles (they come from a port nothing listens on).
+      await page.locator('#map-card:not([hidden]) .leaflet-container').waitFor();
+      await page.locator('#map-note:not([hidden])').waitFor();
+      expect(await page.locator('#map path.leaflet-interactive').count()).toBe(1);
+      await page.evaluate('window.__same = true');
+      await op('POST', `/v1/orders/${o.id}/depart`);
+      await page.locator('h1:text("On the way")').waitFor();
+      // The courier appears on the map once on its way here; the page is the same document.
+      await page.locator('#map path.leaflet-interactive >> nth=1').waitFor();
+      expect(await page.evaluate('window.__same')).toBe(true);
+      await expect(page.locator('#eta-text').textContent()).resolves.toMatch(/\d\d:\d\d–\d\d:\d\d/);
+      expect(await axeViolations(page)).toEqual([]);
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(viewport.width);
+      if (viewport.width === 360) await page.screenshot({ path: join(IMAGES, 'tracking-page.png'), fullPage: true });
+      await page.context().close();
+    });
+  }
+
+  it.skipIf(!hasChromium)(`sends delivery instructions in Spanish and shows them back${skipNote}`, async () => {
+    const o = await orderIn(t, m.live, opKey, courier, 'assigned', { delivery_address: address });
+    const page = await openPage(browser, { viewport: { width: 360, height: 740 }, locale: 'es-PE', bypassCSP: true });
+    await page.goto(`${base}/track/${o.tracking_code}`);
+    await expect(page.locator('html').getAttribute('lang')).resolves.toBe('es');
+    await expect(page.locator('h1').textContent()).resolves.toBe('Repartidor asignado');
+    await page.locator('#instr').fill('Tocar dos veces');
+    await page.getByRole('button', { name: 'Guardar instrucciones' }).click();
+    await page.locator('.form-msg:text("Gracias")').waitFor();
+    await expect(page.locator('#instr').inputValue()).resolves.toBe('Tocar dos veces');
+    expect(await axeViolations(page)).toEqual([]);
+    // Portuguese by the switch at the foot.
+    await page.getByRole('link', { name: 'Português' }).click();
+    await expect(page.locator('h1').textContent()).resolves.toBe('Entregador designado');
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `every status reads in plain words in three languages, with 0 axe violations${skipNote}`,
+    async () => {
+      const statuses = [
+        'pending',
+        'assigned',
+        'in_transit',
+        'delivered',
+        'failed',
+        'returned',
+        'rescheduled',
+        'cancelled',
+      ];
+      const page = await phone();
+      for (const status of statuses) {
+        const o = await orderIn(t, m.live, opKey, courier, status, { delivery_address: address });
+        for (const [lang, catalog] of [
+          ['en', en],
+          ['es', es],
+          ['pt', pt],
+        ] as const) {
+          await page.goto(`${base}/track/${o.tracking_code}?lang=${lang}`);
+          const context = `${status} in ${lang}`;
+          await expect(page.locator('html').getAttribute('lang'), context).resolves.toBe(lang);
+          await expect(page.locator('h1').textContent(), context).resolves.toBe(
+            catalog.status[status as keyof typeof catalog.status],
+          );
+          // Never the customer's phone; axe on each state (the languages share one markup).
+          expect((await page.locator('main').textContent()) ?? '', context).not.toContain('+51');
+          if (lang === 'en') expect(await axeViolations(page), context).toEqual([]);
+        }
+      }
+      await page.context().close();
+    },
+    120_000,
+  );
+
+  it.skipIf(!hasChromium)(`draws the map on tiles when they load, with the attribution${skipNote}`, async () => {
+    tiles.up.on = true;
+    const before = tiles.served.n;
+    try {
+      const o = await orderIn(t, m.live, opKey, courier, 'in_transit', { delivery_address: address });
+      await client(t.app, opKey)('POST', `/v1/couriers/${courier}/location`, { lat: -12.1, lng: -77.03 });
+      const page = await phone();
+      await page.goto(`${base}/track/${o.tracking_code}`);
+      await page.locator('#map img.leaflet-tile-loaded').first().waitFor();
+      expect(tiles.served.n).toBeGreaterThan(before);
+      await expect(page.locator('.leaflet-control-attribution').textContent()).resolves.toContain('OpenStreetMap');
+      expect(await page.locator('#map-note').isHidden()).toBe(true);
+      // Destination and courier both drawn.
+      expect(await page.locator('#map path.leaflet-interactive').count()).toBe(2);
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    } finally {
+      tiles.up.on = false;
+    }
+  });
+
+  it.skipIf(!hasChromium)(
+    `after a failure the customer picks a new day; after delivery, rates it${skipNote}`,
+    async () => {
+      const failed = await orderIn(t, m.live, opKey, courier, 'failed', { delivery_address: address });
+      const page = await phone();
+      await page.goto(`${base}/track/${failed.tracking_code}`);
+      const day = await page.locator('input[name="day"]:checked').inputValue();
+      await page.getByRole('button', { name: en.ui.rescheduleSend }).click();
+      await page.locator('h1:text("Delivery rescheduled")').waitFor();
+      const moved = (await client(t.app, m.live)('GET', `/v1/orders/${failed.id}`)).body;
+      expect([moved.status, moved.requested_day]).toEqual(['rescheduled', day]);
+      expect(await axeViolations(page)).toEqual([]);
+
+      // Delivered with a photo: the receiver and the photo are shown, and a rating is taken once.
+      const o = await orderIn(t, m.live, opKey, courier, 'in_transit', { delivery_address: address });
+      const photo = await upload(t, opKey, 'photo', tinyPng(8, [90, 120, 160]));
+      const done = await client(t.app, opKey)('POST', `/v1/orders/${o.id}/deliver`, {
+        ...bodyFor('deliver', courier),
+        photo_files: [photo.body.id],
+      });
+      expect(done.status, JSON.stringify(done.body)).toBe(200);
+      await page.goto(`${base}/track/${o.tracking_code}`);
+      await expect(page.locator('.proof').textContent()).resolves.toContain('Received by Ana');
+      await page.locator('.proof img').waitFor();
+      await page.locator('input[name="rating"][value="4"]').check();
+      await page.locator('#comment').fill('Muy amable');
+      await page.getByRole('button', { name: en.ui.send }).click();
+      // The form gives way to the rating given; the thanks moves to the page's status line.
+      await page.locator('h2:text("Your rating: 4 of 5")').waitFor();
+      await expect(page.locator('#live').textContent()).resolves.toBe(en.ui.thanks);
+      const rated = (await client(t.app, m.live)('GET', `/v1/orders/${o.id}`)).body;
+      expect(rated.feedback).toMatchObject({ rating: 4, comment: 'Muy amable' });
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`wears the merchant's brand: name, colour and logo${skipNote}`, async () => {
+    const shop = await newMerchant(t, 'Plain Name');
+    const admin = sessionClient(t, await userSession(t, 'admin'), 'live');
+    const logo = await upload(t, opKey, 'logo', tinyPng(4, [10, 90, 200]));
+    const patched = await admin('PATCH', `/v1/accounts/${shop.accountId}`, {
+      branding: { display_name: 'Zapatos Lima', color: '#0a5ac8', logo_file: logo.body.id },
+    });
+    expect(patched.status, JSON.stringify(patched.body)).toBe(200);
+    const o = await orderIn(t, shop.live, opKey, courier, 'assigned', { delivery_address: address });
+    const page = await phone('es-PE');
+    await page.goto(`${base}/track/${o.tracking_code}`);
+    await expect(page.locator('header.brand strong').textContent()).resolves.toBe('Zapatos Lima');
+    await page.locator('header.brand img').waitFor();
+    expect(await page.evaluate("document.querySelector('header.brand img').naturalWidth")).toBe(4);
+    const band = await page.evaluate("getComputedStyle(document.querySelector('header.brand')).backgroundColor");
+    expect(band).toBe('rgb(10, 90, 200)');
+    expect(await axeViolations(page)).toEqual([]);
+    await page.context().close();
+  });
+});

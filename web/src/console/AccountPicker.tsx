@@ -1,0 +1,64 @@
+import { useEffect, useState } from 'react';
+import { unwrap } from '../shared/api';
+import { useSession } from './session';
+import { useLoad } from './ui';
+
+/**
+ * Pick a merchant account by name (GET /v1/accounts, the carrier's list): a text field with the
+ * browser's own suggestions (a datalist, which the keyboard and screen readers know as a combobox).
+ * Typing a name, or pasting an `acct_…` id, picks that account; emptying the field picks none.
+ */
+export function AccountPicker({
+  id,
+  value,
+  onChange,
+  placeholder = 'All accounts',
+  aria = {},
+}: {
+  id: string;
+  /** The chosen account's id, or '' for all. */
+  value: string;
+  onChange: (accountId: string) => void;
+  placeholder?: string;
+  aria?: object;
+}) {
+  const { client } = useSession();
+  const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), []);
+  const list = accounts.data?.data ?? [];
+  const nameOf = (acct: string) => list.find((a) => a.id === acct)?.name ?? acct;
+  const [text, setText] = useState(value);
+  // The field shows the chosen account's name, also when the choice comes from elsewhere (the URL).
+  // biome-ignore lint/correctness/useExhaustiveDependencies: follows the choice and the loaded list only
+  useEffect(() => setText(value ? nameOf(value) : ''), [value, accounts.data]);
+
+  function input(v: string) {
+    setText(v);
+    const t = v.trim();
+    if (t === '') return onChange('');
+    const match = list.find((a) => a.name.toLowerCase() === t.toLowerCase()) ?? list.find((a) => a.id === t);
+    if (match) onChange(match.id);
+    else if (/^acct_\w+$/.test(t)) onChange(t);
+  }
+
+  return (
+    <>
+      <input
+        id={id}
+        type="search"
+        list={`${id}-list`}
+        value={text}
+        placeholder={placeholder}
+        autoComplete="off"
+        onChange={(e) => input(e.target.value)}
+        {...aria}
+      />
+      <datalist id={`${id}-list`}>
+        {list.map((a) => (
+          <option key={a.id} value={a.name}>
+            {a.id}
+          </option>
+        ))}
+      </datalist>
+    </>
+  );
+}

@@ -1,0 +1,152 @@
+import QRCode from 'qrcode';
+import { useState } from 'react';
+import { type Courier, type Schemas, unwrap, when } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
+import { CourierForm } from './CourierForm';
+
+/** A code as shown: the API's answer and its QR image. */
+type SignInCode = Schemas['CourierSignInCode'] & { qr: string };
+
+export default function Couriers() {
+  const session = useSession();
+  const { client } = session;
+  const list = useLoad(() => unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } })), []);
+  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), []);
+  const depots = depotList.data?.data ?? [];
+  const [editing, setEditing] = useState<string | null>(null);
+  const [codes, setCodes] = useState<Record<string, SignInCode | string>>({});
+  const [notes, setNotes] = useState<Record<string, string>>({});
+  const [failures, setFailures] = useState<Record<string, unknown>>({});
+
+  /** Disable (its phones are signed out at once, DESIGN §9) or enable again, then re-read the list. */
+  async function setStatus(c: Courier, status: 'active' | 'disabled') {
+    setFailures((f) => ({ ...f, [c.id]: null }));
+    try {
+      await unwrap(client.PATCH('/v1/couriers/{id}', { params: { path: { id: c.id } }, body: { status } }));
+      setNotes((n) => ({ ...n, [c.id]: status === 'disabled' ? `${c.name} is disabled.` : `${c.name} is enabled.` }));
+      await list.reload();
+    } catch (e) {
+      setFailures((f) => ({ ...f, [c.id]: e }));
+    }
+  }
+
+  /** A lost phone: every phone session of the courier ends now. */
+  async function signOutEverywhere(c: Courier) {
+    setFailures((f) => ({ ...f, [c.id]: null }));
+    try {
+      const r = await unwrap(
+        client.POST('/v1/couriers/{id}/sign_out_everywhere', { params: { path: { id: c.id } }, body: {} }),
+      );
+      const n = r.sessions_ended;
+      setNotes((x) => ({ ...x, [c.id]: `Signed out of ${n} phone session${n === 1 ? '' : 's'}.` }));
+    } catch (e) {
+      setFailures((f) => ({ ...f, [c.id]: e }));
+    }
+  }
+
+  async function signInPhone(c: Courier) {
+    try {
+      const r = await unwrap(client.POST('/v1/couriers/{id}/sign_in_codes', { params: { path: { id: c.id } } }));
+      const target = r.url || `${location.origin}/courier/#code=${r.code}`;
+      const qr = await QRCode.toDataURL(target, { margin: 1, width: 220 });
+      setCodes({ ...codes, [c.id]: { ...r, url: target, qr } });
+    } catch (e) {
+      setCodes({ ...codes, [c.id]: e instanceof Error ? e.message : 'Could not create a code.' });
+    }
+  }
+
+  const couriers = list.data?.data ?? [];
+  return (
+    <section aria-labelledby="couriers-title">
+      <h1 id="couriers-title">Couriers</h1>
+      <CourierForm depots={depots} onSaved={() => void list.reload()} />
+      <ErrorNote error={list.error} />
+      <ul className="cards">
+        {couriers.map((c) => {
+          const code = codes[c.id];
+          return (
+            <li key={c.id} className="card">
+              <h2>{c.name}</h2>
+              <p className="muted">
+                {c.id} · {c.status} · {c.phone ?? 'no phone'} · {c.vehicle?.replace('_', ' ') ?? 'no vehicle'}
+              </p>
+              <p className="muted">
+                {c.shift_start || c.shift_end
+                  ? `Shift ${c.shift_start ?? 'depot’s start'}–${c.shift_end ?? 'depot’s end'}`
+                  : 'The depot’s working day'}
+                {c.capacity_kg !== null ? ` · ${c.capacity_kg} kg` : ''}
+                {c.capacity_packages !== null ? ` · ${c.capacity_packages} packages` : ''}
+              </p>
+              <p>
+                Last ping:{' '}
+                {c.location
+                  ? `${when(c.location.recorded_at)} (${c.location.lat.toFixed(5)}, ${c.location.lng.toFixed(5)})`
+                  : 'never'}
+              </p>
+              <div className="buttons">
+                <button
+                  type="button"
+                  onClick={() => setEditing(editing === c.id ? null : c.id)}
+                  aria-expanded={editing === c.id}
+                >
+                  Edit
+                </button>
+                <button type="button" onClick={() => void signInPhone(c)} disabled={c.status === 'disabled'}>
+                  Sign in a phone
+                </button>
+                <button
+                  type="button"
+                  onClick={() => void setStatus(c, c.status === 'disabled' ? 'active' : 'disabled')}
+                >
+                  {c.status === 'disabled' ? 'Enable' : 'Disable'}
+                </button>
+                <button type="button" onClick={() => void signOutEverywhere(c)}>
+                  Sign out everywhere
+                </button>
+              </div>
+              {notes[c.id] && (
+                <p className="note" role="status">
+                  {notes[c.id]}
+                </p>
+              )}
+              <ErrorNote error={failures[c.id]} />
+              {editing === c.id && (
+                <CourierForm
+                  initial={c}
+                  depots={depots}
+                  onSaved={() => {
+                    setEditing(null);
+                    void list.reload();
+                  }}
+                />
+              )}
+              {typeof code === 'string' && (
+                <p className="error-note" role="alert">
+                  {code}
+                </p>
+              )}
+              {code && typeof code !== 'string' && (
+                <div className="signin-code" role="status">
+                  <img src={code.qr} alt={`QR code to sign ${c.name}'s phone in`} width={220} height={220} />
+                  <p>
+                    Code <strong className="code">{code.code}</strong>, valid until {when(code.expires_at)}, single use.
+                    Open <code>{location.origin}/courier/</code> on the phone and type it, or scan the QR code.
+                  </p>
+                  <Secret value={code.url ?? ''} label="sign-in link" />
+                  {isLoopback(code.url ?? '') && (
+                    <p className="loopback-warning" role="alert">
+                      This link points to this computer ({new URL(code.url ?? '').host}): a phone cannot open it. Ask
+                      whoever runs Ruta to set <code>RUTA_PUBLIC_URL</code> to the address phones reach, such as{' '}
+                      <code>https://ruta.example.com</code> (README, "The public address").
+                    </p>
+                  )}
+                </div>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </section>
+  );
+}

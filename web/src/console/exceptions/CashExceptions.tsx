@@ -1,0 +1,86 @@
+import { type FormEvent, useState } from 'react';
+import { money, unwrap, when } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, TableHead, useLoad } from '../ui';
+
+/**
+ * DESIGN §17: a courier's day whose cash handed over differs from the cash on delivery it was
+ * expected to bring back (GET /v1/cash/exceptions, the last 30 days). An open one is explained with a
+ * note (POST /v1/cash/exceptions/{id}/resolve); resolved ones stay readable with their note.
+ */
+export function CashExceptions() {
+  const { client, mode } = useSession();
+  const [status, setStatus] = useState<'open' | 'resolved'>('open');
+  const list = useLoad(
+    () => unwrap(client.GET('/v1/cash/exceptions', { params: { query: { status } } })),
+    [mode, status],
+  );
+  const [error, setError] = useState<unknown>(null);
+  const rows = list.data?.data ?? [];
+
+  async function resolve(e: FormEvent<HTMLFormElement>, id: string) {
+    e.preventDefault();
+    const note = String(new FormData(e.currentTarget).get('note') ?? '').trim();
+    setError(null);
+    try {
+      await unwrap(client.POST('/v1/cash/exceptions/{id}/resolve', { params: { path: { id } }, body: { note } }));
+      await list.reload();
+    } catch (err) {
+      setError(err);
+    }
+  }
+
+  return (
+    <section aria-labelledby="exc-cash" className="exceptions-group">
+      <h2 id="exc-cash">
+        Courier cash short or over
+        {list.data && <span className="muted"> ({rows.length})</span>}
+      </h2>
+      <p className="muted">
+        Days a courier handed over more or less cash than its deliveries asked for. Explain each with a note.{' '}
+        <label>
+          Show{' '}
+          <select value={status} onChange={(e) => setStatus(e.target.value as 'open' | 'resolved')}>
+            <option value="open">open</option>
+            <option value="resolved">resolved</option>
+          </select>
+        </label>
+      </p>
+      <ErrorNote error={list.error ?? error} />
+      {list.data && rows.length === 0 ? (
+        <p className="empty-note">{status === 'open' ? 'No open cash exceptions.' : 'None resolved lately.'}</p>
+      ) : (
+        <div className="table-wrap">
+          <table className="table" aria-label="Courier cash exceptions">
+            <TableHead columns={['Courier', 'Day', 'Expected', 'Handed over', 'Difference']} actions />
+            <tbody>
+              {rows.map((x) => (
+                <tr key={x.id}>
+                  <td>{x.courier.name}</td>
+                  <td>{x.day}</td>
+                  <td>{money(x.expected, x.currency)}</td>
+                  <td>{money(x.handed_over, x.currency)}</td>
+                  <td className="error-note">
+                    {x.kind} {money(Math.abs(x.difference), x.currency)}
+                  </td>
+                  <td>
+                    {x.resolution ? (
+                      <small>
+                        {x.resolution.note} <span className="muted">· {when(x.resolution.resolved_at)}</span>
+                      </small>
+                    ) : (
+                      <form onSubmit={(e) => resolve(e, x.id)} aria-label={`Resolve ${x.courier.name} ${x.day}`}>
+                        <input name="note" required maxLength={500} placeholder="Why" aria-label="Note" />
+                        <button type="submit">Resolve</button>
+                      </form>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}

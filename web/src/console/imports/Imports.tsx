@@ -1,0 +1,63 @@
+import { type FormEvent, useState } from 'react';
+import { hashQuery, setHashQuery } from '../router';
+import { useSession } from '../session';
+import { ImportList } from './ImportList';
+import { ImportPage } from './ImportPage';
+
+/**
+ * Bulk import (DESIGN §11): `#/imports` and `#/imports/imp_…`. Merchant users import for their own
+ * account; admins and dispatchers for the merchant they pick (`?account=acct_…` in the address, so
+ * a reload or a shared link keeps it), which the API takes as `account` on every call.
+ */
+export default function Imports({ id }: { id?: string }) {
+  const session = useSession();
+  const carrier = session.me?.role !== 'merchant';
+  const [account, setAccount] = useState(() => hashQuery().get('account') ?? '');
+  if (carrier && !account) return <ChooseAccount onChosen={setAccount} />;
+  const on = carrier ? account : undefined;
+  return id ? <ImportPage key={id} id={id} account={on} /> : <ImportList account={on} />;
+}
+
+/** The merchant the carrier imports for: its account id (from the merchant's page or Accounts). */
+function ChooseAccount({ onChosen }: { onChosen: (a: string) => void }) {
+  const [value, setValue] = useState('');
+  const [error, setError] = useState('');
+  function submit(e: FormEvent) {
+    e.preventDefault();
+    const a = value.trim();
+    if (!/^acct_\w+$/.test(a)) {
+      setError('Enter the merchant’s account id, such as acct_01J…');
+      return;
+    }
+    const q = hashQuery();
+    q.set('account', a);
+    setHashQuery(q);
+    onChosen(a);
+  }
+  return (
+    <section aria-labelledby="imports-title">
+      <h1 id="imports-title">Imports</h1>
+      <p>Import orders on behalf of a merchant: the orders and the import are the merchant’s.</p>
+      <form className="inline-form" onSubmit={submit} aria-label="Import for a merchant" noValidate>
+        <label htmlFor="import-account">Merchant account</label>
+        <input
+          id="import-account"
+          name="account"
+          value={value}
+          onChange={(e) => setValue(e.target.value)}
+          placeholder="acct_…"
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? 'import-account-err' : undefined}
+        />
+        <button type="submit" className="primary">
+          Continue
+        </button>
+        {error && (
+          <p id="import-account-err" className="field-error" role="alert">
+            {error}
+          </p>
+        )}
+      </form>
+    </section>
+  );
+}

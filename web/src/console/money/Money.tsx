@@ -1,0 +1,177 @@
+import { type FormEvent, useState } from 'react';
+import { money, type Schemas, unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, TableHead, useLoad } from '../ui';
+import { Settlements } from './Settlements';
+
+type Figures = Schemas['ReportFigures'];
+
+/**
+ * DESIGN §17 in the console: the day's cash per courier (with a handover form), settlements
+ * (Settlements.tsx) and the KPI report drawn as bars. Bars are hand-drawn SVG: one chart kind,
+ * no axes library needed, and nothing added to the bundle budget (scripts/web-size.mjs).
+ */
+export default function Money() {
+  const { me } = useSession();
+  const carrier = me?.role !== 'merchant';
+  return (
+    <section aria-labelledby="money-title" className="money">
+      <h1 id="money-title">Money</h1>
+      {carrier && <CashDay />}
+      <Settlements carrier={carrier} />
+      <Reports />
+    </section>
+  );
+}
+
+function CashDay() {
+  const { client, mode } = useSession();
+  const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', {})), [mode]);
+  const [error, setError] = useState<unknown>(null);
+  const handover = async (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
+    e.preventDefault();
+    const form = new FormData(e.currentTarget);
+    setError(null);
+    try {
+      await unwrap(
+        client.POST('/v1/couriers/{id}/cash_handovers', {
+          params: { path: { id: courier } },
+          body: { amount: Number(form.get('amount')), currency, received_by: String(form.get('received_by')) },
+        }),
+      );
+      await eod.reload();
+    } catch (err) {
+      setError(err);
+    }
+  };
+  const lines = eod.data?.lines ?? [];
+  return (
+    <section aria-labelledby="cash-title">
+      <h2 id="cash-title">Courier cash {eod.data ? `· ${eod.data.day}` : ''}</h2>
+      <ErrorNote error={eod.error ?? error} />
+      {eod.data && lines.length === 0 && <p className="empty-note">No cash collected or held today.</p>}
+      {lines.length > 0 && (
+        <div className="table-wrap">
+          <table className="table" aria-label="Courier cash">
+            <TableHead columns={['Courier', 'Expected', 'Collected', 'Handed over', 'Difference', 'Holds']} actions />
+            <tbody>
+              {lines.map((l) => (
+                <tr key={`${l.courier.id}-${l.currency}`}>
+                  <td>{l.courier.name}</td>
+                  <td>{money(l.expected, l.currency)}</td>
+                  <td>{money(l.collected, l.currency)}</td>
+                  <td>{money(l.handed_over, l.currency)}</td>
+                  <td className={l.status === 'balanced' ? '' : 'error-note'}>
+                    {l.status === 'balanced' ? 'balanced' : `${l.status} ${money(Math.abs(l.difference), l.currency)}`}
+                  </td>
+                  <td>{money(l.balance, l.currency)}</td>
+                  <td>
+                    <form
+                      onSubmit={(e) => handover(e, l.courier.id, l.currency)}
+                      aria-label={`Handover of ${l.courier.name}`}
+                    >
+                      <input name="amount" type="number" step="0.01" min="0.01" required aria-label="Amount" />
+                      <input name="received_by" required placeholder="Received by" aria-label="Received by" />
+                      <button type="submit">Record handover</button>
+                    </form>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+const CHARTS: [keyof Figures, string, (f: Figures) => number | null][] = [
+  ['orders', 'Volume', (f) => f.orders],
+  ['on_time_rate', 'On-time rate', (f) => f.on_time_rate],
+  ['first_attempt_rate', 'First-attempt success', (f) => f.first_attempt_rate],
+  ['delivery_minutes', 'Delivery time p50 (min)', (f) => f.delivery_minutes.p50],
+];
+
+function Bars({ title, groups }: { title: string; groups: { label: string; value: number | null; href: string }[] }) {
+  const max = Math.max(1, ...groups.map((g) => g.value ?? 0));
+  const h = 120;
+  const w = Math.max(1, groups.length) * 28;
+  return (
+    <figure className="chart">
+      <figcaption>{title}</figcaption>
+      {/* Not role="img": its bars are links, which an image's children cannot be (axe nested-interactive). */}
+      <svg viewBox={`0 0 ${w} ${h + 16}`} width={w} height={h + 16}>
+        <title>{title}</title>
+        {groups.map((g, i) => {
+          const bar = ((g.value ?? 0) / max) * h;
+          return (
+            <a key={g.label} href={g.href}>
+              <rect x={i * 28 + 4} y={h - bar} width={20} height={bar} fill="#2563eb">
+                <title>{`${g.label}: ${g.value ?? '—'}`}</title>
+              </rect>
+              <text x={i * 28 + 14} y={h + 12} fontSize="8" textAnchor="middle">
+                {g.label.slice(-5)}
+              </text>
+            </a>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
+
+function Reports() {
+  const { client, mode } = useSession();
+  const [groupBy, setGroupBy] = useState<'day' | 'courier' | 'district' | 'merchant'>('day');
+  const report = useLoad(
+    () => unwrap(client.GET('/v1/reports/summary', { params: { query: { group_by: groupBy } } })),
+    [mode, groupBy],
+  );
+  const r = report.data;
+  // A figure's link is a GET /v1/orders query: its page runs it as it is (FigureOrders.tsx).
+  const toOrders = (href: string) => `#/money/orders?${href.split('?')[1] ?? ''}`;
+  return (
+    <section aria-labelledby="reports-title" className="reports">
+      <h2 id="reports-title">Reports</h2>
+      <label>
+        By{' '}
+        <select value={groupBy} onChange={(e) => setGroupBy(e.target.value as typeof groupBy)}>
+          <option value="day">day</option>
+          <option value="courier">courier</option>
+          <option value="district">district</option>
+          <option value="merchant">merchant</option>
+        </select>
+      </label>{' '}
+      <a href={`/v1/reports/summary/export?format=csv&group_by=${groupBy}`} download>
+        CSV
+      </a>{' '}
+      <a href={`/v1/reports/summary/export?format=xlsx&group_by=${groupBy}`} download>
+        XLSX
+      </a>
+      <ErrorNote error={report.error} />
+      {r && (
+        <>
+          <p>
+            {r.from} – {r.to}: <a href={toOrders(r.totals.links.orders)}>{r.totals.orders} orders</a>,{' '}
+            <a href={toOrders(r.totals.links.delivered)}>{r.totals.delivered} delivered</a>,{' '}
+            <a href={toOrders(r.totals.links.failed)}>{r.totals.failed} failed</a>, on time{' '}
+            <a href={toOrders(r.totals.links.on_time)}>{pct(r.totals.on_time_rate)}</a>, first attempt{' '}
+            <a href={toOrders(r.totals.links.first_attempt)}>{pct(r.totals.first_attempt_rate)}</a>, delivery time p50{' '}
+            {r.totals.delivery_minutes.p50 ?? '—'} min, p90 {r.totals.delivery_minutes.p90 ?? '—'} min.
+          </p>
+          <div className="charts">
+            {CHARTS.map(([key, title, value]) => (
+              <Bars
+                key={key}
+                title={title}
+                groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(g.links.orders) }))}
+              />
+            ))}
+          </div>
+        </>
+      )}
+    </section>
+  );
+}
+
+const pct = (x: number | null) => (x === null ? '—' : `${Math.round(x * 1000) / 10} %`);

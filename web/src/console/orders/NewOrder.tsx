@@ -1,0 +1,132 @@
+import { type FormEvent, useState } from 'react';
+import { unwrap } from '../../shared/api';
+import { AddressSuggest } from '../AddressSuggest';
+import { go } from '../router';
+import { useSession } from '../session';
+import { errorsOf, Field } from '../ui';
+
+/** Form field name → the API's param path, so a 422 lands next to its field. */
+const FIELDS: [string, string, string?][] = [
+  ['customer.name', 'Customer name'],
+  ['customer.phone', 'Customer phone', 'tel'],
+  ['customer.email', 'Customer email', 'email'],
+  ['delivery_address.address', 'Address'],
+  ['delivery_address.district', 'District'],
+  ['delivery_address.city', 'City'],
+  ['delivery_address.reference', 'Reference'],
+  ['delivery_address.lat', 'Latitude', 'decimal'],
+  ['delivery_address.lng', 'Longitude', 'decimal'],
+  ['items[0].description', 'Item'],
+  ['items[0].quantity', 'Quantity', 'numeric'],
+  ['items[0].weight_kg', 'Weight (kg)', 'decimal'],
+  ['cash_on_delivery', 'Cash on delivery', 'decimal'],
+  ['external_order_id', 'Your order id'],
+  ['customer_notes', 'Notes'],
+];
+
+const NUMERIC = new Set([
+  'delivery_address.lat',
+  'delivery_address.lng',
+  'items[0].quantity',
+  'items[0].weight_kg',
+  'cash_on_delivery',
+]);
+
+/** Builds the nested OrderCreate body from flat paths; empty fields are left out, not sent empty. */
+export function buildBody(values: Record<string, string>, flags: Record<string, boolean>): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [path, raw] of Object.entries(values)) {
+    if (raw.trim() === '') continue;
+    const value = NUMERIC.has(path) ? Number(raw) : raw.trim();
+    const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+    let at: Record<string, unknown> = body;
+    keys.forEach((k, i) => {
+      if (i === keys.length - 1) at[k] = value;
+      else {
+        const nextIsIndex = /^\d+$/.test(keys[i + 1] ?? '');
+        at[k] ??= nextIsIndex ? [] : {};
+        at = at[k] as Record<string, unknown>;
+      }
+    });
+  }
+  for (const [k, v] of Object.entries(flags)) if (v) body[k] = true;
+  return body;
+}
+
+export default function NewOrder() {
+  const { client } = useSession();
+  const [values, setValues] = useState<Record<string, string>>({});
+  const [flags, setFlags] = useState({ requires_signature: false, requires_photo: false, is_urgent: false });
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [busy, setBusy] = useState(false);
+
+  async function submit(e: FormEvent) {
+    e.preventDefault();
+    setBusy(true);
+    setErrors({});
+    try {
+      const order = await unwrap(
+        client.POST('/v1/orders', {
+          body: buildBody(values, flags) as never,
+          headers: { 'Idempotency-Key': crypto.randomUUID() },
+        }),
+      );
+      go(`orders/${order.id}`);
+    } catch (err) {
+      const errs = errorsOf(err);
+      setErrors(errs);
+      // Focus the first field the API named, so the person lands on what to fix.
+      const first = Object.keys(errs)[0];
+      if (first) document.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus();
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const known = new Set(FIELDS.map((f) => f[0]));
+  const other = Object.entries(errors).filter(([p]) => !known.has(p));
+  return (
+    <section aria-labelledby="new-title">
+      <h1 id="new-title">New order</h1>
+      <form className="grid-form" onSubmit={submit} noValidate>
+        {FIELDS.map(([name, label, mode]) => (
+          <Field
+            key={name}
+            name={name}
+            label={label}
+            errors={errors}
+            value={values[name] ?? ''}
+            inputMode={mode as 'text'}
+            required={name === 'customer.name' || name === 'delivery_address.address'}
+            onChange={(v) => setValues({ ...values, [name]: v })}
+          />
+        ))}
+        <AddressSuggest
+          text={['delivery_address.address', 'delivery_address.district', 'delivery_address.city']
+            .map((k) => values[k]?.trim())
+            .filter(Boolean)
+            .join(', ')}
+          picked={Boolean(values['delivery_address.lat'] && values['delivery_address.lng'])}
+          onPick={(p) =>
+            setValues((v) => ({ ...v, 'delivery_address.lat': String(p.lat), 'delivery_address.lng': String(p.lng) }))
+          }
+        />
+        {(Object.keys(flags) as (keyof typeof flags)[]).map((k) => (
+          <label key={k} className="check">
+            <input type="checkbox" checked={flags[k]} onChange={(e) => setFlags({ ...flags, [k]: e.target.checked })} />
+            {k.replace(/_/g, ' ')}
+          </label>
+        ))}
+        {other.map(([p, m]) => (
+          <p key={p} className="error-note" role="alert">
+            {p ? `${p}: ` : ''}
+            {m}
+          </p>
+        ))}
+        <button type="submit" className="primary" disabled={busy}>
+          Create order
+        </button>
+      </form>
+    </section>
+  );
+}

@@ -1,0 +1,402 @@
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { type Action, allowedMoves, FAILURE_REASONS } from '../../../../src/features/lifecycle/transitions.js';
+import {
+  ACTION_LABEL,
+  ApiFailure,
+  type Courier,
+  dueText,
+  money,
+  type Order,
+  STATUS_COLOR,
+  unwrap,
+  whenIn,
+} from '../../shared/api';
+import { createMap, L } from '../leaflet-map';
+import { useSession } from '../session';
+import { ErrorNote, errorsOf, plainMessage, StatusBadge, TableHead, useLoad } from '../ui';
+import { OrderMessages } from './OrderMessages';
+import { PinStatus, proofWords } from './PinStatus';
+import { RouteName } from './RouteName';
+
+type Client = ReturnType<typeof useSession>['client'];
+
+/** The request body each move needs, from the small form shown for it. */
+function bodyFor(action: Action, f: Record<string, string>): Record<string, unknown> {
+  switch (action) {
+    case 'assign':
+      return { courier_id: f.courier_id };
+    case 'fail':
+      return { reason: f.reason || 'other', ...(f.notes ? { notes: f.notes } : {}) };
+    case 'reschedule':
+      // A day as picked: the server reads it in the order's zone (never midnight UTC).
+      return { requested_date: f.requested_date ?? '' };
+    case 'cancel':
+      return f.reason ? { reason: f.reason } : {};
+    case 'return':
+      return f.notes ? { notes: f.notes } : {};
+    case 'deliver':
+      return { receiver_name: f.receiver_name ?? '' };
+    default:
+      return {};
+  }
+}
+
+async function move(client: Client, id: string, action: Action, body: Record<string, unknown>): Promise<Order> {
+  // The action is one of the table's: the path is typed by a cast, the body checked by the server.
+  const path = `/v1/orders/{id}/${action}` as '/v1/orders/{id}/validate';
+  return unwrap(
+    client.POST(path, {
+      params: { path: { id } },
+      body: body as never,
+      headers: { 'Idempotency-Key': crypto.randomUUID() },
+    }),
+  );
+}
+
+function Moves({ order, onMoved }: { order: Order; onMoved: (o: Order) => void }) {
+  const { client, me } = useSession();
+  const [open, setOpen] = useState<Action | null>(null);
+  const [form, setForm] = useState<Record<string, string>>({});
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [couriers, setCouriers] = useState<Courier[]>([]);
+  const moves = allowedMoves(order.status);
+  const needsForm: Action[] = ['assign', 'fail', 'reschedule', 'cancel', 'return', 'deliver'];
+
+  useEffect(() => {
+    if (open === 'assign' && couriers.length === 0 && me?.role !== 'merchant')
+      client
+        .GET('/v1/couriers', { params: { query: { limit: 100 } } })
+        .then(({ data }) => data && setCouriers(data.data));
+  }, [open, client, couriers.length, me?.role]);
+
+  async function run(action: Action, e?: FormEvent) {
+    e?.preventDefault();
+    setErrors({});
+    try {
+      onMoved(await move(client, order.id, action, bodyFor(action, form)));
+      setOpen(null);
+      setForm({});
+    } catch (err) {
+      setErrors(errorsOf(err));
+    }
+  }
+
+  const set = (k: string) => (e: { target: { value: string } }) => setForm({ ...form, [k]: e.target.value });
+
+  if (moves.length === 0) return <p className="muted">No moves: this order is finished.</p>;
+  return (
+    <div className="moves">
+      <div className="buttons">
+        {moves.map((a) => (
+          <button
+            key={a}
+            type="button"
+            className={a === 'cancel' ? 'danger' : open === a ? 'primary' : ''}
+            aria-expanded={needsForm.includes(a) ? open === a : undefined}
+            onClick={() => (needsForm.includes(a) ? setOpen(open === a ? null : a) : void run(a))}
+          >
+            {ACTION_LABEL[a]}
+          </button>
+        ))}
+      </div>
+      {open && (
+        <form className="move-form" onSubmit={(e) => void run(open, e)} aria-label={ACTION_LABEL[open]}>
+          {open === 'assign' && (
+            <label>
+              Courier
+              <select required value={form.courier_id ?? ''} onChange={set('courier_id')}>
+                <option value="">Choose…</option>
+                {couriers.map((c) => (
+                  <option key={c.id} value={c.id}>
+                    {c.name}
+                  </option>
+                ))}
+              </select>
+            </label>
+          )}
+          {open === 'fail' && (
+            <>
+              <label>
+                Reason
+                <select value={form.reason ?? 'customer_absent'} onChange={set('reason')}>
+                  {FAILURE_REASONS.map((r) => (
+                    <option key={r} value={r}>
+                      {r.replace(/_/g, ' ')}
+                    </option>
+                  ))}
+                </select>
+              </label>
+              <label>
+                Notes
+                <input value={form.notes ?? ''} onChange={set('notes')} />
+              </label>
+            </>
+          )}
+          {open === 'reschedule' && (
+            <label>
+              New date
+              <input type="date" required value={form.requested_date ?? ''} onChange={set('requested_date')} />
+              <small className="muted">{order.timezone}</small>
+            </label>
+          )}
+          {(open === 'cancel' || open === 'return') && (
+            <label>
+              {open === 'cancel' ? 'Reason' : 'Notes'}
+              <input
+                value={form[open === 'cancel' ? 'reason' : 'notes'] ?? ''}
+                onChange={set(open === 'cancel' ? 'reason' : 'notes')}
+              />
+            </label>
+          )}
+          {open === 'deliver' && (
+            <label>
+              Receiver name
+              <input required value={form.receiver_name ?? ''} onChange={set('receiver_name')} />
+            </label>
+          )}
+          <button type="submit" className="primary">
+            {ACTION_LABEL[open]}
+          </button>
+        </form>
+      )}
+      {Object.entries(errors).map(([param, msg]) => (
+        <p key={param} className="error-note" role="alert">
+          {param ? `${param}: ` : ''}
+          {msg}
+        </p>
+      ))}
+    </div>
+  );
+}
+
+function TimelineMap({ points, dest }: { points: [number, number][]; dest: [number, number] | null }) {
+  const el = useRef<HTMLElement>(null);
+  // Redrawn only when the positions change, not on every render of the page.
+  const key = JSON.stringify([points, dest]);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for points and dest
+  useEffect(() => {
+    if (!el.current || (points.length === 0 && !dest)) return;
+    const m = createMap(el.current);
+    const all = [...points, ...(dest ? [dest] : [])];
+    if (points.length > 1) L.polyline(points, { color: '#0b5fff', weight: 3 }).addTo(m);
+    for (const p of points) L.circleMarker(p, { radius: 5, color: '#0b5fff', fillOpacity: 1 }).addTo(m);
+    if (dest)
+      L.circleMarker(dest, { radius: 9, color: '#fff', weight: 2, fillColor: STATUS_COLOR.delivered, fillOpacity: 1 })
+        .bindTooltip('Delivery point')
+        .addTo(m);
+    m.fitBounds(all, { padding: [20, 20], maxZoom: 16 });
+    return () => void m.remove();
+  }, [key]);
+  if (points.length === 0 && !dest) return null;
+  // A labelled region, not an image: it holds Leaflet's zoom buttons and links, which an image's role would hide.
+  return <section className="map small-map" ref={el} aria-label="Map of the timeline positions and delivery point" />;
+}
+
+export default function OrderPage({ id }: { id: string }) {
+  const { client, me } = useSession();
+  const order = useLoad(() => unwrap(client.GET('/v1/orders/{id}', { params: { path: { id } } })), [id]);
+  const tracking = useLoad(
+    () => unwrap(client.GET('/v1/orders/{id}/tracking', { params: { path: { id } } })),
+    [id, order.data?.status],
+  );
+  const proof = useLoad(async () => {
+    const s = order.data?.status;
+    if (s !== 'delivered' && s !== 'partially_delivered') return null;
+    return unwrap(client.GET('/v1/orders/{id}/proof', { params: { path: { id } } }));
+  }, [id, order.data?.status]);
+  const events = useLoad(
+    () => unwrap(client.GET('/v1/events', { params: { query: { order: id, limit: 100 } } })),
+    // A PIN's lock and override are events too.
+    [id, order.data?.status, order.data?.pin?.state],
+  );
+  // The route by its courier and day (a merchant may not read routes: then just "on a route").
+  const route = useLoad(async () => {
+    const r = order.data?.route;
+    if (!r) return null;
+    const { data } = await client.GET('/v1/routes/{id}', { params: { path: { id: r } } });
+    return data ?? null;
+  }, [id, order.data?.route]);
+  const isCarrier = me?.role !== 'merchant';
+  const heading = useRef<HTMLHeadingElement>(null);
+  useEffect(() => heading.current?.focus(), []);
+
+  const o = order.data;
+  if (!o) return order.error ? <ErrorNote error={order.error} /> : <p className="muted">Loading…</p>;
+  const a = o.delivery_address;
+  const points = (tracking.data?.timeline ?? [])
+    .filter((t) => typeof t.lat === 'number' && typeof t.lng === 'number')
+    .map((t) => [t.lat!, t.lng!] as [number, number]);
+  const dest = typeof a.lat === 'number' && typeof a.lng === 'number' ? ([a.lat, a.lng] as [number, number]) : null;
+
+  return (
+    <article className="order-page" aria-labelledby="order-title">
+      <p>
+        <a href="#/board">← Orders</a>
+      </p>
+      <h1 id="order-title" ref={heading} tabIndex={-1}>
+        {o.customer.name} <StatusBadge status={o.status} />
+      </h1>
+      <p className="muted">
+        {o.tracking_code} · {o.id}
+        {o.external_order_id ? ` · ${o.external_order_id}` : ''} · {o.livemode ? 'live' : 'test'}
+      </p>
+      <section aria-labelledby="moves-title">
+        <h2 id="moves-title">Moves</h2>
+        <Moves order={o} onMoved={(n) => order.setData(n)} />
+      </section>
+      <div className="cols">
+        <section aria-labelledby="fields-title">
+          <h2 id="fields-title">Details</h2>
+          <dl className="fields">
+            <dt>Address</dt>
+            <dd>
+              {a.address}
+              {a.district ? `, ${a.district}` : ''}
+              {a.city ? `, ${a.city}` : ''}
+              {a.reference ? <small> ({a.reference})</small> : null}
+            </dd>
+            <dt>Phone</dt>
+            <dd>{o.customer.phone ?? '—'}</dd>
+            <dt>Courier</dt>
+            <dd>{o.courier ? isCarrier ? <a href="#/couriers">{o.courier.name}</a> : o.courier.name : '—'}</dd>
+            <dt>Route</dt>
+            <dd>
+              <RouteName order={o} route={route.data ?? null} linked={isCarrier} />
+            </dd>
+            <dt>Packages</dt>
+            <dd>
+              {o.packages} · {o.weight_kg} kg
+            </dd>
+            <dt>Cash on delivery</dt>
+            <dd>{money(o.cash_on_delivery, o.currency)}</dd>
+            <dt>Shipping</dt>
+            <dd>{money(o.shipping_cost, o.currency)}</dd>
+            <dt>Requested</dt>
+            <dd>
+              {dueText(o)}
+              {o.time_window ? ` ${o.time_window.start}–${o.time_window.end}` : ''}
+            </dd>
+            <dt>Proof</dt>
+            <dd>{proofWords(o)}</dd>
+            <dt>Delivery PIN</dt>
+            <dd>
+              <PinStatus order={o} onChanged={(n) => order.setData(n)} />
+            </dd>
+            <dt>Attempts</dt>
+            <dd>{o.attempts}</dd>
+            {o.failure_reason && (
+              <>
+                <dt>Failure</dt>
+                <dd>{o.failure_reason}</dd>
+              </>
+            )}
+            {o.delivery_instructions && (
+              <>
+                <dt>Customer's instructions</dt>
+                <dd>{o.delivery_instructions}</dd>
+              </>
+            )}
+            {o.safe_place && (
+              <>
+                <dt>Safe place</dt>
+                <dd>{o.safe_place}</dd>
+              </>
+            )}
+            {o.feedback && (
+              <>
+                <dt>Customer's rating</dt>
+                <dd>
+                  <span aria-hidden="true">{'★'.repeat(o.feedback.rating) + '☆'.repeat(5 - o.feedback.rating)}</span>{' '}
+                  <span className="sr-only">{o.feedback.rating} of 5</span>
+                  {o.feedback.comment ? ` “${o.feedback.comment}”` : ''}
+                </dd>
+              </>
+            )}
+            {o.cancellation_reason && (
+              <>
+                <dt>Cancelled</dt>
+                <dd>{o.cancellation_reason}</dd>
+              </>
+            )}
+            <dt>Created</dt>
+            <dd>{whenIn(o.created_at, o.timezone)}</dd>
+          </dl>
+        </section>
+        <section aria-labelledby="timeline-title">
+          <h2 id="timeline-title">Timeline</h2>
+          {tracking.data?.eta_minutes != null && <p>ETA about {tracking.data.eta_minutes} min</p>}
+          <ol className="timeline">
+            {(tracking.data?.timeline ?? []).map((t) => (
+              <li key={`${t.status}-${t.occurred_at}`}>
+                <StatusBadge status={t.status} />{' '}
+                <time dateTime={t.occurred_at}>{whenIn(t.occurred_at, o.timezone)}</time>
+              </li>
+            ))}
+          </ol>
+          <TimelineMap points={points} dest={dest} />
+        </section>
+      </div>
+      {proof.data && (
+        <section aria-labelledby="proof-title">
+          <h2 id="proof-title">Proof of delivery</h2>
+          <p>
+            Received by {proof.data.receiver_name}
+            {proof.data.relationship ? ` (${proof.data.relationship})` : ''} on{' '}
+            {whenIn(proof.data.delivered_at, o.timezone)}
+            {proof.data.collected_amount != null &&
+              ` · collected ${money(proof.data.collected_amount, o.currency)} by ${proof.data.payment_method} (${proof.data.cod_status})`}
+            {proof.data.id_document && ` · ID ${proof.data.id_document.type} ${proof.data.id_document.number}`}
+            {proof.data.age_verified && ' · 18+ checked'}
+            {proof.data.pin && ` · PIN ${proof.data.pin}`}
+          </p>
+          <div className="proof-images">
+            {proof.data.signature_url && <img src={proof.data.signature_url} alt="Signature" className="signature" />}
+            {proof.data.photo_urls.map((u, i) => (
+              <img key={u} src={u} alt={`Taken at delivery (${i + 1})`} />
+            ))}
+          </div>
+        </section>
+      )}
+      <section aria-labelledby="messages-title">
+        <h2 id="messages-title">Customer messages</h2>
+        <OrderMessages orderId={o.id} timezone={o.timezone} status={`${o.status}/${o.pin?.state}`} />
+      </section>
+      <section aria-labelledby="events-title">
+        <h2 id="events-title">Events and webhook deliveries</h2>
+        {events.error ? (
+          <p className="muted">
+            {events.error instanceof ApiFailure && events.error.code === 'permission_denied'
+              ? "The events and their webhook deliveries are the merchant's: they see them on their Webhooks page."
+              : plainMessage(events.error)}
+          </p>
+        ) : (
+          <table className="table">
+            <TableHead columns={['Event', 'At', 'Deliveries']} />
+            <tbody>
+              {(events.data?.data ?? []).map((ev) => (
+                <tr key={ev.id}>
+                  <td>
+                    {ev.event}
+                    <br />
+                    <small className="muted">{ev.id}</small>
+                  </td>
+                  <td>{whenIn(ev.created_at, o.timezone)}</td>
+                  <td>
+                    {(ev.deliveries ?? []).length === 0 && <span className="muted">no endpoint</span>}
+                    {(ev.deliveries ?? []).map((d) => (
+                      <div key={d.id}>
+                        <a href={`#/webhooks/${d.endpoint}`}>{d.endpoint}</a>: {d.status}, {d.attempts} attempt
+                        {d.attempts === 1 ? '' : 's'}
+                        {d.last_error ? ` (${d.last_error})` : ''}
+                      </div>
+                    ))}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        )}
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,83 @@
+import { useState } from 'react';
+import { type Schemas, unwrap } from '../../shared/api';
+import { useSession } from '../session';
+import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
+
+type Route = Schemas['Route'];
+
+/**
+ * One route (DESIGN §16, docs/labels.md): its stops in order with their status and whether each
+ * parcel was scanned into the vehicle, the courier, and its labels as a PDF. Reached from the
+ * board's courier column and from a committed plan.
+ */
+export default function RoutePage({ id }: { id: string }) {
+  const { client } = useSession();
+  const route = useLoad(() => unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } })), [id]);
+  const [printing, setPrinting] = useState<unknown>(null);
+
+  // Fetched with the console's credentials and environment (Ruta-Mode), then opened in the
+  // browser's PDF viewer: a plain link would not carry the environment header.
+  async function labels() {
+    setPrinting(null);
+    const { data, error, response } = await client.GET('/v1/routes/{id}/labels.pdf', {
+      params: { path: { id } },
+      parseAs: 'blob',
+    });
+    if (!response.ok || !data) {
+      setPrinting(new Error((error as { error?: { message?: string } })?.error?.message ?? `HTTP ${response.status}`));
+      return;
+    }
+    window.open(URL.createObjectURL(data as Blob), '_blank', 'noopener');
+  }
+
+  const r: Route | undefined = route.data;
+  const onRoute = r?.stops.filter((s) => s.on_route) ?? [];
+  const loaded = onRoute.filter((s) => s.loaded_at).length;
+  return (
+    <section className="route-page">
+      <h1>Route {r ? `· ${r.courier.name}` : ''}</h1>
+      <ErrorNote error={route.error} />
+      {r && (
+        <>
+          <p>
+            <span className="muted">{r.id}</span>
+            {r.date ? ` · ${r.date}` : ''} · Courier: <a href={`#/couriers`}>{r.courier.name}</a>
+          </p>
+          <p role="status">
+            {loaded} of {onRoute.length} parcels loaded
+            {loaded < onRoute.length ? ` · ${onRoute.length - loaded} missing` : ''}
+          </p>
+          <p>
+            <button type="button" onClick={() => void labels()} disabled={onRoute.length === 0}>
+              Labels (PDF)
+            </button>{' '}
+            <button type="button" onClick={() => void route.reload()}>
+              Refresh
+            </button>
+          </p>
+          <ErrorNote error={printing} />
+          <table className="route-stops">
+            <TableHead columns={['Stop', 'Parcel', 'Status', 'Loaded']} />
+            <tbody>
+              {r.stops.map((s) => (
+                <tr key={s.order} data-order={s.order} className={s.on_route ? '' : 'muted'}>
+                  <td>{s.position}</td>
+                  <td>
+                    <a href={`#/orders/${s.order}`}>{s.tracking_code}</a>
+                    {s.on_route ? '' : ' (moved to another route)'}
+                  </td>
+                  <td>
+                    <StatusBadge status={s.status} />
+                  </td>
+                  <td className={s.loaded_at ? 'loaded' : 'missing'}>
+                    {s.loaded_at ? `Loaded ${new Date(s.loaded_at).toLocaleTimeString()}` : 'Missing'}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      )}
+    </section>
+  );
+}

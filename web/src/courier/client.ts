@@ -1,0 +1,94 @@
+import { type Action, ON_BOARD_STATUSES } from '../../../src/features/lifecycle/transitions.js';
+import { type Credentials, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
+import type { Fix, LocationTransport } from './points';
+import type { Answer, FileEntry, MoveEntry, Transport } from './queue';
+
+/** Who is signed in on this phone: what POST /v1/courier_session answered (kept in localStorage). */
+export type CourierMe = Pick<Schemas['CourierSession'], 'courier'> & { csrf_token?: string };
+
+/** The generated API client (web/src/api/schema.d.ts), as the console's, with the courier session's credentials. */
+export function courierClient(me: () => CourierMe | null) {
+  return makeClient(() => credentialsOf(me()));
+}
+export type CourierClient = ReturnType<typeof courierClient>;
+
+function credentialsOf(me: CourierMe | null): Credentials {
+  // A courier session acts in its own environment; Ruta-Mode only says which one, for the logs.
+  return { csrf: me?.csrf_token ?? null, key: null, mode: me?.courier.livemode ? 'live' : 'test' };
+}
+
+/** An openapi-fetch answer as the outbox reads it: the status, and the data or the Error body. */
+async function answer(p: Promise<{ data?: unknown; error?: unknown; response: Response }>): Promise<Answer> {
+  const { data, error, response } = await p;
+  return { status: response.status, json: data ?? error ?? null };
+}
+
+/** The moves a phone sends, and `load`, the scan that marks a parcel loaded (not a status change). */
+type CourierMove = Extract<Action, 'ready' | 'pickup' | 'depart' | 'approach' | 'arrive' | 'deliver' | 'fail'>;
+
+/** The outbox's sender: uploads and moves, each with the Idempotency-Key it was queued with. */
+export function outboxTransport(client: CourierClient): Transport {
+  return {
+    upload: (e: FileEntry) =>
+      answer(
+        client.POST('/v1/files', {
+          params: { query: { purpose: e.purpose } },
+          body: e.blob as never,
+          bodySerializer: () => e.blob,
+          headers: { 'Idempotency-Key': e.idempotencyKey, 'Content-Type': e.blob.type },
+        }),
+      ),
+    move: (e: MoveEntry, body: Record<string, unknown>) =>
+      answer(
+        client.POST(`/v1/orders/{id}/${e.action as CourierMove | 'load'}`, {
+          params: { path: { id: e.orderId } },
+          body: body as never,
+          headers: { 'Idempotency-Key': e.idempotencyKey },
+        }),
+      ),
+  };
+}
+
+/** The location sender's two routes: the batch, and the single point for a server without it. */
+export function locationTransport(client: CourierClient): LocationTransport {
+  return {
+    batch: (id: string, points: Fix[]) =>
+      answer(client.POST('/v1/couriers/{id}/locations', { params: { path: { id } }, body: { points } })),
+    single: (id: string, p: Fix) =>
+      answer(
+        client.POST('/v1/couriers/{id}/location', {
+          params: { path: { id } },
+          body: { lat: p.lat, lng: p.lng, recorded_at: p.recorded_at },
+        }),
+      ),
+  };
+}
+
+/** The package is with the courier: the customer's phone and full address are shown, the fail move applies. */
+export const isActive = (status: string) => (ON_BOARD_STATUSES as readonly string[]).includes(status);
+
+/**
+ * Today's stops in route order: the orders the courier session can read (its unfinished assigned
+ * orders), each route's stop order from GET /v1/routes/{id}, orders without a route last.
+ */
+export async function loadStops(client: CourierClient, me: CourierMe): Promise<Order[]> {
+  const page = await unwrap(client.GET('/v1/orders', { params: { query: { limit: 100 } } }));
+  const mine = page.data.filter(
+    (o) =>
+      (!o.courier || o.courier.id === me.courier.id) &&
+      !['delivered', 'partially_delivered', 'returned', 'cancelled'].includes(o.status),
+  );
+  const position = new Map<string, number>();
+  const routeIds = [...new Set(mine.map((o) => o.route).filter((r): r is string => !!r))];
+  let base = 0;
+  for (const id of routeIds) {
+    try {
+      const r = await unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } }));
+      for (const s of r.stops) position.set(s.order, base + s.position);
+      base += r.stops.length + 1;
+    } catch {}
+  }
+  return mine.sort(
+    (a, b) => (position.get(a.id) ?? 1e9) - (position.get(b.id) ?? 1e9) || (a.created_at < b.created_at ? -1 : 1),
+  );
+}

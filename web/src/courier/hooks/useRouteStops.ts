@@ -1,0 +1,39 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { ApiFailure, type Order } from '../../shared/api';
+import { loadStops } from '../client';
+import { savedStops, saveStops } from '../storage';
+import type { CourierSession } from './useCourierSession';
+
+/** Today's stops: loaded from the API, kept in localStorage for offline use, moved on by accepted moves. */
+export function useRouteStops(session: CourierSession) {
+  const { client, meRef, signedOut } = session;
+  const [stops, setStops] = useState<Order[]>(savedStops);
+  // The route is kept for offline use whenever it changes (not inside a state updater, which React
+  // may call twice).
+  useEffect(() => saveStops(stops), [stops]);
+
+  // Bumped by every accepted move: a route read that started before it is older than what the
+  // phone knows, and is dropped rather than taking a stop back to its previous status.
+  const moves = useRef(0);
+  const refresh = useCallback(async () => {
+    const m = meRef.current;
+    if (!m) return;
+    const seen = moves.current;
+    try {
+      const s = await loadStops(client, m);
+      if (moves.current !== seen) return;
+      setStops(s);
+    } catch (e) {
+      if (e instanceof ApiFailure && e.status === 401) signedOut();
+    }
+  }, [client, meRef, signedOut]);
+
+  /** The order an accepted move answered with replaces its stop at once. */
+  const moved = useCallback((order: unknown) => {
+    const o = order as Order;
+    moves.current++;
+    setStops((prev) => prev.map((p) => (p.id === o.id ? o : p)));
+  }, []);
+
+  return { stops, refresh, moved };
+}

@@ -1,0 +1,115 @@
+import { lazy, Suspense } from 'react';
+import type { Action } from '../../../../src/features/lifecycle/transitions.js';
+import type { Order } from '../../shared/api';
+import type { MoveEntry } from '../queue';
+import type { DoneStop } from '../storage';
+import { Stop } from './Stop';
+
+export const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned', 'cancelled'];
+const TO_LOAD = ['assigned', 'ready_for_pickup', 'picked_up'];
+
+// Leaflet is a third of the app's weight: the map loads after the route is on screen.
+const StopsMap = lazy(() => import('./StopsMap'));
+
+/** The stops as the phone shows them: the server's status, moved on by the actions still waiting to sync. */
+export function withQueued(stops: Order[], queued: MoveEntry[]): Order[] {
+  return stops.map((o) => {
+    const last = queued.filter((q) => q.orderId === o.id).pop();
+    return last ? ({ ...o, status: last.to } as Order) : o;
+  });
+}
+
+/**
+ * Today's route: progress, Start route, the stops still to do (a finished stop stays while its last
+ * move has not synced), a map of them, and what was done today on this phone.
+ */
+export function RouteList({
+  stops,
+  queued,
+  done,
+  onStart,
+  onAction,
+  onRefresh,
+  onScan,
+}: {
+  stops: Order[];
+  queued: MoveEntry[];
+  done: DoneStop[];
+  onStart: () => void;
+  onAction: (o: Order, a: Action) => void;
+  onRefresh: () => void;
+  onScan: () => void;
+}) {
+  const shown = withQueued(stops, queued).filter(
+    (o) => !FINISHED.includes(o.status) || queued.some((q) => q.orderId === o.id),
+  );
+  const open = shown.filter((o) => !FINISHED.includes(o.status));
+  const total = open.length + done.length;
+  const toLoad = open.filter((o) => TO_LOAD.includes(o.status)).length;
+  return (
+    <>
+      <div className="route-head">
+        <h1 id="route-title" tabIndex={-1}>
+          Today's route
+        </h1>
+        {stops.length > 0 && (
+          <button type="button" className="primary" onClick={onScan}>
+            Scan
+          </button>
+        )}
+      </div>
+      {total > 0 && (
+        <p className="progress-line">
+          <strong>
+            {done.length} of {total} done
+          </strong>
+          <progress max={total} value={done.length} aria-label="Stops done" />
+        </p>
+      )}
+      {toLoad > 0 && (
+        <button type="button" className="primary big start" onClick={onStart}>
+          Start route ({toLoad} {toLoad === 1 ? 'stop' : 'stops'})
+        </button>
+      )}
+      {shown.length === 0 ? (
+        <p className="muted">No stops assigned to you right now.</p>
+      ) : (
+        <>
+          <Suspense fallback={<div className="stops-map" />}>
+            <StopsMap stops={open} />
+          </Suspense>
+          <ol className="stops">
+            {shown.map((o, i) => (
+              <Stop
+                key={o.id}
+                order={o}
+                index={i}
+                loaded={!!o.loaded_at || queued.some((q) => q.orderId === o.id && q.action === 'load')}
+                onAction={onAction}
+              />
+            ))}
+          </ol>
+        </>
+      )}
+      <button type="button" onClick={onRefresh}>
+        Refresh
+      </button>
+      {done.length > 0 && (
+        <details className="done-today">
+          <summary>Done today ({done.length})</summary>
+          <ul>
+            {done.map((d) => (
+              <li key={d.id}>
+                <strong>{d.name}</strong> · {d.address}{' '}
+                <span className={`badge s-${d.status}`}>{d.status.replace(/_/g, ' ')}</span>{' '}
+                <span className="muted">
+                  {new Date(d.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
+                </span>
+              </li>
+            ))}
+          </ul>
+        </details>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,78 @@
+import { type Action, allowedMoves, COURIER_MOVES } from '../../../../src/features/lifecycle/transitions.js';
+import { ACTION_LABEL, money, type Order } from '../../shared/api';
+import { isActive } from '../client';
+import { firstName, navLink } from '../format';
+
+/** One stop of the route: who, where, when, what to collect, and the moves the transition table allows. */
+export function Stop({
+  order,
+  index,
+  loaded,
+  onAction,
+}: {
+  order: Order;
+  index: number;
+  /** Its label was scanned into the vehicle (on the server, or queued on the phone). */
+  loaded: boolean;
+  onAction: (o: Order, a: Action) => void;
+}) {
+  const a = order.delivery_address;
+  const active = isActive(order.status);
+  // "Ready for pickup" is the warehouse's word that a parcel is packed: the API lets a courier send
+  // it, but on the phone it is one more button before "Picked up", which is allowed from assigned.
+  const moves = allowedMoves(order.status, COURIER_MOVES).filter((m) => m !== 'ready');
+  const access = (a as { access_notes?: string }).access_notes;
+  return (
+    <li
+      className={`stop${active ? ' active' : ''}`}
+      data-order={order.id}
+      aria-label={`Stop ${index + 1}: ${firstName(order.customer.name)}`}
+    >
+      <div className="stop-head">
+        <span className="num" aria-hidden="true">
+          {index + 1}
+        </span>
+        <div>
+          <h2>{firstName(order.customer.name)}</h2>
+          <p className="status">
+            <span className={`badge s-${order.status}`}>{order.status.replace(/_/g, ' ')}</span>
+            {loaded && <span className="badge loaded"> Loaded</span>}
+          </p>
+        </div>
+      </div>
+      <p className="addr">
+        {a.address}
+        {a.district ? `, ${a.district}` : ''}
+      </p>
+      {a.reference && <p className="muted">Ref: {a.reference}</p>}
+      {access && <p className="muted">Access: {access}</p>}
+      {order.delivery_instructions && <p className="note">Customer: {order.delivery_instructions}</p>}
+      {order.safe_place && <p className="note">Safe place: {order.safe_place}</p>}
+      <p className="facts">
+        {order.time_window ? `${order.time_window.start}–${order.time_window.end} · ` : ''}
+        {order.packages} pkg
+        {(order.cash_on_delivery ?? 0) > 0 ? ` · COD ${money(order.cash_on_delivery, order.currency)}` : ''}
+      </p>
+      <div className="buttons">
+        <a className="btn" href={navLink(order)} target="_blank" rel="noreferrer">
+          Navigate
+        </a>
+        {active && order.customer.phone && (
+          <a className="btn" href={`tel:${order.customer.phone}`}>
+            Call
+          </a>
+        )}
+        {moves.map((m) => (
+          <button
+            key={m}
+            type="button"
+            className={m === 'deliver' ? 'primary' : m === 'fail' ? 'danger' : ''}
+            onClick={() => onAction(order, m)}
+          >
+            {ACTION_LABEL[m]}
+          </button>
+        ))}
+      </div>
+    </li>
+  );
+}

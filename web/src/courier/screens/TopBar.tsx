@@ -1,0 +1,68 @@
+import type { Failure } from '../queue';
+
+/** A delivery refused for its PIN after it synced: the parcel is not delivered, and the courier must know at once. */
+const PIN_WORDS: Record<string, string> = {
+  pin_mismatch: 'Wrong PIN: the delivery was NOT recorded. Ask the customer for the PIN again and deliver again. ',
+  pin_locked: 'PIN locked: the delivery was NOT recorded. Call dispatch to override the PIN, then deliver again. ',
+};
+
+/** Who is signed in, the network, the duty switch and sign-out; under it, the sync state and refusals. */
+export function TopBar({
+  name,
+  online,
+  onDuty,
+  onDutyChange,
+  onSignOut,
+  waiting,
+  onSync,
+  failed,
+  onDismiss,
+  note,
+}: {
+  name: string;
+  online: boolean;
+  onDuty: boolean;
+  onDutyChange: (on: boolean) => void;
+  onSignOut: () => void;
+  waiting: number;
+  onSync: () => void;
+  failed: Failure[];
+  onDismiss: (seq: number) => void;
+  note: string;
+}) {
+  return (
+    <>
+      <header className="c-top">
+        <div>
+          <strong>{name}</strong>
+          <span className={`net ${online ? 'on' : 'off'}`}>{online ? 'Online' : 'Offline'}</span>
+        </div>
+        <label className="duty">
+          <input type="checkbox" checked={onDuty} onChange={(e) => onDutyChange(e.target.checked)} />
+          On duty
+        </label>
+        <button type="button" onClick={onSignOut}>
+          Sign out
+        </button>
+      </header>
+      <div className={`sync${waiting ? ' waiting' : ''}`} role="status" aria-live="polite">
+        {waiting ? `${waiting} waiting to sync` : 'All synced'}
+        {waiting > 0 && online && (
+          <button type="button" onClick={onSync}>
+            Sync now
+          </button>
+        )}
+      </div>
+      {failed.map((f) => (
+        <p key={f.seq} className="error-note" role="alert" data-code={f.code}>
+          {PIN_WORDS[f.code ?? ''] ?? `${f.what} for ${f.orderId} was refused: `}
+          {f.message}{' '}
+          <button type="button" onClick={() => onDismiss(f.seq)}>
+            Dismiss
+          </button>
+        </p>
+      ))}
+      {note && <p className="note">{note}</p>}
+    </>
+  );
+}

@@ -1,0 +1,111 @@
+// The tracking page's script (DESIGN §15): the server renders the whole page; this adds the map,
+// follows the delivery live (SSE, else polling) and sends the customer's forms, so the page never
+// needs a reload. No framework: Leaflet is most of the budget (< 100 KB gzipped for the page).
+import { follow, type LiveState } from './live';
+import { TrackMap } from './map';
+
+const main = document.getElementById('track');
+if (main) start(main);
+
+function start(root: HTMLElement): void {
+  const code = root.dataset.code ?? '';
+  const lang = root.dataset.lang ?? 'en';
+  let status = root.dataset.status ?? '';
+  let rev: number | null = null;
+  const map = TrackMap.mount();
+  const live = document.getElementById('live');
+  // The thanks for the customer's last action, shown again after every re-read of the page: the
+  // action's own event also reaches the stream, whose re-read would otherwise wipe it.
+  let thanks: { action: string; text: string } | null = null;
+
+  /** Re-reads the page and swaps its content in; the map (and its tiles) stays where it is. */
+  async function reload(): Promise<void> {
+    const res = await fetch(`/track/${encodeURIComponent(code)}?lang=${lang}`, { headers: { Accept: 'text/html' } });
+    if (!res.ok) return;
+    const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const fresh = doc.getElementById('track');
+    const current = document.getElementById('track');
+    if (!fresh || !current) return;
+    const oldMap = current.querySelector('#map-card');
+    const newMap = fresh.querySelector('#map-card');
+    if (oldMap && newMap) {
+      map?.update(newMap.querySelector<HTMLElement>('#map')?.dataset.courier ?? '');
+      newMap.replaceWith(oldMap);
+    }
+    status = fresh.dataset.status ?? status;
+    current.replaceWith(fresh);
+    document.title = doc.title;
+    bindForms();
+    showThanks();
+  }
+
+  function showThanks(): void {
+    if (!thanks) return;
+    const note =
+      document.querySelector(`form[data-action="${thanks.action}"] .form-msg`) ?? document.getElementById('live');
+    if (note) note.textContent = thanks.text;
+  }
+
+  function apply(s: LiveState): void {
+    if (rev === null) rev = s.rev;
+    if (s.status !== status || s.rev !== rev) {
+      rev = s.rev;
+      void reload().then(() => apply({ ...s, rev: s.rev }));
+      return;
+    }
+    setText('eta', 'eta-text', s.eta);
+    setText('stops', null, s.stops);
+    map?.moveCourier(s.courier);
+  }
+
+  function onLine(up: boolean): void {
+    const el = document.getElementById('live') ?? live;
+    if (el) el.textContent = (up ? el.dataset.live : el.dataset.offline) ?? '';
+  }
+
+  function bindForms(): void {
+    for (const form of document.querySelectorAll<HTMLFormElement>('form[data-action]')) {
+      form.addEventListener('submit', (e) => {
+        e.preventDefault();
+        void send(form);
+      });
+    }
+  }
+
+  async function send(form: HTMLFormElement): Promise<void> {
+    const msg = form.querySelector<HTMLElement>('.form-msg');
+    const button = form.querySelector('button');
+    const data = new FormData(form);
+    const body: Record<string, unknown> = {};
+    for (const [k, v] of data) body[k] = k === 'rating' ? Number(v) : String(v);
+    if (button) button.disabled = true;
+    try {
+      const res = await fetch(`${form.getAttribute('action')}?lang=${lang}`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+        body: JSON.stringify(body),
+      });
+      if (!res.ok) throw new Error(String(res.status));
+      // The thanks goes where the form was (the same form on the new page, else the page's status line).
+      thanks = { action: form.dataset.action ?? '', text: msg?.dataset.ok ?? '' };
+      await reload();
+    } catch {
+      if (msg) msg.textContent = msg.dataset.fail ?? '';
+    } finally {
+      if (button) button.disabled = false;
+    }
+  }
+
+  bindForms();
+  follow(code, lang, apply, onLine);
+}
+
+function setText(boxId: string, textId: string | null, text: string | null): void {
+  const box = document.getElementById(boxId);
+  if (!box) return;
+  box.hidden = text === null;
+  const target = textId ? document.getElementById(textId) : box;
+  if (target && text !== null && target.textContent !== text) target.textContent = text;
+}
+
+export type { LiveState };
