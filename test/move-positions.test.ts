@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listOrdersQuery } from '../src/features/orders/list-repo.js';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import { distanceM, farFromAddress } from '../src/shared/geo.js';
 import { client, describeEach, newMerchant, useApp, useMerchant, validOrder } from './helpers.js';
+import { explain } from './plan-helpers.js';
 import { Receiver, verifyRuta, waitFor } from './webhook-receiver.js';
 
 /** validOrder's address (Av. Larco 123, Miraflores). */
@@ -24,6 +26,33 @@ it('farFromAddress: beyond the threshold only when the whole accuracy circle is'
   expect(farFromAddress(400, 200)).toBe(false);
   expect(farFromAddress(400, 100)).toBe(true);
   expect(farFromAddress(400, 100, 500)).toBe(false);
+});
+
+describe('the far_from_address filter on SQLite', () => {
+  const t = useApp('sqlite');
+  // PostgreSQL plans a tiny table as a sequential scan whatever its indexes; SQLite plans by shape.
+  it('finds far attempts on the partial indexes, per account and across accounts, without a sort', async () => {
+    const db = t.ctx.db;
+    const cases = [
+      [{ mode: 'test' as const, accountId: 'acct_x' }, 'orders_attempt_far_account'],
+      [{ mode: 'live' as const, accountId: null }, 'orders_attempt_far'],
+    ] as const;
+    for (const [scope, index] of cases) {
+      const plan = await explain(
+        db,
+        'sqlite',
+        listOrdersQuery(db, { scope, farFromAddress: true, limit: 20 }).compile(),
+      );
+      expect(
+        plan.nodes.filter((n) => n.table === 'orders').map((n) => n.index),
+        plan.text,
+      ).toEqual([index]);
+      expect(
+        plan.nodes.some((n) => n.sort),
+        plan.text,
+      ).toBe(false);
+    }
+  });
 });
 
 describeEach('positions of moves', (engine) => {

@@ -9,8 +9,10 @@ import type { MigrationContext } from '../migration-context.js';
  * - `proofs`: `accuracy_m`, `distance_from_address_m` and `far_from_address` (0/1) of the delivery;
  * - `orders.attempt_*`: the position of the last attempt (delivered, partially delivered, failed),
  *   with its distance and far flag, so the list filter and the Exceptions page read one row;
- * - `orders_attempt_far`: partial, so only the few far attempts are indexed and every other write
- *   leaves it alone. Both engines support `WHERE` on an index.
+ * - `orders_attempt_far` and `orders_attempt_far_account`: partial, so only the few far attempts are
+ *   indexed and every other write leaves them alone; newest first per environment, across accounts
+ *   (the carrier's Exceptions page) and per account (a merchant's list). Without them either list
+ *   would walk every order of its scope to find the far ones. Both engines support `WHERE` on an index.
  *
  * Numbered 024, not 022: 023_labels is already applied where main runs, and the migrator refuses a
  * new migration that sorts before an applied one.
@@ -29,6 +31,12 @@ export async function up(db: Kysely<unknown>, { ms }: MigrationContext): Promise
   await db.schema.alterTable('orders').addColumn('attempt_far', 'integer').execute();
   await db.schema
     .createIndex('orders_attempt_far')
+    .on('orders')
+    .columns(['mode', 'created_at desc', 'id desc'])
+    .where(sql.ref('attempt_far'), '=', sql.lit(1))
+    .execute();
+  await db.schema
+    .createIndex('orders_attempt_far_account')
     .on('orders')
     .columns(['mode', 'account_id', 'created_at desc', 'id desc'])
     .where(sql.ref('attempt_far'), '=', sql.lit(1))
