@@ -28,8 +28,22 @@ it('farFromAddress: beyond the threshold only when the whole accuracy circle is'
   expect(farFromAddress(400, 100, 500)).toBe(false);
 });
 
-describe('the far_from_address filter on SQLite', () => {
-  const t = useApp('sqlite');
+describe('far from the address on SQLite: the threshold and the plan', () => {
+  const t = useApp('sqlite', { RUTA_FAR_FROM_ADDRESS_M: '2000' });
+
+  it('reads the threshold from RUTA_FAR_FROM_ADDRESS_M', async () => {
+    expect(t.config.farFromAddressM).toBe(2000);
+    const call = client(t.app, (await newMerchant(t)).test);
+    const courier = (await call('POST', '/v1/couriers', { name: 'Rosa Quispe' })).body;
+    const o = (await call('POST', '/v1/orders', validOrder({ cash_on_delivery: 0, requires_signature: false }))).body;
+    expect((await call('POST', '/v1/routes', { courier_id: courier.id, order_ids: [o.id] })).status).toBe(201);
+    for (const a of ['pickup', 'depart']) expect((await call('POST', `/v1/orders/${o.id}/${a}`)).status).toBe(200);
+    const res = await call('POST', `/v1/orders/${o.id}/deliver`, { receiver_name: 'Ana', position: FAR });
+    // 990 m is far at the default 250 m, not at 2 000 m.
+    expect(res.body.attempt_position).toMatchObject({ far_from_address: false });
+    expect(res.body.attempt_position.distance_from_address_m).toBeGreaterThan(980);
+  });
+
   // PostgreSQL plans a tiny table as a sequential scan whatever its indexes; SQLite plans by shape.
   it('finds far attempts on the partial indexes, per account and across accounts, without a sort', async () => {
     const db = t.ctx.db;
