@@ -117,8 +117,8 @@ function Pick(props: {
   onChange: (v: string) => void;
 }) {
   return (
-    <label htmlFor={props.id}>
-      {props.label}
+    <div>
+      <label htmlFor={props.id}>{props.label}</label>
       <select id={props.id} value={props.value ?? ''} onChange={(e) => props.onChange(e.target.value)}>
         <option value="">All</option>
         {props.options.map((o) => (
@@ -127,6 +127,6 @@ function Pick(props: {
           </option>
         ))}
       </select>
-    </label>
+    </div>
   );
 }
