@@ -44,7 +44,7 @@ export default function Messages({ sub }: { sub?: string }) {
       {sub === 'templates' ? (
         <MessageTemplates key={account} account={account} />
       ) : isLog ? (
-        <MessageLog account={account} carrier={carrier} />
+        <MessageLog key={account} account={account} carrier={carrier} />
       ) : (
         <MessageSettings key={account} account={account} />
       )}
