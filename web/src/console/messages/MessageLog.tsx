@@ -72,7 +72,7 @@ export function MessageLog({ account, carrier }: { account: string; carrier: boo
       {first.data && rows.length === 0 && <p className="muted">No messages match.</p>}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table aria-label="Messages">
+          <table className="table" aria-label="Messages">
             <TableHead columns={['Order', 'Moment', 'Channel', 'To', 'Status', 'Sent', 'Provider']} />
             <tbody>
               {rows.map((m) => (

@@ -81,7 +81,7 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
         <p className="muted">This account has no settings of its own yet: it uses the carrier’s defaults.</p>
       )}
       <div className="table-wrap">
-        <table className="trigger-grid">
+        <table className="table trigger-grid">
           <caption>When a customer gets a message, on which channel</caption>
           <thead>
             <tr>
@@ -114,7 +114,7 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
       </div>
       <fieldset className="inline-form">
         <legend>Quiet hours (the depot’s local time; “next stop” and “out for delivery” still go)</legend>
-        <label>
+        <label className="check">
           <input type="checkbox" checked={quiet} onChange={(e) => setQuiet(e.target.checked)} /> Hold messages at night
         </label>
         {quiet && (

@@ -78,21 +78,23 @@ function ProofForm({ settings, account }: { settings: ProofSettings; account: st
         <fieldset key={k.id} className="proof-kind">
           <legend>{k.label}</legend>
           <p className="muted">{k.hint}</p>
-          {LEVELS.map((l) => (
-            <label key={l.id} className="proof-level">
-              <input
-                type="radio"
-                name={k.id}
-                value={l.id}
-                checked={levels[k.id] === l.id}
-                onChange={() => {
-                  setLevels({ ...levels, [k.id]: l.id });
-                  setSaved('');
-                }}
-              />{' '}
-              {l.label}
-            </label>
-          ))}
+          <div className="proof-levels">
+            {LEVELS.map((l) => (
+              <label key={l.id} className="check">
+                <input
+                  type="radio"
+                  name={k.id}
+                  value={l.id}
+                  checked={levels[k.id] === l.id}
+                  onChange={() => {
+                    setLevels({ ...levels, [k.id]: l.id });
+                    setSaved('');
+                  }}
+                />{' '}
+                {l.label}
+              </label>
+            ))}
+          </div>
         </fieldset>
       ))}
       <ErrorNote error={error} />
