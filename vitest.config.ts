@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { defineConfig } from 'vitest/config';
 
 // Shuffled: the files, and the tests inside each file, run in a new order every run, so a test that
@@ -16,6 +17,12 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One fork more than the cores (Vitest's default is one less): the files spend much of their
+    // time waiting on PostgreSQL, child processes and the browser, and on CI's 2 cores one fork
+    // alone left a core idle.
+    maxWorkers: Number(process.env.RUTA_TEST_WORKERS) || Math.min(availableParallelism() + 1, 8),
+    // Builds dist/ again when its sources are newer: the CLI tests run the build (test/cli-run.ts).
+    globalSetup: ['test/global-setup.ts'],
     sequence: { shuffle: true, seed },
   },
 });

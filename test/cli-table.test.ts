@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { RUTA_CLI } from './cli-run.js';
 
 // The CLI is one table of commands with one usage error (issue #18 §2): every command checks its
 // arguments the same way, and every mistake ends the same way (exit 2, `ruta: <what>`, the usage,
@@ -18,7 +19,7 @@ function ruta(...args: string[]): Promise<{ code: number; stdout: string; stderr
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...RUTA_CLI, ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: DB, RUTA_LOG_LEVEL: 'silent' }, timeout: 120_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),

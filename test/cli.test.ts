@@ -6,6 +6,7 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
+import { RUTA_CLI } from './cli-run.js';
 import { client, describeEach, freshDatabaseUrl, type TestDb } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -21,7 +22,7 @@ function ruta(url: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...RUTA_CLI, ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, RUTA_LOG_LEVEL: 'silent' }, timeout: 120_000 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
@@ -33,7 +34,7 @@ function ruta(url: string, ...args: string[]): Promise<Run> {
 
 const ID = '[0-9A-Z]{26}';
 const SECRET = '[0-9A-Za-z]{32}';
-/** Each run starts Node and tsx (seconds on a busy machine), so these tests get a long budget. */
+/** Each run starts Node (a second or more on a busy machine), so these tests get a long budget. */
 const SLOW = 240_000;
 
 describeEach('cli', (engine: Engine) => {
@@ -299,7 +300,7 @@ describe('ruta webhooks listen', () => {
     async () => {
       const child = spawn(
         process.execPath,
-        ['--import', 'tsx', 'src/cli.ts', 'webhooks', 'listen', '--port', '0', '--secret', SECRET_KEY],
+        [...RUTA_CLI, 'webhooks', 'listen', '--port', '0', '--secret', SECRET_KEY],
         {
           cwd: ROOT,
           stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,6 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_PRICING, loadConfig } from '../src/shared/config.js';
+import { RUTA_CLI } from './cli-run.js';
 
 /** The error loadConfig throws for `env`, or a failure if it throws none. */
 function errorFor(env: Record<string, string>): ConfigError {
@@ -156,7 +157,7 @@ describe('loadConfig', () => {
   });
 
   it('ruta migrate fails at start with the message and no stack trace', () => {
-    const res = spawnSync(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'migrate'], {
+    const res = spawnSync(process.execPath, [...RUTA_CLI, 'migrate'], {
       env: { ...process.env, DATABASE_URL: 'sqlite::memory:', RUTA_DEFAULT_PRICING: '{"base_fee":-1}' },
       encoding: 'utf8',
       timeout: 60_000,

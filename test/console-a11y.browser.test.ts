@@ -136,6 +136,10 @@ describe('accessibility: console, courier app and tracking page in headless Chro
       '#/money/orders?outcome=failed',
       (p) => p.getByRole('link', { name: 'Fallida Fabiola' }).waitFor(),
     ],
+    ['message settings', '#/messages', (p) => p.getByRole('form', { name: 'Message settings' }).waitFor()],
+    ['proof settings', '#/proof', (p) => p.getByRole('form', { name: 'Proof settings' }).waitFor()],
+    ['message templates', '#/messages/templates', (p) => p.getByTestId('segments').waitFor()],
+    ['message log', '#/messages/log', (p) => p.getByRole('table', { name: 'Messages' }).waitFor()],
   ];
   const merchantPages: [string, string, (p: Page) => Promise<unknown>][] = [
     ['webhooks', '#/webhooks', (p) => p.getByRole('link', { name: 'http://127.0.0.1:9/ruta' }).waitFor()],
@@ -143,6 +147,8 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     ['import page', '', (p) => p.getByRole('heading', { name: 'Rejected rows' }).waitFor()],
     ['new order', '#/new-order', (p) => p.getByRole('heading', { name: 'New order' }).waitFor()],
     ['API keys', '#/keys', (p) => p.getByRole('heading', { name: 'API keys' }).waitFor()],
+    ['message settings (merchant)', '#/messages', (p) => p.getByRole('form', { name: 'Message settings' }).waitFor()],
+    ['proof settings (merchant)', '#/proof', (p) => p.getByRole('form', { name: 'Proof settings' }).waitFor()],
   ];
   const hashOf = (name: string, hash: string) =>
     name === 'order page' ? `#/orders/${orderId}` : name === 'import page' ? `#/imports/${importId}` : hash;

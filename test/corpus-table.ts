@@ -648,6 +648,12 @@ export const ENDPOINTS: Endpoint[] = [
     body: 'none',
     ok: 200,
     auth: 'key',
+    query: [
+      ['account=ord_1', 'account', 'parameter_invalid'],
+      ['account=acct_%00', 'account', 'parameter_invalid'],
+      [`account=acct_${id101}`, 'account', 'parameter_invalid'],
+    ],
+    okQueries: [''],
   },
   {
     route: 'PUT /v1/notification_settings',
@@ -684,6 +690,12 @@ export const ENDPOINTS: Endpoint[] = [
     body: 'none',
     ok: 200,
     auth: 'key',
+    query: [
+      ['account=ord_1', 'account', 'parameter_invalid'],
+      ['account=acct_%00', 'account', 'parameter_invalid'],
+      [`account=acct_${id101}`, 'account', 'parameter_invalid'],
+    ],
+    okQueries: [''],
   },
   {
     route: 'PUT /v1/proof_settings',
@@ -732,8 +744,11 @@ export const ENDPOINTS: Endpoint[] = [
       ['status=nope', 'status', 'parameter_invalid'],
       [`order=${id101}`, 'order', 'parameter_invalid'],
       ['starting_after=msg_nope', 'starting_after', 'parameter_invalid'],
+      ['trigger=nope', 'trigger', 'parameter_invalid'],
+      ['account=ord_1', 'account', 'parameter_invalid'],
+      [`account=acct_${id101}`, 'account', 'parameter_invalid'],
     ],
-    okQueries: ['', 'limit=100', 'channel=sms', 'status=suppressed', 'order=ord_nope'],
+    okQueries: ['', 'limit=100', 'channel=sms', 'status=suppressed', 'order=ord_nope', 'trigger=delivered'],
   },
   {
     route: 'GET /v1/messages/{id}',

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { loadConfig } from '../src/shared/config.js';
+import { RUTA_CLI } from './cli-run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -37,11 +38,8 @@ describe('deploy/compose', () => {
   let help = '';
   beforeAll(async () => {
     help = await new Promise<string>((resolve, reject) =>
-      execFile(
-        process.execPath,
-        ['--import', 'tsx', 'src/cli.ts', '--help'],
-        { cwd: ROOT, timeout: 120_000 },
-        (err, out) => (err ? reject(err) : resolve(out)),
+      execFile(process.execPath, [...RUTA_CLI, '--help'], { cwd: ROOT, timeout: 120_000 }, (err, out) =>
+        err ? reject(err) : resolve(out),
       ),
     );
   }, 150_000);

@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrateFiles } from '../src/features/files/migrate.js';
 import { type FileStore, openFileStore } from '../src/features/files/store.js';
+import { RUTA_CLI } from './cli-run.js';
 import { localS3, TEST_BUCKET } from './files-env.js';
 import { attachApp, describeEach, newOperator, startApp, type TestApp } from './helpers.js';
 import { tinyPng, upload } from './lifecycle-helpers.js';
@@ -23,7 +24,7 @@ function ruta(
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...RUTA_CLI, ...args],
       { cwd: ROOT, env: { ...process.env, RUTA_LOG_LEVEL: 'silent', ...env }, timeout: 120_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),

@@ -8,6 +8,7 @@ import { importCsv } from '../bench/scenarios/import-files.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
+import { RUTA_CLI } from './cli-run.js';
 import { describeEach, freshDatabaseUrl, type TestDb } from './helpers.js';
 import { csv, drain, good, HEADER } from './imports-helpers.js';
 
@@ -18,7 +19,7 @@ function ruta(url: string, ...args: string[]): Promise<{ code: number; stdout: s
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...RUTA_CLI, ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, RUTA_LOG_LEVEL: 'silent' }, timeout: 120_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
@@ -84,7 +85,7 @@ describeEach('ruta orders import', (engine: Engine) => {
 
   /** `ruta serve` on the test database, on a free port; resolves once it listens. */
   async function serve(): Promise<{ child: ChildProcess; port: number }> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+    const child = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
       cwd: ROOT,
       env: {
         ...process.env,

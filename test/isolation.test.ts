@@ -48,7 +48,8 @@ const ORDERS_API = new Set([
 // The stream never ends, so it cannot be called like the rest; its scopes are tested in test/stream.test.ts.
 // Customer messages and their settings are read by merchants (both environments) and the carrier
 // alike, a shape this matrix's kinds do not have: test/messages.test.ts checks their isolation, and
-// test/delivery-pin.test.ts the proof settings' (the same owners).
+// test/delivery-pin.test.ts the proof settings' (the same owners), and test/settings-on-behalf.test.ts
+// the carrier's `?account=` on both and the log's `account` filter (other accounts, roles, bad ids).
 const MESSAGES_API = /^(GET|PUT|POST) \/v1\/(notification_settings|messages|proof_settings)/;
 // Order imports are a merchant's, and also the carrier's on a merchant's behalf (`?account=`, issue
 // #24): test/imports-on-behalf.test.ts checks that shape (roles, other accounts and environments).

@@ -5,16 +5,17 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
+import { RUTA_CLI } from './cli-run.js';
 import { client, describeEach, freshDatabaseUrl, type TestDb, validOrder } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
-/** Runs the CLI from source, as `ruta …` would (Node and tsx start: seconds on a busy machine). */
+/** Runs the CLI as `ruta …` would (Node starts: a second or more on a busy machine). */
 function ruta(url: string, ...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     execFile(
       process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
+      [...RUTA_CLI, ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: url, RUTA_LOG_LEVEL: 'silent' }, timeout: 120_000 },
       (err, stdout, stderr) =>
         resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),

@@ -3,13 +3,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MESSAGE_SEND_JOB } from '../src/features/messages/send.js';
 import { JobRunner } from '../src/shared/jobs/runner.js';
+import { RUTA_CLI } from './cli-run.js';
 import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 import { startTwilio } from './message-providers.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SID = 'AC00000000000000000000000000000002';
 const TOKEN = 'kill-token';
-/** Starting Node and tsx takes seconds on a busy machine. */
+/** Starting Node takes a second or more on a busy machine. */
 const SLOW = 180_000;
 
 describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
@@ -52,7 +53,7 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
         validOrder({ requires_signature: false, cash_on_delivery: 0, customer: { name: 'Kim', phone } }),
       );
       expect(created.status).toBe(201);
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'worker'], {
+      const child = spawn(process.execPath, [...RUTA_CLI, 'worker'], {
         cwd: ROOT,
         env: { ...process.env, ...env, DATABASE_URL: t.config.databaseUrl, RUTA_FILES_URL: t.config.filesUrl },
       });

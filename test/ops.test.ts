@@ -8,6 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createContext, loggerOptions } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
+import { RUTA_CLI } from './cli-run.js';
 import {
   client,
   describeEach,
@@ -108,7 +109,7 @@ describeEach('operations', (engine) => {
     const files = mkdtempSync(join(tmpdir(), 'ruta-files-'));
     let child: ChildProcess | undefined;
     try {
-      child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve'], {
+      child = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
         env: { ...process.env, DATABASE_URL: tdb.url, PORT: '0', HOST: '127.0.0.1', RUTA_FILES_DIR: files },
         stdio: ['ignore', 'pipe', 'pipe'],
       });

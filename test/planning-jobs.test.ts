@@ -8,6 +8,7 @@ import { openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
 import { claimJobs } from '../src/shared/jobs/repo.js';
 import { JobRunner } from '../src/shared/jobs/runner.js';
+import { RUTA_CLI } from './cli-run.js';
 import {
   client,
   describeEach,
@@ -24,7 +25,7 @@ import {
 
 const ROOT = join(import.meta.dirname, '..');
 const KIND = 'route_plan.solve';
-/** Starting Node and tsx takes seconds on a busy machine. */
+/** Starting Node takes a second or more on a busy machine. */
 const SLOW = 180_000;
 
 interface Child {
@@ -34,21 +35,17 @@ interface Child {
 
 /** `ruta serve [flags]` from source on the test's database, as an operator would start it. */
 async function serve(t: TestApp, ...flags: string[]): Promise<Child> {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    ['--import', 'tsx', 'src/cli.ts', 'serve', ...flags],
-    {
-      cwd: ROOT,
-      env: {
-        ...process.env,
-        DATABASE_URL: t.config.databaseUrl,
-        RUTA_FILES_URL: t.config.filesUrl,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        RUTA_LOG_LEVEL: 'info',
-      },
+  const child: ChildProcessWithoutNullStreams = spawn(process.execPath, [...RUTA_CLI, 'serve', ...flags], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      DATABASE_URL: t.config.databaseUrl,
+      RUTA_FILES_URL: t.config.filesUrl,
+      PORT: '0',
+      HOST: '127.0.0.1',
+      RUTA_LOG_LEVEL: 'info',
     },
-  );
+  });
   let out = '';
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   // The start-up log line names the port it bound (PORT=0: any free one).

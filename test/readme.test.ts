@@ -5,13 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { RUTA_CLI } from './cli-run.js';
 
 // The README's first delivery, run line by line in bash as a newcomer pastes it, against a real
-// server. Only the ports change (this machine's servers take free ones) and `npm run --silent
-// ruta --` runs the CLI from source, so that a stale build cannot make it pass or fail; with
-// RUTA_README_BUILT=1 the lines run exactly as written, through the build (`npm run build` first).
-const BUILT = process.env.RUTA_README_BUILT === '1';
-const CLI = BUILT ? ['dist/cli.js'] : ['--import', 'tsx', 'src/cli.ts'];
+// server. Only the ports change (this machine's servers take free ones); the lines run as written,
+// through the build, which test/global-setup.ts keeps as fresh as the sources.
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -71,7 +69,7 @@ describe('README: your first delivery', () => {
     const { server: command } = firstDelivery();
     expect(command).toBe('RUTA_WEBHOOK_ALLOW_INSECURE=1 npm start');
     apiPort = await freePort();
-    server = spawn(process.execPath, [...CLI, 'serve'], {
+    server = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
       cwd: ROOT,
       env: { ...env, RUTA_WEBHOOK_ALLOW_INSECURE: '1', PORT: String(apiPort), RUTA_LOG_LEVEL: 'info' },
     });
@@ -115,10 +113,9 @@ describe('README: your first delivery', () => {
       const results: { line: string; code: number; output: string }[] = [];
       try {
         for (const [i, original] of lines.entries()) {
-          const ported = original
+          const line = original
             .replace('http://localhost:3000', `http://127.0.0.1:${apiPort}`)
             .replaceAll('4242', String(receiverPort));
-          const line = BUILT ? ported : ported.replaceAll('npm run --silent ruta --', 'node --import tsx src/cli.ts');
           const start = out.length;
           bash.stdin.write(`${line}\necho "__line_${i}__ $?"\n`);
           const done = await waitFor(() => out, new RegExp(`__line_${i}__ (\\d+)\\n`), 120_000);

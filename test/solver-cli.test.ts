@@ -4,21 +4,18 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { parseSolomon } from '../src/features/planning/solver/solomon.js';
+import { RUTA_CLI } from './cli-run.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // A copy inside the repository (test/fixtures/solomon/README.md says where it comes from).
 const C101 = fileURLToPath(new URL('./fixtures/solomon/C101.txt', import.meta.url));
-/** Each run starts Node and tsx, seconds on a busy machine. */
+/** Each run starts Node, a second or more on a busy machine. */
 const SLOW = 120_000;
 
 function ruta(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'src/cli.ts', ...args],
-      { cwd: ROOT, timeout: SLOW },
-      (err, stdout, stderr) =>
-        resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
+    execFile(process.execPath, [...RUTA_CLI, ...args], { cwd: ROOT, timeout: SLOW }, (err, stdout, stderr) =>
+      resolve({ code: err ? (typeof err.code === 'number' ? err.code : -1) : 0, stdout, stderr }),
     );
   });
 }

@@ -6,6 +6,7 @@ import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
+import { RUTA_CLI } from './cli-run.js';
 import { client, describeEach, freshDatabaseUrl, type TestDb } from './helpers.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -20,7 +21,7 @@ interface Run {
 /** Runs the CLI from source with `stdin` piped in (and closed), as `echo … | ruta …` would. */
 function ruta(url: string, stdin: string, ...args: string[]): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    const child = spawn(process.execPath, [...RUTA_CLI, ...args], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: url, RUTA_LOG_LEVEL: 'silent' },
     });
@@ -40,7 +41,7 @@ function ruta(url: string, stdin: string, ...args: string[]): Promise<Run> {
 /** Starts `ruta serve` on a free port and resolves with its log once it listens; then stops it. */
 function serveLog(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', 'serve', '--api-only'], {
+    const child = spawn(process.execPath, [...RUTA_CLI, 'serve', '--api-only'], {
       cwd: ROOT,
       env: { ...process.env, DATABASE_URL: url, PORT: '0', RUTA_LOG_LEVEL: 'info' },
     });

@@ -57,17 +57,34 @@ export function requireAdmin(req: FastifyRequest): Principal & { userId: string 
 
 /**
  * Whose account settings the caller works on (customer messages, proof settings): a merchant its
- * own account's; the carrier (operator keys, admins and dispatchers, whose sessions answer as the
- * operator key they stand for) the defaults every account without its own uses (`null`). Couriers none.
+ * own account's (naming another in `account` is refused: it could only be a probe or a mistake); the
+ * carrier (operator keys, admins and dispatchers, whose sessions answer as the operator key they
+ * stand for) the merchant named by `account`, which must exist, or without it the defaults every
+ * account without its own uses (`null`). Couriers none. `exists` is the accounts feature's lookup
+ * (shared/ imports no feature).
  */
-export function settingsOwner(req: FastifyRequest, what: string): string | null {
+export async function settingsOwner(
+  req: FastifyRequest,
+  what: string,
+  account: string | undefined,
+  exists: (accountId: string) => Promise<boolean>,
+): Promise<string | null> {
   const p = principalOf(req);
-  if (p.role === 'merchant' && p.accountId) return p.accountId;
-  if (isCarrier(p)) return null;
-  throw new ApiError(
-    'permission_denied',
-    p.role === 'courier'
-      ? `A courier session cannot see ${what}.`
-      : `Only a merchant (its own settings) or the carrier (the defaults) may see or change ${what}.`,
-  );
+  if (p.role === 'merchant' && p.accountId) {
+    if (account !== undefined && account !== p.accountId) {
+      throw new ApiError('permission_denied', `A merchant sees and changes its own ${what} only; leave out account.`);
+    }
+    return p.accountId;
+  }
+  if (!isCarrier(p)) {
+    throw new ApiError(
+      'permission_denied',
+      p.role === 'courier'
+        ? `A courier session cannot see ${what}.`
+        : `Only a merchant (its own settings) or the carrier may see or change ${what}.`,
+    );
+  }
+  if (account === undefined) return null;
+  if (!(await exists(account))) throw new ApiError('resource_missing', `No such account: '${account}'`, 'account');
+  return account;
 }

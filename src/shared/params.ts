@@ -14,3 +14,21 @@ export const DateTime = Type.String({ format: 'date-time' });
 
 /** The body of a POST that takes none: `{}` or no body at all (an absent body becomes `{}`). */
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
+
+/**
+ * `?account=` of the per-account settings routes (notification and proof settings): the carrier
+ * names the merchant whose settings it reads or changes (shared/access.ts, settingsOwner).
+ */
+export const SettingsAccountQuery = Type.Object(
+  {
+    account: Type.Optional(
+      Type.String({
+        pattern: '^acct_[A-Za-z0-9]+$',
+        maxLength: 100,
+        description:
+          "The carrier only (operator keys, admins, dispatchers): the merchant account whose settings to read or change; without it, the carrier's defaults. A merchant may leave it out or name its own.",
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);

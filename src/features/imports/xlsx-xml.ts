@@ -74,11 +74,16 @@ export function stringItem(inner: string): string {
   if (inner.includes('rPh')) {
     body = '';
     let from = 0;
+    // Once no closing tag follows one run, none follows a later one of the same name: without
+    // remembering that, unclosed `<rPh>` runs each scanned to the end (quadratic, 17 s for 50 000).
+    const unclosed = new Set<string>();
     for (const m of inner.matchAll(openTag('rPh'))) {
       if (m.index < from) continue;
       body += inner.slice(from, m.index);
-      const close = m[2] === '/' ? -1 : inner.indexOf(`</${m[1]}>`, m.index);
-      from = close < 0 ? m.index + m[0].length : close + (m[1] as string).length + 3;
+      const name = m[1] as string;
+      const close = m[2] === '/' || unclosed.has(name) ? -1 : inner.indexOf(`</${name}>`, m.index);
+      if (close < 0 && m[2] !== '/') unclosed.add(name);
+      from = close < 0 ? m.index + m[0].length : close + name.length + 3;
     }
     body += inner.slice(from);
   }

@@ -55,6 +55,8 @@ export interface ListFilter {
   order?: string;
   channel?: string;
   status?: string;
+  trigger?: string;
+  account?: string;
   afterId?: string;
   limit: number;
 }
@@ -66,6 +68,8 @@ export async function listMessages(db: Executor, who: Reader, f: ListFilter): Pr
   if (f.order !== undefined) q = q.where('order_id', '=', f.order);
   if (f.channel !== undefined) q = q.where('channel', '=', f.channel as never);
   if (f.status !== undefined) q = q.where('status', '=', f.status as never);
+  if (f.trigger !== undefined) q = q.where('trigger', '=', f.trigger as never);
+  if (f.account !== undefined) q = q.where('account_id', '=', f.account);
   if (f.afterId !== undefined) q = q.where('id', '<', f.afterId);
   return q
     .orderBy('id', 'desc')

@@ -5,7 +5,8 @@ import { isCarrier, principalOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../../shared/params.js';
+import { IdParams, SettingsAccountQuery } from '../../shared/params.js';
+import { accountById } from '../accounts/service.js';
 import type { Reader } from './repo.js';
 import {
   Message,
@@ -18,8 +19,9 @@ import {
 } from './schemas.js';
 import * as service from './service.js';
 
-/** Customer message settings: a merchant's own, the carrier's defaults (shared/access.ts). */
-const messageSettingsOwner = (req: FastifyRequest) => settingsOwner(req, 'customer message settings');
+/** Customer message settings: a merchant's own, one the carrier names, or the carrier's defaults (shared/access.ts). */
+const messageSettingsOwner = (ctx: AppContext, req: FastifyRequest, account: string | undefined) =>
+  settingsOwner(req, 'customer message settings', account, async (id) => !!(await accountById(ctx, id)));
 
 /** Who reads messages: a merchant its account's, the carrier every account's (addresses masked); never a courier. */
 function reader(req: FastifyRequest): Reader {
@@ -27,6 +29,14 @@ function reader(req: FastifyRequest): Reader {
   if (p.role === 'merchant' && p.accountId) return { mode: p.mode, accountId: p.accountId };
   if (isCarrier(p)) return { mode: p.mode, accountId: null };
   throw new ApiError('permission_denied', 'A courier session cannot read customer messages.');
+}
+
+/** The `account` filter: the carrier's choice among accounts; a merchant may only name its own. */
+function accountFilter(who: Reader, account: string | undefined): string | undefined {
+  if (account !== undefined && who.accountId !== null && account !== who.accountId) {
+    throw new ApiError('permission_denied', "A merchant reads its own account's messages only; leave out account.");
+  }
+  return account;
 }
 
 export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -40,10 +50,11 @@ export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         operationId: 'getNotificationSettings',
         summary: "The customer message settings in force: a merchant's own, or the carrier's defaults",
-        response: { 200: NotificationSettings, ...errorResponses(401, 403) },
+        querystring: SettingsAccountQuery,
+        response: { 200: NotificationSettings, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => service.getSettings(ctx, messageSettingsOwner(req)),
+    async (req) => service.getSettings(ctx, await messageSettingsOwner(ctx, req, req.query.account)),
   );
 
   r.put(
@@ -53,11 +64,12 @@ export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         operationId: 'updateNotificationSettings',
         summary: 'Change triggers, quiet hours, sender, locale and templates (only what the body names)',
+        querystring: SettingsAccountQuery,
         body: NotificationSettingsUpdate,
-        response: { 200: NotificationSettings, ...errorResponses(401, 403, 422) },
+        response: { 200: NotificationSettings, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => service.updateSettings(ctx, messageSettingsOwner(req), req.body),
+    async (req) => service.updateSettings(ctx, await messageSettingsOwner(ctx, req, req.query.account), req.body),
   );
 
   r.post(
@@ -67,11 +79,12 @@ export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         operationId: 'previewNotification',
         summary: 'Render a template with sample values and count its SMS segments (GSM-7 or UCS-2)',
+        querystring: SettingsAccountQuery,
         body: PreviewBody,
-        response: { 200: Preview, ...errorResponses(401, 403, 422) },
+        response: { 200: Preview, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => service.preview(ctx, messageSettingsOwner(req), req.body),
+    async (req) => service.preview(ctx, await messageSettingsOwner(ctx, req, req.query.account), req.body),
   );
 
   r.get(
@@ -85,7 +98,10 @@ export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: MessageList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => service.listMessages(ctx, reader(req), req.query),
+    async (req) => {
+      const who = reader(req);
+      return service.listMessages(ctx, who, { ...req.query, account: accountFilter(who, req.query.account) });
+    },
   );
 
   r.get(

@@ -72,6 +72,13 @@ export const NotificationSettings = Type.Object(
     ),
     whatsapp_templates: Type.Record(Type.String(), Type.String()),
     variables: Type.Array(Type.String(), { description: 'What a template may use, as {{name}}' }),
+    providers: Type.Object(
+      { sms: Enum(MESSAGE_PROVIDERS), whatsapp: Enum(MESSAGE_PROVIDERS), email: Enum(MESSAGE_PROVIDERS) },
+      {
+        description:
+          "Where live messages of each channel leave, from the server's environment: `log` means no provider is configured (nothing leaves the machine); test mode always uses `log`. Names only, never a credential.",
+      },
+    ),
   },
   { $id: 'NotificationSettings' },
 );
@@ -165,6 +172,14 @@ export const MessageQuery = Type.Object(
     order: Type.Optional(Type.String({ maxLength: 100, description: 'Order id' })),
     channel: Type.Optional(Channel),
     status: Type.Optional(Enum(MESSAGE_STATUSES)),
+    trigger: Type.Optional(Trigger),
+    account: Type.Optional(
+      Type.String({
+        pattern: '^acct_[A-Za-z0-9]+$',
+        maxLength: 100,
+        description: "The carrier: one merchant account's messages. A merchant may only name its own.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

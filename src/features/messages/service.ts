@@ -10,6 +10,7 @@ import {
 import { ApiError, notFound } from '../../shared/errors.js';
 import { accountById } from '../accounts/service.js';
 import { presentMessage } from './events.js';
+import { providerFor } from './queue.js';
 import * as repo from './repo.js';
 import type { MessageQuery, NotificationSettingsUpdate, PreviewBody } from './schemas.js';
 import { countSegments } from './segments.js';
@@ -57,9 +58,18 @@ function present(owner: SettingsOwner, s: MessageSettings, inherited: boolean) {
   };
 }
 
+/** Which provider each channel's live messages go through (`log`: none configured): names, never secrets. */
+function providers(ctx: AppContext) {
+  return {
+    sms: providerFor(ctx, 'sms'),
+    whatsapp: providerFor(ctx, 'whatsapp'),
+    email: providerFor(ctx, 'email'),
+  };
+}
+
 export async function getSettings(ctx: AppContext, owner: SettingsOwner) {
   const { settings, inherited } = await load(ctx, owner);
-  return present(owner, settings, inherited);
+  return { ...present(owner, settings, inherited), providers: providers(ctx) };
 }
 
 /** Merges the update into what is in force (an account's first update starts from the carrier's defaults). */
@@ -95,7 +105,7 @@ export async function updateSettings(ctx: AppContext, owner: SettingsOwner, u: N
   }
   checkSettings(next);
   await repo.putSettings(ctx.db, owner ?? repo.CARRIER, next, ctx.clock());
-  return present(owner, next, false);
+  return { ...present(owner, next, false), providers: providers(ctx) };
 }
 
 /** Renders a template (the given one, or the one in force) with sample values, and counts its SMS segments. */
@@ -144,6 +154,8 @@ export async function listMessages(ctx: AppContext, who: repo.Reader, q: Message
     order: q.order,
     channel: q.channel as string | undefined,
     status: q.status as string | undefined,
+    trigger: q.trigger as string | undefined,
+    account: q.account,
     afterId: q.starting_after,
     limit,
   });

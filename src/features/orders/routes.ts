@@ -4,7 +4,8 @@ import { settingsOwner } from '../../shared/access.js';
 import { principalOf, requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
-import { IdParams } from '../../shared/params.js';
+import { IdParams, SettingsAccountQuery } from '../../shared/params.js';
+import { accountById } from '../accounts/service.js';
 import { presentOrder } from './present.js';
 import { ProofSettings, ProofSettingsUpdate } from './proof-schemas.js';
 import { getProofSettings, updateProofSettings } from './proof-settings.js';
@@ -15,7 +16,9 @@ import * as service from './service.js';
 const seesPin = (req: FastifyRequest) => principalOf(req).role === 'merchant';
 
 /** Proof settings: a merchant's own, the carrier's defaults (shared/access.ts, as notification settings). */
-const proofSettingsOwner = (req: FastifyRequest) => settingsOwner(req, 'proof settings');
+/** Whose proof settings: a merchant's own, a merchant's named by the carrier, or the carrier's defaults. */
+const proofSettingsOwner = (ctx: AppContext, req: FastifyRequest, account: string | undefined) =>
+  settingsOwner(req, 'proof settings', account, async (id) => !!(await accountById(ctx, id)));
 
 export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
   const r = app.withTypeProvider<TypeBoxTypeProvider>();
@@ -114,10 +117,11 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         operationId: 'getProofSettings',
         summary: "What a delivery must capture: a merchant's own settings, or the carrier's defaults",
-        response: { 200: ProofSettings, ...errorResponses(401, 403) },
+        querystring: SettingsAccountQuery,
+        response: { 200: ProofSettings, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => getProofSettings(ctx, proofSettingsOwner(req)),
+    async (req) => getProofSettings(ctx, await proofSettingsOwner(ctx, req, req.query.account)),
   );
 
   r.put(
@@ -127,10 +131,11 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         tags,
         operationId: 'updateProofSettings',
         summary: 'Change what a delivery must capture (only what the body names); orders created later follow',
+        querystring: SettingsAccountQuery,
         body: ProofSettingsUpdate,
-        response: { 200: ProofSettings, ...errorResponses(401, 403, 422) },
+        response: { 200: ProofSettings, ...errorResponses(401, 403, 404, 422) },
       },
     },
-    async (req) => updateProofSettings(ctx, proofSettingsOwner(req), req.body),
+    async (req) => updateProofSettings(ctx, await proofSettingsOwner(ctx, req, req.query.account), req.body),
   );
 }

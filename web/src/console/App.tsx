@@ -18,6 +18,8 @@ const Planning = lazy(() => import('./planning/Planning'));
 const RoutePage = lazy(() => import('./routes/RoutePage'));
 const Imports = lazy(() => import('./imports/Imports'));
 const ChangePassword = lazy(() => import('./auth/ChangePassword'));
+const Messages = lazy(() => import('./messages/Messages'));
+const Proof = lazy(() => import('./proof/Proof'));
 
 interface NavItem {
   path: string;
@@ -35,6 +37,8 @@ const NAV: NavItem[] = [
   { path: 'new-order', label: 'New order', roles: ['merchant'] },
   { path: 'webhooks', label: 'Webhooks', roles: ['merchant'] },
   { path: 'imports', label: 'Imports', roles: ['admin', 'dispatcher', 'merchant'] },
+  { path: 'messages', label: 'Messages', roles: ['admin', 'dispatcher', 'merchant'] },
+  { path: 'proof', label: 'Proof', roles: ['admin', 'dispatcher', 'merchant'] },
   { path: 'keys', label: 'API keys', roles: ['merchant'] },
   { path: 'admin/users', label: 'Users', roles: ['admin'] },
   { path: 'admin/accounts', label: 'Accounts', roles: ['admin'] },
@@ -66,6 +70,10 @@ function Page({ parts }: { parts: string[] }): ReactNode {
       return <Webhooks id={second} />;
     case 'imports':
       return <Imports id={second} />;
+    case 'messages':
+      return <Messages sub={second} />;
+    case 'proof':
+      return <Proof />;
     case 'keys':
       return <Admin section="keys" />;
     case 'admin':
