@@ -357,7 +357,16 @@ describe('public tracking presentation', () => {
     courier: { name: 'Juan Pérez', lat: -12.05, lng: -77.04 },
     eta_minutes: 12,
     stops_before,
-    timeline: [{ status: 'pending', occurred_at: '2025-07-01T10:00:00.000Z', lat: 1.5, lng: 2.5 }],
+    timeline: [
+      {
+        status: 'pending',
+        occurred_at: '2025-07-01T10:00:00.000Z',
+        lat: 1.5,
+        lng: 2.5,
+        accuracy_m: 9,
+        recorded_at: '2025-07-01T10:00:00.000Z',
+      },
+    ],
   });
   const present = (status: OrderStatus, stops: number | null = 0, lang: 'en' | 'es' | 'pt' = 'en') =>
     presentPublic({ ...row, status }, view(status, stops), { ...x, lang });

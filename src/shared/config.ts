@@ -42,6 +42,11 @@ export interface Config {
   courierSpeedKmh: number;
   serviceMinutesPerStop: number;
   fileUrlTtlSeconds: number;
+  /**
+   * Metres between a delivery or failed attempt and its address beyond which the dispatcher is
+   * shown it (shared/geo.ts farFromAddress; docs/operations.md).
+   */
+  farFromAddressM: number;
   defaultPricing: Pricing;
   /** Milliseconds between heartbeat comments on an open `/v1/stream` (proxies close silent connections). */
   streamHeartbeatMs: number;
@@ -405,6 +410,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     courierSpeedKmh: num(env, 'RUTA_COURIER_SPEED_KMH', 25),
     serviceMinutesPerStop: int(env, 'RUTA_SERVICE_MINUTES_PER_STOP', 5),
     fileUrlTtlSeconds: int(env, 'RUTA_FILE_URL_TTL_SECONDS', 3600, 1),
+    farFromAddressM: int(env, 'RUTA_FAR_FROM_ADDRESS_M', 250, 1, 1_000_000),
     defaultPricing: pricing(env.RUTA_DEFAULT_PRICING),
     streamHeartbeatMs: int(env, 'RUTA_STREAM_HEARTBEAT_MS', 15_000, 10, 3_600_000),
     streamMaxPerKey: int(env, 'RUTA_STREAM_MAX_PER_KEY', 10, 1, 10_000),

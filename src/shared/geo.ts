@@ -23,3 +23,22 @@ export function haversineKm(a: Point, b: Point): number {
 export function roadKm(a: Point | null, b: Point | null): number {
   return a && b ? haversineKm(a, b) * ROAD_FACTOR : 0;
 }
+
+/** Default of RUTA_FAR_FROM_ADDRESS_M: a courier this far from the address was not at the door. */
+export const FAR_FROM_ADDRESS_M = 250;
+
+/** Whole metres between two places, as the crow flies. */
+export function distanceM(a: Point, b: Point): number {
+  return Math.round(haversineKm(a, b) * 1000);
+}
+
+/**
+ * Whether a fix (with its accuracy radius, metres) was taken far from the address. The phone is
+ * somewhere inside the accuracy circle, so a fix counts as far only when even the circle's nearest
+ * point is beyond the threshold: distance − accuracy > threshold. A coarse fix (accuracy worse than
+ * its distance) is therefore never far: it cannot tell the door from the next street. An unknown
+ * accuracy counts as exact.
+ */
+export function farFromAddress(distance: number, accuracyM: number | null, thresholdM = FAR_FROM_ADDRESS_M): boolean {
+  return distance - (accuracyM ?? 0) > thresholdM;
+}

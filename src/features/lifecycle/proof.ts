@@ -6,6 +6,7 @@ import { fileForProof, fileUrl } from '../files/service.js';
 import { toMajor, toMinor } from '../orders/pricing.js';
 import { proofLevelsOf } from '../orders/proof-settings.js';
 import type { OrderRow } from '../orders/repo.js';
+import type { Fix } from './position.js';
 import type { ProofRow } from './repo.js';
 import type { DeliverBody, ProofOfDelivery } from './schemas.js';
 
@@ -22,6 +23,7 @@ export async function buildProof(
   order: OrderRow,
   body: DeliverBody,
   now: number,
+  fix: Fix | null = null,
 ): Promise<ProofRow> {
   if (order.requires_signature === 1 && !body.signature_file) {
     throw missing('signature_file', 'this order requires a signature');
@@ -83,8 +85,11 @@ export async function buildProof(
     payment_method: body.payment_method ?? null,
     cod_status: cod === 0 && collected === 0 ? null : codStatus,
     delivered_packages: delivered,
-    lat: body.lat ?? null,
-    lng: body.lng ?? null,
+    lat: fix?.lat ?? null,
+    lng: fix?.lng ?? null,
+    accuracy_m: fix?.accuracy_m ?? null,
+    distance_from_address_m: fix?.distance_m ?? null,
+    far_from_address: fix === null || fix.far === null ? null : fix.far ? 1 : 0,
     delivered_at: now,
     id_document_type: body.id_document?.type ?? null,
     id_document_number: body.id_document?.number ?? null,
@@ -109,6 +114,9 @@ export async function presentProof(ctx: AppContext, p: ProofRow, ttlSeconds?: nu
     delivered_packages: p.delivered_packages,
     lat: p.lat,
     lng: p.lng,
+    accuracy_m: p.accuracy_m,
+    distance_from_address_m: p.distance_from_address_m,
+    far_from_address: p.far_from_address === null ? null : p.far_from_address === 1,
     delivered_at: iso(p.delivered_at),
     id_document:
       p.id_document_type === null || p.id_document_number === null

@@ -20,6 +20,41 @@ export const AssignBody = Type.Object(
 );
 export type AssignBody = Static<typeof AssignBody>;
 
+/** The phone's fix when the courier tapped the move (docs/api.md "Positions of moves"). */
+export const MovePosition = Type.Object(
+  {
+    lat: Type.Number({ minimum: -90, maximum: 90 }),
+    lng: Type.Number({ minimum: -180, maximum: 180 }),
+    accuracy_m: Type.Optional(
+      Type.Number({
+        minimum: 0,
+        maximum: 100_000,
+        description: 'The fix\u2019s accuracy radius in metres (the browser\u2019s coords.accuracy)',
+      }),
+    ),
+    recorded_at: Type.Optional(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When the fix was taken (the tap; an offline-queued move arrives later). At most 5 minutes ahead of the server\u2019s clock and 48 hours behind it; the request\u2019s time when absent',
+      }),
+    ),
+  },
+  {
+    additionalProperties: false,
+    $id: 'MovePosition',
+    description: 'Where the phone was when the courier tapped the move',
+  },
+);
+export type MovePosition = Static<typeof MovePosition>;
+
+/** Optional on every courier move: a phone may refuse its position, and the move still counts. */
+const positionField = { position: Type.Optional(MovePosition) };
+
+/** The courier moves without other fields: only the optional position. */
+export const MoveBody = Type.Object(positionField, { additionalProperties: false, $id: 'OrderMoveParams' });
+export type MoveBody = Static<typeof MoveBody>;
+
 /** The receiver's ID document (id_check, age_check). */
 export const IdDocument = Type.Object(
   {
@@ -50,8 +85,15 @@ export const DeliverBody = Type.Object(
         description: 'Fewer than the order\u2019s packages means partially_delivered',
       }),
     ),
-    lat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
+    lat: Type.Optional(
+      Type.Number({
+        minimum: -90,
+        maximum: 90,
+        description: 'Older form of position.lat; position wins when both are sent',
+      }),
+    ),
     lng: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
+    ...positionField,
     pin: Type.Optional(
       Type.String({
         pattern: '^[0-9]{4}$',
@@ -69,7 +111,7 @@ export const DeliverBody = Type.Object(
 export type DeliverBody = Static<typeof DeliverBody>;
 
 export const FailBody = Type.Object(
-  { reason: Type.Enum([...FAILURE_REASONS]), notes: Type.Optional(Notes) },
+  { reason: Type.Enum([...FAILURE_REASONS]), notes: Type.Optional(Notes), ...positionField },
   { additionalProperties: false, $id: 'OrderFailParams' },
 );
 export type FailBody = Static<typeof FailBody>;
@@ -90,11 +132,11 @@ export type ReturnBody = Static<typeof ReturnBody>;
 export const MOVE_BODIES: Record<Exclude<Action, 'cancel'>, TSchema> = {
   validate: EmptyBody,
   assign: AssignBody,
-  ready: EmptyBody,
-  pickup: EmptyBody,
-  depart: EmptyBody,
-  approach: EmptyBody,
-  arrive: EmptyBody,
+  ready: MoveBody,
+  pickup: MoveBody,
+  depart: MoveBody,
+  approach: MoveBody,
+  arrive: MoveBody,
   deliver: DeliverBody,
   fail: FailBody,
   reschedule: RescheduleBody,
@@ -116,6 +158,15 @@ export const ProofOfDelivery = Type.Object(
     delivered_packages: Type.Integer(),
     lat: Type.Union([Type.Number(), Type.Null()]),
     lng: Type.Union([Type.Number(), Type.Null()]),
+    accuracy_m: Type.Union([Type.Number(), Type.Null()], { description: 'The fix\u2019s accuracy radius, metres' }),
+    distance_from_address_m: Type.Union([Type.Integer(), Type.Null()], {
+      description:
+        'Metres from the delivery address; null without a position or without the address\u2019s coordinates',
+    }),
+    far_from_address: Type.Union([Type.Boolean(), Type.Null()], {
+      description:
+        'Beyond RUTA_FAR_FROM_ADDRESS_M even allowing for the accuracy (distance \u2212 accuracy_m); null when the distance is unknown',
+    }),
     delivered_at: Type.String({ format: 'date-time' }),
     id_document: Type.Union([IdDocument, Type.Null()]),
     age_verified: Type.Union([Type.Boolean(), Type.Null()], { description: 'Null when the age was not asked' }),

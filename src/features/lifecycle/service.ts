@@ -17,9 +17,10 @@ import { resolveOrder } from '../orders/service.js';
 import { recordOrderEvent, signalQueued } from '../webhooks/outbox.js';
 import { onTime } from './on-time.js';
 import { checkPin } from './pin.js';
+import { attemptColumns, type Fix, fixOf } from './position.js';
 import { buildProof, EVENT_LINK_TTL_SECONDS, presentProof } from './proof.js';
 import * as repo from './repo.js';
-import type { AssignBody, DeliverBody, FailBody, RescheduleBody, ReturnBody } from './schemas.js';
+import type { AssignBody, DeliverBody, FailBody, MoveBody, RescheduleBody, ReturnBody } from './schemas.js';
 import { type Action, TRANSITIONS } from './transitions.js';
 
 type Row = orders.OrderRow;
@@ -34,7 +35,7 @@ export interface MoveEffect {
   /** Moves to failed, delivered and partially_delivered count as delivery attempts. */
   countsAttempt?: boolean;
   /** Where the timeline says it happened; by default the courier's last known position. */
-  position?: { lat: number; lng: number };
+  position?: { lat: number; lng: number; accuracy_m?: number | null; recorded_at?: number | null };
   /** Further writes that must commit with the move (a proof, a route stop). */
   within?: (trx: Tx, row: Row) => Promise<void>;
 }
@@ -66,6 +67,8 @@ export async function applyMove(trx: Tx, current: Row, action: Action, e: MoveEf
     occurred_at: now,
     lat: position?.lat ?? null,
     lng: position?.lng ?? null,
+    accuracy_m: position?.accuracy_m ?? null,
+    recorded_at: position?.recorded_at ?? null,
   });
   await e.within?.(trx, row);
   await recordOrderEvent(trx, e.event ?? t.event, row, e.data ?? {}, now);
@@ -197,32 +200,50 @@ export function rescheduleEffect(order: Row, body: RescheduleBody): MoveEffect {
   };
 }
 
+/** The timeline's position from a move's fix; without one, applyMove falls back to the courier's last known. */
+function at(fix: Fix | null): Pick<MoveEffect, 'position'> {
+  return fix
+    ? { position: { lat: fix.lat, lng: fix.lng, accuracy_m: fix.accuracy_m, recorded_at: fix.recorded_at } }
+    : {};
+}
+
 export const moves = {
   validate: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'validate', () => ({})),
 
   assign: (ctx: AppContext, scope: Scope, id: string, body: AssignBody) =>
     move(ctx, scope, id, 'assign', (order) => assignEffect(ctx, scope, order, body)),
 
-  ready: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'ready', () => ({})),
+  ready: (ctx: AppContext, scope: Scope, id: string, body?: MoveBody) =>
+    move(ctx, scope, id, 'ready', (o, now) => at(fixOf(ctx, o, body?.position, now))),
 
-  pickup: (ctx: AppContext, scope: Scope, id: string) =>
-    move(ctx, scope, id, 'pickup', (_o, now) => ({ set: { picked_up_at: now }, data: { picked_up_at: iso(now) } })),
-
-  depart: (ctx: AppContext, scope: Scope, id: string) =>
-    move(ctx, scope, id, 'depart', async (o) => ({
-      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
+  pickup: (ctx: AppContext, scope: Scope, id: string, body?: MoveBody) =>
+    move(ctx, scope, id, 'pickup', (o, now) => ({
+      set: { picked_up_at: now },
+      data: { picked_up_at: iso(now) },
+      ...at(fixOf(ctx, o, body?.position, now)),
     })),
 
-  approach: (ctx: AppContext, scope: Scope, id: string) =>
-    move(ctx, scope, id, 'approach', async (o) => ({
+  depart: (ctx: AppContext, scope: Scope, id: string, body?: MoveBody) =>
+    move(ctx, scope, id, 'depart', async (o, now) => ({
       data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
+      ...at(fixOf(ctx, o, body?.position, now)),
     })),
 
-  arrive: (ctx: AppContext, scope: Scope, id: string) => move(ctx, scope, id, 'arrive', () => ({})),
+  approach: (ctx: AppContext, scope: Scope, id: string, body?: MoveBody) =>
+    move(ctx, scope, id, 'approach', async (o, now) => ({
+      data: { eta_minutes: await etaMinutes(ctx.db, ctx.config, o) },
+      ...at(fixOf(ctx, o, body?.position, now)),
+    })),
+
+  arrive: (ctx: AppContext, scope: Scope, id: string, body?: MoveBody) =>
+    move(ctx, scope, id, 'arrive', (o, now) => at(fixOf(ctx, o, body?.position, now))),
 
   deliver: (ctx: AppContext, scope: Scope, id: string, body: DeliverBody) =>
     move(ctx, scope, id, 'deliver', async (order, now) => {
-      const proof = await buildProof(ctx, scope, order, body, now);
+      // The older lat/lng fields still count, as a fix of unknown accuracy; `position` wins.
+      const legacy = body.lat !== undefined && body.lng !== undefined ? { lat: body.lat, lng: body.lng } : undefined;
+      const fix = fixOf(ctx, order, body.position ?? legacy, now);
+      const proof = await buildProof(ctx, scope, order, body, now, fix);
       // Last, once the rest of the proof is complete: a wrong PIN is counted, a missing photo is not a try.
       proof.pin = await checkPin(ctx, order, body.pin, now);
       const partial = proof.delivered_packages < order.packages;
@@ -230,11 +251,19 @@ export const moves = {
       return {
         to: partial ? 'partially_delivered' : 'delivered',
         event: partial ? 'order.partially_delivered' : 'order.delivered',
-        set: { delivered_at: now, on_time: onTime(order, now) },
+        set: { delivered_at: now, on_time: onTime(order, now), ...attemptColumns(fix) },
         countsAttempt: true,
-        position: proof.lat !== null && proof.lng !== null ? { lat: proof.lat, lng: proof.lng } : undefined,
+        position: at(fix).position,
         data: {
-          proof: { receiver_name: proof.receiver_name, signature_url: shown.signature_url },
+          proof: {
+            receiver_name: proof.receiver_name,
+            signature_url: shown.signature_url,
+            lat: shown.lat,
+            lng: shown.lng,
+            accuracy_m: shown.accuracy_m,
+            distance_from_address_m: shown.distance_from_address_m,
+            far_from_address: shown.far_from_address,
+          },
           delivered_at: iso(now),
           ...(partial ? { delivered_packages: proof.delivered_packages, packages: order.packages } : {}),
         },
@@ -243,11 +272,15 @@ export const moves = {
     }),
 
   fail: (ctx: AppContext, scope: Scope, id: string, body: FailBody) =>
-    move(ctx, scope, id, 'fail', (order) => ({
-      set: { failure_reason: body.reason, failure_notes: body.notes ?? null },
-      countsAttempt: true,
-      data: { reason: body.reason, notes: body.notes ?? null, attempts: order.attempts + 1 },
-    })),
+    move(ctx, scope, id, 'fail', (order, now) => {
+      const fix = fixOf(ctx, order, body.position, now);
+      return {
+        set: { failure_reason: body.reason, failure_notes: body.notes ?? null, ...attemptColumns(fix) },
+        countsAttempt: true,
+        data: { reason: body.reason, notes: body.notes ?? null, attempts: order.attempts + 1 },
+        ...at(fix),
+      };
+    }),
 
   reschedule: (ctx: AppContext, scope: Scope, id: string, body: RescheduleBody) =>
     move(ctx, scope, id, 'reschedule', (order) => rescheduleEffect(order, body)),

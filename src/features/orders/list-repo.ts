@@ -42,6 +42,8 @@ export interface OrderFilter {
   outcome?: 'delivered' | 'failed' | 'cancelled';
   onTime?: boolean;
   firstAttempt?: boolean;
+  /** Orders whose last attempt was measured far from (true) or near (false) the address. */
+  farFromAddress?: boolean;
   /** Orders whose proof of delivery recorded this cash-on-delivery outcome. */
   codStatus?: NonNullable<ProofsTable['cod_status']>;
 }
@@ -105,6 +107,8 @@ function filtered<O>(q: SelectQueryBuilder<DB, 'orders', O>, f: OrderFilter) {
   if (f.dueTo !== undefined) q = q.where('due_day', '<=', f.dueTo);
   if (f.courier !== undefined) q = q.where('courier_id', '=', f.courier);
   if (f.outcome !== undefined) q = q.where('status', 'in', [...OUTCOME_STATUSES[f.outcome]]);
+  // `= 1` is exactly the predicate of the partial index orders_attempt_far (migration 024).
+  if (f.farFromAddress !== undefined) q = q.where('attempt_far', '=', f.farFromAddress ? 1 : 0);
   if (f.onTime !== undefined) q = q.where('on_time', '=', f.onTime ? 1 : 0);
   if (f.firstAttempt !== undefined) {
     q = q.where('status', 'in', [...OUTCOME_STATUSES.delivered]).where('attempts', f.firstAttempt ? '=' : '>', 1);

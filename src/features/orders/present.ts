@@ -47,6 +47,17 @@ export function presentOrder(r: OrderRow, withPin = false): Order {
     cancellation_reason: r.cancellation_reason,
     failure_reason: r.failure_reason,
     attempts: r.attempts,
+    attempt_position:
+      r.attempt_lat === null || r.attempt_lng === null || r.attempt_recorded_at === null
+        ? null
+        : {
+            lat: r.attempt_lat,
+            lng: r.attempt_lng,
+            accuracy_m: r.attempt_accuracy_m,
+            recorded_at: iso(r.attempt_recorded_at),
+            distance_from_address_m: r.attempt_distance_m,
+            far_from_address: r.attempt_far === null ? null : r.attempt_far === 1,
+          },
     delivery_instructions: r.delivery_instructions,
     safe_place: r.safe_place,
     feedback:
@@ -66,5 +77,7 @@ export function presentTimeline(rows: TimelineRow[]) {
     occurred_at: iso(t.occurred_at),
     lat: t.lat,
     lng: t.lng,
+    accuracy_m: t.accuracy_m,
+    recorded_at: t.recorded_at === null ? null : iso(t.recorded_at),
   }));
 }

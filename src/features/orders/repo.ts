@@ -184,6 +184,12 @@ const ORDER_COLUMNS = Object.keys({
   pin_attempts: 1,
   pin_state: 1,
   loaded_at: 1,
+  attempt_lat: 1,
+  attempt_lng: 1,
+  attempt_accuracy_m: 1,
+  attempt_recorded_at: 1,
+  attempt_distance_m: 1,
+  attempt_far: 1,
 } satisfies Record<keyof OrdersTable, 1>) as (keyof OrdersTable)[];
 
 const insertOrderColumns = compiledInsert('orders', ORDER_COLUMNS);
@@ -198,6 +204,8 @@ export interface TimelineEntry {
   occurred_at: number;
   lat: number | null;
   lng: number | null;
+  accuracy_m?: number | null;
+  recorded_at?: number | null;
 }
 
 export const insertTimeline: (db: Executor, entry: TimelineEntry) => Promise<void> = compiledInsert('order_timeline', [
@@ -206,6 +214,8 @@ export const insertTimeline: (db: Executor, entry: TimelineEntry) => Promise<voi
   'occurred_at',
   'lat',
   'lng',
+  'accuracy_m',
+  'recorded_at',
 ]);
 
 /** An order ready to be written: its row, its first timeline entry and its order.created event. */

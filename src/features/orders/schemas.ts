@@ -163,6 +163,26 @@ export const Geocode = Type.Object(
 );
 export type Geocode = Static<typeof Geocode>;
 
+/** Where the phone was at the order's last attempt (docs/api.md "Positions of moves"). */
+export const AttemptPosition = Type.Object(
+  {
+    lat: Type.Number(),
+    lng: Type.Number(),
+    accuracy_m: Nullable(Type.Number({ description: 'The fix\u2019s accuracy radius, metres; null when not sent' })),
+    recorded_at: Type.String({ format: 'date-time', description: 'When the fix was taken (the courier\u2019s tap)' }),
+    distance_from_address_m: Nullable(
+      Type.Integer({ description: 'Metres from the delivery address; null when the address has no coordinates' }),
+    ),
+    far_from_address: Nullable(
+      Type.Boolean({
+        description:
+          'Farther than RUTA_FAR_FROM_ADDRESS_M even allowing for the accuracy (distance \u2212 accuracy_m > threshold); null when the distance is unknown',
+      }),
+    ),
+  },
+  { $id: 'AttemptPosition' },
+);
+
 export const Order = Type.Object(
   {
     id: Type.String({ examples: ['ord_01JBX0Q8Z7G6RM3K2T1V9W8Y7X'] }),
@@ -232,6 +252,7 @@ export const Order = Type.Object(
     cancellation_reason: Nullable(Type.String()),
     failure_reason: Nullable(Type.String()),
     attempts: Type.Integer(),
+    attempt_position: Nullable(AttemptPosition),
     delivery_instructions: Nullable(
       Type.String({ description: 'Written by the customer on the tracking page before departure' }),
     ),
@@ -314,6 +335,12 @@ const filterFields = {
     }),
   ),
   account: Type.Optional(Type.String({ maxLength: 100, description: 'Operator keys only: one account\u2019s orders' })),
+  far_from_address: Type.Optional(
+    Type.Boolean({
+      description:
+        'Orders whose last attempt (delivery or failure) was recorded far from (true) or near (false) the address; orders without a measured attempt match neither',
+    }),
+  ),
   cod_status: Type.Optional(
     Type.Enum([...COD_STATUSES], {
       description:
@@ -385,6 +412,12 @@ export const TrackingEvent = Type.Object(
     occurred_at: Type.String({ format: 'date-time' }),
     lat: Nullable(Type.Number()),
     lng: Nullable(Type.Number()),
+    accuracy_m: Nullable(
+      Type.Number({ description: 'The fix\u2019s accuracy radius, metres, when the move sent one' }),
+    ),
+    recorded_at: Nullable(
+      Type.String({ format: 'date-time', description: 'When the move\u2019s fix was taken, when it sent one' }),
+    ),
   },
   { $id: 'TrackingEvent' },
 );

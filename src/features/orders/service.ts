@@ -222,6 +222,12 @@ export async function prepareOrder(
     feedback_at: null,
     geocode,
     loaded_at: null,
+    attempt_lat: null,
+    attempt_lng: null,
+    attempt_accuracy_m: null,
+    attempt_recorded_at: null,
+    attempt_distance_m: null,
+    attempt_far: null,
   };
   const timeline = { order_id: row.id, status: 'pending' as const, occurred_at: now, lat: null, lng: null };
   // The endpoints are read first, so the writes that follow need no read between them.
@@ -308,6 +314,7 @@ function filterOf(ctx: AppContext, scope: Scope, q: CountsQuery): OrderFilter {
     firstAttempt: q.first_attempt,
     search: q.search === undefined ? undefined : searchOf(q.search),
     codStatus: q.cod_status,
+    farFromAddress: q.far_from_address,
   };
 }
 

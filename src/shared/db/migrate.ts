@@ -23,6 +23,7 @@ import * as m019 from './migrations/019_setup.js';
 import * as m020 from './migrations/020_proof_pin.js';
 import * as m021 from './migrations/021_constraints.js';
 import * as m023 from './migrations/023_labels.js';
+import * as m024 from './migrations/024_move_positions.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -50,6 +51,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '020_proof_pin': m020,
   '021_constraints': m021,
   '023_labels': m023,
+  '024_move_positions': m024,
 };
 
 class StaticProvider implements MigrationProvider {

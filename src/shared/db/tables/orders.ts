@@ -133,6 +133,17 @@ export interface OrdersTable {
   pin_attempts: number;
   /** 020: null without a PIN, else set | locked | overridden. */
   pin_state: PinState | null;
+  /**
+   * Added by 024_move_positions: where the phone was at the last attempt (deliver, fail) when the
+   * courier sent a position; `attempt_distance_m` from the address and `attempt_far` (1 far, 0 not,
+   * shared/geo.ts farFromAddress) only when the address has coordinates. All null otherwise.
+   */
+  attempt_lat: number | null;
+  attempt_lng: number | null;
+  attempt_accuracy_m: number | null;
+  attempt_recorded_at: number | null;
+  attempt_distance_m: number | null;
+  attempt_far: number | null;
 }
 
 /** Longest stored search key: enough for any name anyone types, short enough for an index entry. */

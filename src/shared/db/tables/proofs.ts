@@ -28,4 +28,8 @@ export interface ProofsTable {
   age_verified: number | null;
   /** 020: how the PIN was satisfied: `verified` (given right), `overridden` (by a dispatcher), null without one. */
   pin: 'verified' | 'overridden' | null;
+  /** 024: the fix's accuracy radius (metres), its distance from the address and whether that is far (1/0). */
+  accuracy_m: number | null;
+  distance_from_address_m: number | null;
+  far_from_address: number | null;
 }

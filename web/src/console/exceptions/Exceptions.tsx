@@ -1,4 +1,5 @@
 import { money, type Order, unwrap, whenIn } from '../../shared/api';
+import { positionWords } from '../orders/AttemptPosition';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { CashExceptions } from './CashExceptions';
@@ -7,7 +8,7 @@ import { WebhookExceptions } from './WebhookExceptions';
 /** One page of each list is enough here: these are the orders someone must act on today. */
 const LIMIT = 100;
 
-type Query = { status: 'failed' } | { cod_status: 'short' | 'over' };
+type Query = { status: 'failed' } | { cod_status: 'short' | 'over' } | { far_from_address: true };
 
 function OrderTable({
   title,
@@ -27,7 +28,7 @@ function OrderTable({
     () => unwrap(client.GET('/v1/orders', { params: { query: { ...query, limit: LIMIT } } })),
     [mode, JSON.stringify(query)],
   );
-  const id = `exc-${Object.values(query).join('-')}`;
+  const id = `exc-${Object.entries(query).flat().join('-').replace(/_/g, '-')}`;
   const orders = list.data?.data ?? [];
   return (
     <section aria-labelledby={id} className="exceptions-group">
@@ -72,7 +73,7 @@ function OrderTable({
 
 /**
  * DESIGN §8 "Exceptions": what needs a person. The order lists are server-side filters of
- * GET /v1/orders (status=failed, cod_status=short|over); a courier's short or over cash day is
+ * GET /v1/orders (status=failed, cod_status=short|over, far_from_address=true); a courier's short or over cash day is
  * listed beside them (DESIGN §17) and resolved with a note; the webhook lists are the carrier's
  * read-only view of failed deliveries and disabled endpoints; all in the session's environment.
  */
@@ -102,6 +103,13 @@ export default function Exceptions() {
         query={{ cod_status: 'over' }}
         empty="No over collections."
         detail={(o) => `to collect ${money(o.cash_on_delivery, o.currency)}`}
+      />
+      <OrderTable
+        title="Far from the address"
+        hint="Deliveries and failed attempts the courier's phone placed far from the address, even allowing for its accuracy. Check them with the courier."
+        query={{ far_from_address: true }}
+        empty="No attempt far from its address."
+        detail={(o) => (o.attempt_position ? positionWords(o.attempt_position) : '')}
       />
       <CashExceptions />
       <WebhookExceptions />

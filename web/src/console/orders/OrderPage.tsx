@@ -14,6 +14,7 @@ import {
 import { createMap, L } from '../leaflet-map';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, plainMessage, StatusBadge, TableHead, useLoad } from '../ui';
+import { AttemptPosition } from './AttemptPosition';
 import { OrderMessages } from './OrderMessages';
 import { PinStatus, proofWords } from './PinStatus';
 import { RouteName } from './RouteName';
@@ -169,10 +170,19 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (o: Order) => void }
   );
 }
 
-function TimelineMap({ points, dest }: { points: [number, number][]; dest: [number, number] | null }) {
+function TimelineMap({
+  points,
+  dest,
+  attempt,
+}: {
+  points: [number, number][];
+  dest: [number, number] | null;
+  /** Where the phone was at the last attempt, and whether that was far from the address. */
+  attempt: { at: [number, number]; far: boolean } | null;
+}) {
   const el = useRef<HTMLElement>(null);
   // Redrawn only when the positions change, not on every render of the page.
-  const key = JSON.stringify([points, dest]);
+  const key = JSON.stringify([points, dest, attempt]);
   // biome-ignore lint/correctness/useExhaustiveDependencies: key stands for points and dest
   useEffect(() => {
     if (!el.current || (points.length === 0 && !dest)) return;
@@ -184,6 +194,18 @@ function TimelineMap({ points, dest }: { points: [number, number][]; dest: [numb
       L.circleMarker(dest, { radius: 9, color: '#fff', weight: 2, fillColor: STATUS_COLOR.delivered, fillOpacity: 1 })
         .bindTooltip('Delivery point')
         .addTo(m);
+    if (attempt) {
+      all.push(attempt.at);
+      L.circleMarker(attempt.at, {
+        radius: 7,
+        color: attempt.far ? '#b00020' : '#0b5fff',
+        weight: 3,
+        fillOpacity: 0.2,
+        className: 'attempt-marker',
+      })
+        .bindTooltip(attempt.far ? 'Last attempt: far from the address' : 'Last attempt')
+        .addTo(m);
+    }
     m.fitBounds(all, { padding: [20, 20], maxZoom: 16 });
     return () => void m.remove();
   }, [key]);
@@ -284,6 +306,14 @@ export default function OrderPage({ id }: { id: string }) {
             </dd>
             <dt>Attempts</dt>
             <dd>{o.attempts}</dd>
+            {o.attempts > 0 && (
+              <>
+                <dt>Position</dt>
+                <dd>
+                  <AttemptPosition order={o} />
+                </dd>
+              </>
+            )}
             {o.failure_reason && (
               <>
                 <dt>Failure</dt>
@@ -333,7 +363,18 @@ export default function OrderPage({ id }: { id: string }) {
               </li>
             ))}
           </ol>
-          <TimelineMap points={points} dest={dest} />
+          <TimelineMap
+            points={points}
+            dest={dest}
+            attempt={
+              o.attempt_position
+                ? {
+                    at: [o.attempt_position.lat, o.attempt_position.lng],
+                    far: o.attempt_position.far_from_address === true,
+                  }
+                : null
+            }
+          />
         </section>
       </div>
       {proof.data && (

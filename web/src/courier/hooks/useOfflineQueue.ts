@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { outboxTransport } from '../client';
+import { fixAtTap, withPosition } from '../position';
 import { clearFailure, type Entry, enqueue, type Failure, failures, flush, type MoveEntry, pending } from '../queue';
 import type { CourierSession } from './useCourierSession';
 
@@ -58,10 +59,11 @@ export function useOfflineQueue(
     };
   }, [refresh, sync]);
 
-  /** Writes entries to the outbox (all or none), then tries to send. */
+  /** Writes entries to the outbox (all or none) with the phone's position at the tap, then tries to send. */
   const queue = useCallback(
     async (entries: Entry[]) => {
-      await enqueue(entries);
+      const tapAt = Date.now();
+      await enqueue(withPosition(entries, await fixAtTap(tapAt)));
       await refresh();
       void sync();
     },

@@ -1,7 +1,6 @@
 import { type FormEvent, useRef, useState } from 'react';
 import { money, type Order } from '../../shared/api';
 import { firstName, uuid } from '../format';
-import { lastPosition } from '../hooks/useDutyLocation';
 import { useSheet } from '../hooks/useSheet';
 import { downscale } from '../images';
 import type { Entry, FileEntry } from '../queue';
@@ -103,10 +102,6 @@ export function DeliverSheet({
     if (cod) {
       body.collected_amount = Number(form.collected_amount);
       body.payment_method = form.payment_method;
-    }
-    if (lastPosition.current) {
-      body.lat = lastPosition.current.lat;
-      body.lng = lastPosition.current.lng;
     }
     entries.push({
       kind: 'move',
