@@ -58,8 +58,12 @@ export async function launch(): Promise<Browser> {
   });
 }
 
-/** A page in a context of its own (its own cookies), with `timeoutMs` for every wait and action. */
-export async function openPage(browser: Browser, options: BrowserContextOptions, timeoutMs = 8000): Promise<Page> {
+/**
+ * A page in a context of its own (its own cookies), with `timeoutMs` for every wait and action. A
+ * limit, not a speed check: the suite runs a fork more than the cores, so on CI's 2 cores three
+ * files (browsers, servers, PostgreSQL) share them, and a page can wait seconds for a core.
+ */
+export async function openPage(browser: Browser, options: BrowserContextOptions, timeoutMs = 15_000): Promise<Page> {
   const page = await (await browser.newContext(options)).newPage();
   page.setDefaultTimeout(timeoutMs);
   return page;

@@ -56,7 +56,7 @@ describeEach('console imports page in headless Chromium', (engine) => {
   });
 
   async function signIn(userEmail: string, width = 1280, height = 900): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height }, acceptDownloads: true }, 10_000);
+    const page = await openPage(browser, { viewport: { width, height }, acceptDownloads: true });
     const cspErrors = cspErrorsOf(page);
     await submitSignIn(page, base, userEmail);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();

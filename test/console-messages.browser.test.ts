@@ -44,7 +44,7 @@ describeEach('console messages and proof settings in headless Chromium', (engine
       const order = (await mine('POST', '/v1/orders', validOrder({ external_order_id: 'MSG-1' }))).body;
       const foreign = (await theirs('POST', '/v1/orders', validOrder({ external_order_id: 'MSG-2' }))).body;
 
-      const page = await openPage(browser, { viewport: { width: 1280, height: 900 } }, 10_000);
+      const page = await openPage(browser, { viewport: { width: 1280, height: 900 } });
       await submitSignIn(page, base, (await newUser(t, 'dispatcher')).email);
       await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
 
@@ -124,7 +124,7 @@ describeEach('console messages and proof settings in headless Chromium', (engine
     async () => {
       const shop = await newMerchant(t, `Solo Tienda ${engine}`);
       await client(t.app, shop.test)('PUT', '/v1/proof_settings', { id_check: 'required' });
-      const page = await openPage(browser, { viewport: { width: 390, height: 800 } }, 10_000);
+      const page = await openPage(browser, { viewport: { width: 390, height: 800 } });
       await submitSignIn(page, base, (await newUser(t, 'merchant', shop.accountId)).email);
       await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
       await page.goto(`${base}/console/#/proof`);

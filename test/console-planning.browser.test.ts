@@ -97,7 +97,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
     height = 900,
     role: 'dispatcher' | 'admin' = 'dispatcher',
   ): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height } }, 10_000);
+    const page = await openPage(browser, { viewport: { width, height } });
     const cspErrors = cspErrorsOf(page);
     const user = await newUser(t, role);
     await submitSignIn(page, base, user.email);

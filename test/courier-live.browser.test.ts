@@ -31,7 +31,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
   });
 
   async function desk(): Promise<{ context: BrowserContext; page: Page }> {
-    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } }, 10_000);
+    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
     return { context: page.context(), page };
   }
 

@@ -125,7 +125,7 @@ describeEach('positions of moves in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(`a phone that refuses its position still delivers${skipNote}`, async () => {
     const { op, order, code } = await setUp('Pedro Sin GPS');
     for (const a of ['pickup', 'depart']) expect((await op('POST', `/v1/orders/${order.id}/${a}`)).status).toBe(200);
-    const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true }, 10_000);
+    const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
     await signIn(page, code);
     await deliver(page, order.id);
     // The move waits (at most a few seconds) for a fix that never comes, then goes without one.

@@ -88,7 +88,7 @@ describe('tracking page in headless Chromium', () => {
       const o = await orderIn(t, m.live, opKey, courier, 'picked_up', { delivery_address: address });
       await op('POST', `/v1/couriers/${courier}/location`, { lat: -12.09, lng: -77.04 });
       // bypassCSP: axe-core is injected as an inline script, which the page's CSP rightly refuses.
-      const page = await openPage(browser, { viewport, bypassCSP: true }, 10_000);
+      const page = await openPage(browser, { viewport, bypassCSP: true });
       await page.goto(`${base}/track/${o.tracking_code}`);
       await expect(page.locator('h1').textContent()).resolves.toBe('Picked up');
       // The map draws the destination without tiles (they come from a port nothing listens on).
