@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { IMAGES } from './browser-helpers.js';
+import { IMAGES, PHOTO_PNG } from './browser-helpers.js';
 import type { KnownPlace } from './geocoder-server.js';
 
 /**
@@ -78,8 +78,22 @@ export function dayIn(tz: string, iso: string): string {
   return new Intl.DateTimeFormat('en-CA', { timeZone: tz }).format(new Date(iso));
 }
 
+/** Delivers a stop on the courier's phone, with a photo and the receiver's signature. */
+export async function deliver(phone: Page, orderId: string, customer: string): Promise<void> {
+  await phone.locator(`li.stop[data-order="${orderId}"]`).getByRole('button', { name: 'Deliver' }).click();
+  const title = phone.getByRole('heading', { name: `Deliver to ${customer}` });
+  await title.waitFor();
+  await phone
+    .locator('label.camera input')
+    .setInputFiles({ name: 'puerta.png', mimeType: 'image/png', buffer: PHOTO_PNG });
+  await phone.getByText('1 photo(s) ready').waitFor();
+  await sign(phone);
+  await phone.getByRole('button', { name: 'Confirm delivery' }).click();
+  await title.waitFor({ state: 'detached' });
+}
+
 /** The receiver signs on the phone's pad (imported orders require a signature). */
-export async function sign(phone: Page): Promise<void> {
+async function sign(phone: Page): Promise<void> {
   const box = (await phone.getByRole('img', { name: /Signature area/ }).boundingBox())!;
   await phone.mouse.move(box.x + 20, box.y + 40);
   await phone.mouse.down();
