@@ -101,3 +101,16 @@ async function sign(phone: Page): Promise<void> {
   await phone.mouse.move(box.x + 220, box.y + 50, { steps: 8 });
   await phone.mouse.up();
 }
+
+/** The phone map's stop pins not wholly inside the map: each its number and boxes (the failure message). */
+export async function pinsOutside(phone: Page): Promise<string[]> {
+  const map = (await phone.locator('.stops-map').boundingBox())!;
+  const out: string[] = [];
+  for (const pin of await phone.locator('.stops-map .stop-pin').all()) {
+    const b = (await pin.boundingBox())!;
+    const inside =
+      b.x >= map.x && b.y >= map.y && b.x + b.width <= map.x + map.width && b.y + b.height <= map.y + map.height;
+    if (!inside) out.push(`${await pin.textContent()} ${JSON.stringify(b)} in ${JSON.stringify(map)}`);
+  }
+  return out;
+}

@@ -15,7 +15,18 @@ import {
   skipNote,
   submitSignIn,
 } from './browser-helpers.js';
-import { arrivals, COURIERS, CUSTOMERS, DEPOT, dayIn, deliver, PLACES, shot, spanishCsv } from './day-steps.js';
+import {
+  arrivals,
+  COURIERS,
+  CUSTOMERS,
+  DEPOT,
+  dayIn,
+  deliver,
+  PLACES,
+  pinsOutside,
+  shot,
+  spanishCsv,
+} from './day-steps.js';
 import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
 import { client, describeEach, newOperator, type TestApp } from './helpers.js';
 import { newUser } from './people-helpers.js';
@@ -226,6 +237,8 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
       const total = mine.stops.length;
       await phone.getByText(`0 of ${total} done`).waitFor();
       await expect.poll(() => phone.locator('.stops-map .stop-pin').count()).toBe(total);
+      // Every stop is inside the map, none cut off at its edge.
+      await expect.poll(() => pinsOutside(phone)).toEqual([]);
       await shot(phone, engine, 5);
 
       await phoneContext.setOffline(true);
