@@ -146,6 +146,11 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
         .getByRole('status')
         .filter({ hasText: `Import finished: ${CUSTOMERS.length} orders created, 0 rows rejected.` })
         .waitFor({ timeout: 20_000 });
+      // When it was uploaded, on Lima's clock (06:30), not the browser's or UTC.
+      await desk1
+        .getByText(/Mar 4, 2030, 6:3\d AM \(America\/Lima\)/)
+        .first()
+        .waitFor();
       await shot(desk1, engine, 2);
       const orders = (await merchant('GET', '/v1/orders?limit=100')).body.data as {
         id: string;
