@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import type { Clock } from '../src/shared/context.js';
 import type { Engine } from '../src/shared/db/index.js';
 import { startApp, type TestApp } from './helpers.js';
 import { PASSWORD } from './people-helpers.js';
@@ -30,14 +31,19 @@ export function ensureWebBuilt(): void {
 export async function serveApp(
   engine: Engine,
   env: Record<string, string> = {},
+  opts: { clock?: Clock } = {},
 ): Promise<{ t: TestApp; base: string }> {
   ensureWebBuilt();
   const port = await freePort();
-  const t = await startApp(engine, {
-    RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-    RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
-    ...env,
-  });
+  const t = await startApp(
+    engine,
+    {
+      RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
+      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      ...env,
+    },
+    opts,
+  );
   return { t, base: await t.app.listen({ port, host: '127.0.0.1' }) };
 }
 
@@ -104,4 +110,50 @@ export async function submitSignIn(page: Page, base: string, email: string, pass
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/** A day held for a test: the server's clock and the pages' `Date` on one date in a zone, time still flowing. */
+export interface HeldDay {
+  /** The held date, YYYY-MM-DD in the zone. */
+  date: string;
+  /** The server's clock (give it to serveApp). */
+  clock: Clock;
+  /** Now on the held clock, in epoch ms (for a page: `context.clock.setSystemTime(day.now())`). */
+  now(): number;
+  /** Moves the clock to HH:MM of the held date, in the zone. */
+  at(hhmm: string): void;
+}
+
+/**
+ * Holds `date` at `hhmm` in `tz` (a zone without DST changes on that date, such as America/Lima):
+ * the clock then runs on from there at the machine's pace, so timers, sessions and timeouts behave,
+ * while the day is the same whatever the real time of day is.
+ */
+export function heldDay(tz: string, hhmm: string, date = '2030-03-04'): HeldDay {
+  const epochOf = (time: string) => {
+    const guess = Date.parse(`${date}T${time}:00Z`);
+    const parts = new Intl.DateTimeFormat('en-US', {
+      timeZone: tz,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+    }).formatToParts(guess);
+    const p = (t: string) => Number(parts.find((x) => x.type === t)?.value);
+    const shown = Date.UTC(p('year'), p('month') - 1, p('day'), p('hour'), p('minute'));
+    return guess - (shown - guess);
+  };
+  let offset = 0;
+  const day: HeldDay = {
+    date,
+    clock: () => Date.now() + offset,
+    now: () => Date.now() + offset,
+    at(time) {
+      offset = epochOf(time) - Date.now();
+    },
+  };
+  day.at(hhmm);
+  return day;
 }

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { unwrap, when } from '../../shared/api';
+import { browserZone, unwrap, whenIn } from '../../shared/api';
 import { go } from '../router';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
@@ -8,7 +8,8 @@ import { UploadForm } from './UploadForm';
 
 /** `account`: the merchant a carrier user imports for (undefined for merchant users). */
 export function ImportList({ account }: { account?: string }) {
-  const { client } = useSession();
+  const { client, me } = useSession();
+  const tz = me?.timezone ?? browserZone();
   const [templateError, setTemplateError] = useState<unknown>(null);
   const suffix = account ? `?account=${encodeURIComponent(account)}` : '';
   // Each import carries up to 1000 row errors: a page of 20, and older ones on demand.
@@ -80,7 +81,7 @@ export function ImportList({ account }: { account?: string }) {
                   <td>
                     <a href={`#/imports/${i.id}${suffix}`}>{i.id}</a>
                   </td>
-                  <td>{when(i.created_at)}</td>
+                  <td>{whenIn(i.created_at, tz)}</td>
                   <td>
                     <StatusBadge status={i.status} />
                   </td>

@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
-import { ApiFailure, unwrap, when } from '../../shared/api';
+import { ApiFailure, browserZone, unwrap, whenIn } from '../../shared/api';
 import { streamable } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
@@ -36,6 +36,8 @@ function Progress({ imp }: { imp: OrderImport }) {
 }
 
 function Counts({ imp }: { imp: OrderImport }) {
+  // The user's zone (the carrier's, or a merchant's account's), named: not the browser's.
+  const tz = useSession().me?.timezone ?? browserZone();
   return (
     <dl className="fields import-counts">
       <dt>Status</dt>
@@ -53,9 +55,9 @@ function Counts({ imp }: { imp: OrderImport }) {
       <dt>Mode</dt>
       <dd>{imp.mode === 'all_or_nothing' ? 'All or nothing' : 'Valid rows'}</dd>
       <dt>Uploaded</dt>
-      <dd>{when(imp.created_at)}</dd>
+      <dd>{whenIn(imp.created_at, tz)}</dd>
       <dt>Finished</dt>
-      <dd>{when(imp.completed_at)}</dd>
+      <dd>{whenIn(imp.completed_at, tz)}</dd>
     </dl>
   );
 }

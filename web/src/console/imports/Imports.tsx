@@ -1,4 +1,5 @@
 import { type FormEvent, useState } from 'react';
+import { AccountPicker } from '../AccountPicker';
 import { hashQuery, setHashQuery } from '../router';
 import { useSession } from '../session';
 import { ImportList } from './ImportList';
@@ -18,7 +19,7 @@ export default function Imports({ id }: { id?: string }) {
   return id ? <ImportPage key={id} id={id} account={on} /> : <ImportList account={on} />;
 }
 
-/** The merchant the carrier imports for: its account id (from the merchant's page or Accounts). */
+/** The merchant the carrier imports for, picked by name (or an `acct_…` id pasted). */
 function ChooseAccount({ onChosen }: { onChosen: (a: string) => void }) {
   const [value, setValue] = useState('');
   const [error, setError] = useState('');
@@ -26,7 +27,7 @@ function ChooseAccount({ onChosen }: { onChosen: (a: string) => void }) {
     e.preventDefault();
     const a = value.trim();
     if (!/^acct_\w+$/.test(a)) {
-      setError('Enter the merchant’s account id, such as acct_01J…');
+      setError('Pick a merchant account by its name (or paste its acct_… id).');
       return;
     }
     const q = hashQuery();
@@ -40,14 +41,18 @@ function ChooseAccount({ onChosen }: { onChosen: (a: string) => void }) {
       <p>Import orders on behalf of a merchant: the orders and the import are the merchant’s.</p>
       <form className="inline-form" onSubmit={submit} aria-label="Import for a merchant" noValidate>
         <label htmlFor="import-account">Merchant account</label>
-        <input
+        <AccountPicker
           id="import-account"
-          name="account"
           value={value}
-          onChange={(e) => setValue(e.target.value)}
-          placeholder="acct_…"
-          aria-invalid={error ? true : undefined}
-          aria-describedby={error ? 'import-account-err' : undefined}
+          onChange={(a) => {
+            setValue(a);
+            setError('');
+          }}
+          placeholder="Merchant name"
+          aria={{
+            'aria-invalid': error ? true : undefined,
+            'aria-describedby': error ? 'import-account-err' : undefined,
+          }}
         />
         <button type="submit" className="primary">
           Continue

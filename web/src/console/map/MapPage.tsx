@@ -1,6 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { allowedMoves } from '../../../../src/features/lifecycle/transitions.js';
-import { type Order, STATUS_COLOR, STATUS_LABEL } from '../../shared/api';
+import { browserZone, type Order, STATUS_COLOR, STATUS_LABEL } from '../../shared/api';
 import { createMap, L } from '../leaflet-map';
 import { streamable, useLive } from '../live';
 import { assignOrders } from './assign';
@@ -26,6 +26,7 @@ const assignable = (o: Order) => allowedMoves(o.status).includes('assign');
 export default function MapPage() {
   const session = useSession();
   const { client } = session;
+  const tz = session.me?.timezone ?? browserZone();
   const el = useRef<HTMLDivElement>(null);
   const map = useRef<L.Map | null>(null);
   const layers = useRef<{
@@ -40,7 +41,7 @@ export default function MapPage() {
   // Set by the dispatcher's own pan or zoom (any move the page did not start itself).
   const userMoved = useRef(false);
   const fitting = useRef(false);
-  const { orders, couriers, routes, depots, error, load, refreshCouriers } = useMapData(client);
+  const { orders, couriers, routes, depots, error, load, refreshCouriers } = useMapData(client, tz);
   // "last seen 12 min ago" moves on by itself: the clock is read again every 30 s.
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {

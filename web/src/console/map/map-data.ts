@@ -1,5 +1,6 @@
 import { useCallback, useState } from 'react';
 import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
+import { localDay } from '../../../../src/shared/local-time.js';
 import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
 import type { useSession } from '../session';
 
@@ -31,9 +32,10 @@ export function positionOf(o: Order): [number, number] | null {
 
 /**
  * What the live map shows: the active orders (three pages at most: the map is for what is moving
- * today), the couriers, and the routes of those orders as lines in stop order.
+ * today), the couriers, and the routes of those orders as lines in stop order, with today's routes
+ * (in `tz`) whose every stop is finished, so that a courier done for the day reads "18 of 18 done".
  */
-export function useMapData(client: Client) {
+export function useMapData(client: Client, tz: string) {
   const [orders, setOrders] = useState<Order[]>([]);
   const [couriers, setCouriers] = useState<Courier[]>([]);
   const [routes, setRoutes] = useState<RouteLine[]>([]);
@@ -43,12 +45,14 @@ export function useMapData(client: Client) {
   const load = useCallback(async () => {
     try {
       const active: Order[] = [];
+      const finishedRoutes = new Set<string>();
       let after: string | undefined;
       for (let i = 0; i < 3; i++) {
         const page = await unwrap(
           client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
         );
         active.push(...page.data.filter((o) => !TERMINAL_STATUSES.includes(o.status)));
+        for (const o of page.data) if (o.route && TERMINAL_STATUSES.includes(o.status)) finishedRoutes.add(o.route);
         if (!page.has_more) break;
         after = page.data[page.data.length - 1]?.id;
       }
@@ -57,10 +61,16 @@ export function useMapData(client: Client) {
       setOrders(active);
       setCouriers(cs.data);
       const byId = new Map(active.map((o) => [o.id, o]));
-      const routeIds = [...new Set(active.map((o) => o.route).filter((r): r is string => !!r))].slice(0, 50);
-      const got = await Promise.all(
-        routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
-      );
+      // The active orders' routes first; then routes with finished orders, kept if they are today's.
+      const routeIds = [
+        ...new Set([...active.map((o) => o.route).filter((r): r is string => !!r), ...finishedRoutes]),
+      ].slice(0, 50);
+      const day = localDay(Date.now(), tz);
+      const got = (
+        await Promise.all(
+          routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
+        )
+      ).filter((r) => r && (r.date === day || r.stops.some((s) => s.on_route && byId.has(s.order))));
       // A route's finished stops are no longer active orders: read them too, to draw them dimmed
       // and to count the courier's progress (at most 300, the map's day).
       const missing = got
@@ -88,7 +98,7 @@ export function useMapData(client: Client) {
     } catch (e) {
       setError(e);
     }
-  }, [client]);
+  }, [client, tz]);
 
   const refreshCouriers = useCallback(async () => {
     const { data } = await client.GET('/v1/couriers', { params: { query: { limit: 100 } } });

@@ -1,0 +1,71 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import {
+  type HeldDay,
+  hasChromium,
+  heldDay,
+  launch,
+  openPage,
+  serveApp,
+  skipNote,
+  submitSignIn,
+} from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { bodyFor } from './lifecycle-helpers.js';
+import { newUser } from './people-helpers.js';
+
+/**
+ * The live map's courier list for a route finished today (issue #24): every stop delivered, the
+ * courier reads "2 of 2 done", not "No route" (the map used to read routes from active orders only).
+ */
+describeEach('the live map keeps a route finished today', (engine) => {
+  let t: TestApp;
+  let browser: Browser;
+  let base: string;
+  let day: HeldDay;
+
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    day = heldDay('America/Lima', '15:00');
+    ({ t, base } = await serveApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: day.clock }));
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await t?.close();
+  });
+
+  it.skipIf(!hasChromium)(`shows "2 of 2 done" for a courier whose route is finished${skipNote}`, async () => {
+    const op = client(t.app, await newOperator(t, 'test'));
+    const shop = client(t.app, (await newMerchant(t, 'Tienda Terminada')).test);
+    const courier = (await op('POST', '/v1/couriers', { name: 'Nora Lista', shift_start: '08:00' })).body;
+    const ids: string[] = [];
+    for (const [i, name] of ['Ana Uno', 'Beto Dos'].entries()) {
+      const o = validOrder({
+        customer: { name, phone: `+5198700000${i}` },
+        delivery_address: { address: `Av. Larco ${100 + i}`, city: 'Lima', lat: -12.12 - i / 100, lng: -77.03 },
+        requires_signature: false,
+        cash_on_delivery: 0,
+      });
+      ids.push((await shop('POST', '/v1/orders', o)).body.id);
+    }
+    const route = await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: ids, date: day.date });
+    expect(route.status, JSON.stringify(route.body)).toBe(201);
+    for (const id of ids) {
+      for (const action of ['pickup', 'depart', 'deliver']) {
+        const res = await op('POST', `/v1/orders/${id}/${action}`, bodyFor(action, courier.id));
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+      }
+    }
+
+    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } }, 10_000);
+    await page.context().clock.setSystemTime(day.now());
+    await submitSignIn(page, base, (await newUser(t, 'dispatcher')).email);
+    await page.getByRole('link', { name: 'Live map' }).click();
+    const list = page.getByRole('region', { name: 'Couriers' });
+    await list.locator('li', { hasText: 'Nora Lista' }).getByText('2 of 2 done').waitFor();
+    // Its stops stay on the map, dimmed.
+    await expect.poll(() => page.locator('path.leaflet-interactive').count()).toBeGreaterThanOrEqual(2);
+    await page.context().close();
+  });
+});
