@@ -58,7 +58,7 @@ describeEach('the live map keeps a route finished today', (engine) => {
       }
     }
 
-    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } }, 10_000);
+    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } });
     await page.context().clock.setSystemTime(day.now());
     await submitSignIn(page, base, (await newUser(t, 'dispatcher')).email);
     await page.getByRole('link', { name: 'Live map' }).click();

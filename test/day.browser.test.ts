@@ -79,7 +79,7 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
   }
 
   async function desk(role: 'admin' | 'dispatcher'): Promise<Page> {
-    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } }, 10_000);
+    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } });
     await held(page.context());
     await submitSignIn(page, base, (await newUser(t, role)).email);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
