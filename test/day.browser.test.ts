@@ -230,7 +230,7 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
         await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true }),
       );
       const phone = await phoneContext.newPage();
-      phone.setDefaultTimeout(10_000);
+      phone.setDefaultTimeout(15_000);
       await phone.goto(link);
       // The link fills in the code; the courier taps Sign in.
       expect(await phone.getByLabel('Sign-in code from your dispatcher').inputValue()).not.toBe('');
