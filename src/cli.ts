@@ -7,7 +7,6 @@ import { optimizeCommand } from './cli/optimize.js';
 import { ordersImportCommand } from './cli/orders-import.js';
 import { userCommands } from './cli/users.js';
 import { webhooksListenCommand } from './cli/webhooks-listen.js';
-import { serve, worker } from './server.js';
 import { loadConfig } from './shared/config.js';
 import { openDatabase } from './shared/db/index.js';
 import { migrate } from './shared/db/migrate.js';
@@ -26,6 +25,8 @@ const COMMANDS: Command[] = [
     plan:
       ({ values }) =>
       async () => {
+        // Loaded here, not at the top: the other commands start without the HTTP app.
+        const { serve } = await import('./server.js');
         await serve({ background: !values['api-only'] });
       },
   },
@@ -33,7 +34,10 @@ const COMMANDS: Command[] = [
     name: 'worker',
     usage:
       '  worker                                  run the background work alone (webhook dispatcher, order imports,\n                                          route plan solves)',
-    plan: () => () => worker(),
+    plan: () => async () => {
+      const { worker } = await import('./server.js');
+      await worker();
+    },
   },
   {
     name: 'migrate',

@@ -4,12 +4,11 @@ import { buildApp, JOBS } from './app.js';
 import { startImportRunner } from './features/imports/runner.js';
 import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
-import { type Config, isLoopbackUrl, loadConfig } from './shared/config.js';
-import { type AppContext, createContext } from './shared/context.js';
-import { type Database, openDatabase } from './shared/db/index.js';
-import { migrate } from './shared/db/migrate.js';
+import { isLoopbackUrl, loadConfig } from './shared/config.js';
+import type { AppContext } from './shared/context.js';
 import { limitHeapGrowth } from './shared/heap.js';
 import { JobRunner } from './shared/jobs/runner.js';
+import { openContext } from './shared/open-context.js';
 
 /** Background loops (the webhook dispatcher, cleanup) that start with the process and stop before the database closes. */
 export interface Service {
@@ -23,13 +22,6 @@ const startJobs: ServiceFactory = (ctx, log) => new JobRunner(ctx, JOBS, { log }
 
 /** Background services each process runs (`ruta serve` unless --api-only, `ruta worker`); features append theirs. */
 export const backgroundServices: ServiceFactory[] = [startDispatcher, startImportRunner, startJobs];
-
-/** A migrated database and the context over it; close `database` when done. */
-export async function openContext(config: Config = loadConfig()): Promise<{ ctx: AppContext; database: Database }> {
-  const database = openDatabase(config.databaseUrl);
-  await migrate(database, { timezone: config.defaultTimezone });
-  return { ctx: createContext(database, config), database };
-}
 
 function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
   let stopping = false;

@@ -1,6 +1,6 @@
 import type { ParseArgsConfig } from 'node:util';
-import { openContext } from '../server.js';
 import type { AppContext } from '../shared/context.js';
+import { openContext } from '../shared/open-context.js';
 
 // The shape of every `ruta …` command (the table is in src/cli.ts) and what they share: the one
 // usage error, the printer behind --json, tables and timestamps.
