@@ -125,6 +125,32 @@ describeEach('console board in headless Chromium', (engine) => {
   );
 
   it.skipIf(!hasChromium)(
+    `an account name typed before the list arrives is picked once it does${skipNote}`,
+    async () => {
+      const page = await signedIn();
+      // The picker's GET /v1/accounts held back, as on a slow network, while the dispatcher types.
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      await page.route(/\/v1\/accounts(\?|$)/, async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.evaluate(`location.hash = '#/imports'`);
+      const field = page.getByLabel('Merchant account');
+      await field.fill('Bodega');
+      release();
+      await page.locator('#import-account-list option[value="Bodega"]').waitFor({ state: 'attached' });
+      expect(await field.inputValue()).toBe('Bodega');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByLabel('Spreadsheet (.csv or .xlsx) *').waitFor();
+      expect(page.url()).toContain(`account=${b.accountId}`);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(
     `searches on the server and keeps list and counts live while filtered${skipNote}`,
     async () => {
       const page = await signedIn();

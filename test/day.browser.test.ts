@@ -136,6 +136,8 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
       const desk1 = await desk('dispatcher');
       await nav(desk1, 'Imports');
       const choose = desk1.getByRole('form', { name: 'Import for a merchant' });
+      // As a person would, once the picker suggests the merchant (the accounts are loaded).
+      await choose.locator('datalist option[value="Bodega Miraflores"]').waitFor({ state: 'attached' });
       await choose.getByLabel('Merchant account').fill('Bodega Miraflores');
       await choose.getByRole('button', { name: 'Continue' }).click();
       const csvPath = join(dir, `${engine}-pedidos.csv`);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { unwrap } from '../shared/api';
 import { useSession } from './session';
 import { useLoad } from './ui';
@@ -27,9 +27,20 @@ export function AccountPicker({
   const list = accounts.data?.data ?? [];
   const nameOf = (acct: string) => list.find((a) => a.id === acct)?.name ?? acct;
   const [text, setText] = useState(value);
-  // The field shows the chosen account's name, also when the choice comes from elsewhere (the URL).
+  const shown = useRef(value);
+  // The field shows the chosen account's name, also when the choice comes from elsewhere (the URL),
+  // and empties when the choice is taken away; a name being typed is left alone.
   // biome-ignore lint/correctness/useExhaustiveDependencies: follows the choice and the loaded list only
-  useEffect(() => setText(value ? nameOf(value) : ''), [value, accounts.data]);
+  useEffect(() => {
+    if (value) setText(nameOf(value));
+    else if (shown.current) setText('');
+    shown.current = value;
+  }, [value, accounts.data]);
+  // A name typed before the list arrived (a fast typist, a slow network) is picked once it has.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the list arrives, not on each key
+  useEffect(() => {
+    if (!value && text.trim() !== '') input(text);
+  }, [accounts.data]);
 
   function input(v: string) {
     setText(v);
