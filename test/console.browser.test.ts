@@ -164,7 +164,8 @@ describeEach('console in headless Chromium', (engine) => {
     await page.getByRole('link', { name: 'Live map' }).click();
     await page.getByRole('application', { name: /Map of couriers/ }).waitFor();
     // Every order of validOrder() has coordinates, plus one courier: vectors, not images.
-    await page.locator('.leaflet-tooltip', { hasText: 'Ana Map' }).waitFor();
+    // first(): once in CI (Node 24) the courier showed two tooltips for a moment; see the stop 27 note.
+    await page.locator('.leaflet-tooltip', { hasText: 'Ana Map' }).first().waitFor();
     expect(await page.locator('path.leaflet-interactive').count()).toBeGreaterThanOrEqual(2);
     if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-map.png') });
     await page.context().close();
