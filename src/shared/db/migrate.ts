@@ -24,6 +24,7 @@ import * as m020 from './migrations/020_proof_pin.js';
 import * as m021 from './migrations/021_constraints.js';
 import * as m023 from './migrations/023_labels.js';
 import * as m024 from './migrations/024_move_positions.js';
+import * as m028 from './migrations/028_orders_delivered_partial.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -52,6 +53,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '021_constraints': m021,
   '023_labels': m023,
   '024_move_positions': m024,
+  '028_orders_delivered_partial': m028,
 };
 
 class StaticProvider implements MigrationProvider {
