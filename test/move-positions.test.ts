@@ -148,8 +148,6 @@ describeEach('positions of moves', (engine) => {
       [{ lat: 0, lng: 0, accuracy_m: -1 }, 'position.accuracy_m'],
       [{ lat: 0, lng: 0, altitude: 3 }, 'position.altitude'],
       [{ lat: 0, lng: 0, recorded_at: 'yesterday' }, 'position.recorded_at'],
-      [{ lat: 0, lng: 0, recorded_at: new Date(Date.now() + 10 * 60_000).toISOString() }, 'position.recorded_at'],
-      [{ lat: 0, lng: 0, recorded_at: new Date(Date.now() - 3 * 86_400_000).toISOString() }, 'position.recorded_at'],
     ];
     for (const [position, param] of cases) {
       const res = await call('POST', `/v1/orders/${o.id}/depart`, { position });
@@ -167,6 +165,41 @@ describeEach('positions of moves', (engine) => {
     expect(
       (await call('POST', `/v1/orders/${o.id}/depart`, { position: { ...NEAR, recorded_at: ahead } })).status,
     ).toBe(200);
+  });
+
+  it('drops a fix outside the clock window and still applies the move (an offline queue kept for days syncs)', async () => {
+    const call = client(t.app, m.test);
+    const days = await pickedUp();
+    const ahead = await pickedUp();
+    const threeDaysAgo = new Date(Date.now() - 3 * 86_400_000).toISOString();
+    const tenMinutesAhead = new Date(Date.now() + 10 * 60_000).toISOString();
+    for (const [o, recorded_at] of [
+      [days, threeDaysAgo],
+      [ahead, tenMinutesAhead],
+    ] as const) {
+      const res = await call('POST', `/v1/orders/${o.id}/depart`, { position: { ...NEAR, recorded_at } });
+      expect(res.status, recorded_at).toBe(200);
+      expect(res.body.status).toBe('in_transit');
+      const timeline = (await call('GET', `/v1/orders/${o.id}/tracking`)).body.timeline as {
+        status: string;
+        lat: number | null;
+        recorded_at?: string | null;
+      }[];
+      const entry = timeline.find((e) => e.status === 'in_transit');
+      // Not the dropped fix: the entry is what a move without a position records.
+      expect(entry?.recorded_at ?? null).not.toBe(recorded_at);
+      expect(entry?.lat ?? null).not.toBe(NEAR.lat);
+    }
+    // Delivered with a days-old fix far away: delivered, with no attempt position and no far flag.
+    const d = await call('POST', `/v1/orders/${days.id}/deliver`, {
+      receiver_name: 'Ana Torres',
+      position: { lat: -12.5, lng: -77.5, recorded_at: threeDaysAgo },
+    });
+    expect(d.status).toBe(200);
+    expect(d.body.status).toBe('delivered');
+    expect(d.body.attempt_position).toBeNull();
+    const far = (await call('GET', '/v1/orders?far_from_address=true&limit=100')).body.data as { id: string }[];
+    expect(far.map((x) => x.id)).not.toContain(days.id);
   });
 
   it('flags far attempts, not near or coarse ones, and lists them with far_from_address', async () => {

@@ -1,3 +1,5 @@
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import type { Readable } from 'node:stream';
 import type { S3Client } from '@aws-sdk/client-s3';
 import { type FilesLocation, formatFilesUrl } from '../../shared/files-url.js';
@@ -10,6 +12,14 @@ type Sdk = typeof import('@aws-sdk/client-s3');
 const PART_BYTES = 5 * 1024 * 1024;
 /** A readiness probe that waits longer than this reports the store as down. */
 const CHECK_TIMEOUT_MS = 3000;
+/**
+ * A kept-alive connection idle this long is closed by us rather than reused. A server closes idle
+ * connections on its own clock (Node's default, which S3-compatible stores built on it keep, is
+ * 5 s); a PUT sent on a connection the server is closing at that moment fails with "socket hang
+ * up", and the SDK cannot retry it, because a streamed body cannot be sent twice. The soak saw one
+ * photo upload in five fail so (BENCHMARKS.md "Soak"). Below every common server's idle timeout.
+ */
+export const IDLE_SOCKET_MS = 4000;
 
 /** No such object (GET: NoSuchKey; HEAD has no body, so NotFound). A missing bucket is an outage, not this. */
 const isNotFound = (err: unknown) => {
@@ -25,7 +35,11 @@ export class S3Store implements FileStore {
   readonly url: string;
   private client: Promise<{ sdk: Sdk; s3: S3Client }> | undefined;
 
-  constructor(private readonly loc: S3Location) {
+  constructor(
+    private readonly loc: S3Location,
+    /** Tests shorten it beside a test server's shorter keep-alive. */
+    private readonly idleSocketMs = IDLE_SOCKET_MS,
+  ) {
     this.url = formatFilesUrl(loc);
   }
 
@@ -44,6 +58,13 @@ export class S3Store implements FileStore {
         // the row and checked by `ruta files migrate`.
         requestChecksumCalculation: 'WHEN_REQUIRED',
         responseChecksumValidation: 'WHEN_REQUIRED',
+        // The SDK's own agents (keep-alive, 50 sockets), plus a timeout that closes idle
+        // connections before the server does (IDLE_SOCKET_MS). During a request the timeout only
+        // raises an event; the SDK's own request timeouts decide.
+        requestHandler: {
+          httpAgent: new HttpAgent({ keepAlive: true, maxSockets: 50, timeout: this.idleSocketMs }),
+          httpsAgent: new HttpsAgent({ keepAlive: true, maxSockets: 50, timeout: this.idleSocketMs }),
+        },
       }),
     }));
     return this.client;

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../shared/context.js';
-import { ApiError } from '../../shared/errors.js';
 import { distanceM, farFromAddress } from '../../shared/geo.js';
 import { parseInstant } from '../../shared/time.js';
 import type { OrderRow } from '../orders/repo.js';
@@ -21,15 +20,20 @@ export interface Fix {
   far: boolean | null;
 }
 
-const invalid = (why: string) =>
-  new ApiError('parameter_invalid', `Invalid position.recorded_at: ${why}.`, 'position.recorded_at');
-
-/** Checks a move's position (the schema checked its shape) and measures it against the address. */
+/**
+ * Checks a move's position (the schema checked its shape) and measures it against the address.
+ * A fix taken more than 5 minutes ahead of the server's clock or more than 48 hours before it is
+ * dropped, and the move goes through without it: refusing it would refuse the move itself, and a
+ * phone's offline queue replays the same request, so a wrong clock or a queue kept for days would
+ * never sync. A `recorded_at` that is not a date-time at all is refused by the schema (422).
+ */
 export function fixOf(ctx: AppContext, order: OrderRow, p: MovePosition | undefined, now: number): Fix | null {
   if (!p) return null;
   const recorded = p.recorded_at === undefined ? now : parseInstant(p.recorded_at);
-  if (recorded > now + AHEAD_MS) throw invalid('more than 5 minutes ahead of the server\u2019s clock');
-  if (recorded < now - BEHIND_MS) throw invalid('more than 48 hours old');
+  if (recorded > now + AHEAD_MS || recorded < now - BEHIND_MS) {
+    ctx.logger.info({ order: order.id, recorded_at: p.recorded_at }, 'move position dropped: outside the clock window');
+    return null;
+  }
   const a = order.delivery_address;
   const distance =
     a.lat === undefined || a.lng === undefined

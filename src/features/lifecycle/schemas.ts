@@ -36,7 +36,7 @@ export const MovePosition = Type.Object(
       Type.String({
         format: 'date-time',
         description:
-          'When the fix was taken (the tap; an offline-queued move arrives later). At most 5 minutes ahead of the server\u2019s clock and 48 hours behind it; the request\u2019s time when absent',
+          'When the fix was taken (the tap; an offline-queued move arrives later). The request\u2019s time when absent. A fix more than 5 minutes ahead of the server\u2019s clock or more than 48 hours behind it is dropped: the move goes through without a position',
       }),
     ),
   },
