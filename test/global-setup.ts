@@ -37,6 +37,8 @@ export default function setup(): void {
   const generated = (path: string) => path.endsWith('openapi.json') || path.endsWith('schema.d.ts');
   const sources = Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'web'), generated));
   if (sources > mtime(join(ROOT, 'dist', 'web', 'console', 'index.html'))) {
-    execSync('npm run build:web', { cwd: ROOT, stdio: 'inherit' });
+    // Vitest sets NODE_ENV=test, under which Vite bundles React's development build (the console's
+    // first screen 146 KB gzipped instead of 86): build what `npm ci` and users get.
+    execSync('npm run build:web', { cwd: ROOT, stdio: 'inherit', env: { ...process.env, NODE_ENV: 'production' } });
   }
 }
