@@ -156,9 +156,16 @@ export async function prepareMessages(
     facts,
     now,
   );
+  // Parsing a number is most of what a message costs a create (libphonenumber's metadata checks):
+  // the WhatsApp number is the phone unless the customer gave another, so it is parsed once.
+  const phone = e164(order.customer.phone, settings.default_country);
+  const whatsapp =
+    order.customer.whatsapp && order.customer.whatsapp !== order.customer.phone
+      ? e164(order.customer.whatsapp, settings.default_country)
+      : phone;
   const addresses = new Map<MessageChannel, string | null>([
-    ['sms', e164(order.customer.phone, settings.default_country)],
-    ['whatsapp', e164(order.customer.whatsapp ?? order.customer.phone, settings.default_country)],
+    ['sms', phone],
+    ['whatsapp', whatsapp],
     ['email', emailKey(order.customer.email)],
   ]);
   const wanted = [...new Set(channels.map((c) => addresses.get(c)).filter((a): a is string => !!a))];
