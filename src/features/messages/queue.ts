@@ -156,18 +156,21 @@ export async function prepareMessages(
     facts,
     now,
   );
-  // Parsing a number is most of what a message costs a create (libphonenumber's metadata checks):
-  // the WhatsApp number is the phone unless the customer gave another, so it is parsed once.
-  const phone = e164(order.customer.phone, settings.default_country);
-  const whatsapp =
-    order.customer.whatsapp && order.customer.whatsapp !== order.customer.phone
-      ? e164(order.customer.whatsapp, settings.default_country)
-      : phone;
-  const addresses = new Map<MessageChannel, string | null>([
-    ['sms', phone],
-    ['whatsapp', whatsapp],
-    ['email', emailKey(order.customer.email)],
-  ]);
+  // Parsing a number is most of what a message costs a create (libphonenumber's metadata checks),
+  // so only the channels turned on are read, and the WhatsApp number, which is the phone unless the
+  // customer gave another, is not parsed twice.
+  const who = order.customer;
+  const phone = channels.some(
+    (ch) => ch === 'sms' || (ch === 'whatsapp' && (!who.whatsapp || who.whatsapp === who.phone)),
+  )
+    ? e164(who.phone, settings.default_country)
+    : null;
+  const addresses = new Map<MessageChannel, string | null>();
+  for (const ch of channels) {
+    if (ch === 'email') addresses.set(ch, emailKey(who.email));
+    else if (ch === 'sms' || !who.whatsapp || who.whatsapp === who.phone) addresses.set(ch, phone);
+    else addresses.set(ch, e164(who.whatsapp, settings.default_country));
+  }
   const wanted = [...new Set(channels.map((c) => addresses.get(c)).filter((a): a is string => !!a))];
   const optedOut = await repo.optedOutAmong(ctx.db, order.account_id, wanted);
   const quiet =
