@@ -16,6 +16,9 @@ export default defineConfig({
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // expect.poll waits for what another process does (the server, a phone's sync, a browser's
+    // redraw): Vitest's default of 1 s failed a browser test once on a loaded CI machine.
+    expect: { poll: { timeout: 15_000 } },
     pool: 'forks',
     // One fork more than the cores (Vitest's default is one less): the files spend much of their
     // time waiting on PostgreSQL, child processes and the browser, and on CI's 2 cores one fork
