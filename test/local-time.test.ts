@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   addDays,
@@ -109,5 +110,60 @@ describe('local time', () => {
     expect(isTimezone('UTC')).toBe(true);
     expect(isTimezone('Mars/Olympus')).toBe(false);
     expect(isTimezone('')).toBe(false);
+  });
+});
+
+/**
+ * partsOf reads a zone's offset once per quarter hour (checked at both ends) and adds it; this
+ * compares what it gives with Intl's own reading of each instant, in an order that leaves the memo
+ * holding a neighbouring quarter or another zone's, around DST changes, half-hour (Lord Howe) and
+ * 45-minute (Kathmandu) offsets, and far from now.
+ */
+describe('local time: the quarter-hour offset memo agrees with Intl', () => {
+  const intl = (ms: number, tz: string) => {
+    const p = Object.fromEntries(
+      new Intl.DateTimeFormat('en-US', {
+        timeZone: tz,
+        hourCycle: 'h23',
+        year: 'numeric',
+        month: '2-digit',
+        day: '2-digit',
+        hour: '2-digit',
+        minute: '2-digit',
+      })
+        .formatToParts(ms)
+        .map((x) => [x.type, x.value]),
+    );
+    return { day: `${p.year}-${p.month}-${p.day}`, clock: `${p.hour}:${p.minute}` };
+  };
+  const transitions: [string, string][] = [
+    ['America/Santiago', '2026-04-05T03:00:00Z'],
+    ['America/Santiago', '2026-09-06T04:00:00Z'],
+    ['Europe/Berlin', '2026-03-29T01:00:00Z'],
+    ['Europe/Berlin', '2026-10-25T01:00:00Z'],
+    ['America/New_York', '2026-11-01T06:00:00Z'],
+    ['Australia/Lord_Howe', '2026-04-04T15:00:00Z'],
+    ['Australia/Lord_Howe', '2026-10-03T15:30:00Z'],
+    ['Asia/Kathmandu', '2026-11-25T10:07:00Z'],
+    ['America/Lima', '1908-07-28T05:08:00Z'],
+  ];
+
+  it('for every minute and some odd seconds around each change, in a shuffled order', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(...transitions),
+        fc.integer({ min: -90 * 60, max: 90 * 60 }),
+        fc.constantFrom('America/Lima', 'Asia/Tokyo', 'UTC', 'America/Santiago'),
+        ([tz, at], seconds, other) => {
+          const ms = utc(at) + seconds * 1000;
+          // Another zone's reading in between must not disturb this one's.
+          localClock(ms + 7 * 60_000, other);
+          const want = intl(ms, tz);
+          expect(localDay(ms, tz)).toBe(want.day);
+          expect(localClock(ms, tz)).toBe(want.clock);
+        },
+      ),
+      { numRuns: 3000 },
+    );
   });
 });

@@ -8,9 +8,11 @@ import {
   newOperator,
   startApp,
   type TestApp,
+  useApp,
   validOrder,
 } from './helpers.js';
 import { courierSession, sessionClient } from './people-helpers.js';
+import { explain } from './plan-helpers.js';
 
 // 10:00 in Lima (UTC-5): outside the default quiet hours (21:00-08:00).
 const MORNING = Date.parse('2026-11-25T15:00:00Z');
@@ -285,3 +287,25 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
     expect(p2.body.data[0].id < p1.body.data[1].id).toBe(true);
   });
 });
+
+describeEach(
+  'customer messages: a status callback finds its message on the partial index (migration 030)',
+  (engine) => {
+    const t = useApp(engine);
+
+    it('reads messages_provider_id, which holds only messages a provider accepted', async () => {
+      // The query messageByProviderId runs (src/features/messages/repo.ts).
+      const q = t.ctx.db
+        .selectFrom('messages')
+        .selectAll()
+        .where('provider', '=', 'twilio')
+        .where('provider_message_id', '=', 'SM0123456789abcdef0123456789abcdef')
+        .compile();
+      const plan = await explain(t.ctx.db, engine, q);
+      expect(
+        plan.nodes.filter((n) => n.table === 'messages').map((n) => n.index),
+        plan.text,
+      ).toEqual(['messages_provider_id']);
+    });
+  },
+);

@@ -65,7 +65,7 @@ const FORMATTED = /^(\d{1,2})\/(\d{1,2})\/(\d+),? (\d{2}):(\d{2}):(\d{2})$/;
  * which costs about three times as much (a bulk import reads thousands of dates); the parts are
  * the fallback for a string the expression does not read.
  */
-function partsOf(ms: number, tz: string): Parts {
+function formattedParts(ms: number, tz: string): Parts {
   const f = formatter(tz);
   const m = FORMATTED.exec(f.format(ms));
   if (m) {
@@ -75,6 +75,53 @@ function partsOf(ms: number, tz: string): Parts {
   const out: Record<string, number> = {};
   for (const p of f.formatToParts(ms)) if (p.type !== 'literal') out[p.type] = Number(p.value);
   return out as unknown as Parts;
+}
+
+const QUARTER_MS = 15 * 60_000;
+
+/**
+ * Each zone's offset over the quarter hours asked about lately. Even `format` costs a few µs, and
+ * a create reads its local day and a message's local times (now, and hours ahead) several times
+ * over, within the same few quarters: a quarter's offset is read at both its ends and kept only
+ * when they agree (no zone changes its offset twice within 15 minutes, so then none changes inside
+ * it). A memo of facts about the zones, like `formatters`: nothing depends on what it holds, and it
+ * keeps at most QUARTERS_KEPT quarters per zone.
+ */
+const quarterOffsets = new Map<string, Map<number, number>>();
+const QUARTERS_KEPT = 64;
+
+function quarterOffset(ms: number, tz: string): number | undefined {
+  const quarter = Math.floor(ms / QUARTER_MS);
+  let known = quarterOffsets.get(tz);
+  const offset = known?.get(quarter);
+  if (offset !== undefined) return offset;
+  const start = quarter * QUARTER_MS;
+  const end = start + QUARTER_MS - 1000;
+  const found = offsetOf(formattedParts(start, tz), start);
+  if (offsetOf(formattedParts(end, tz), end) !== found) return undefined;
+  if (!known) {
+    known = new Map();
+    quarterOffsets.set(tz, known);
+  }
+  // The oldest quarter asked about goes first (a Map iterates in insertion order).
+  if (known.size >= QUARTERS_KEPT) known.delete(known.keys().next().value as number);
+  known.set(quarter, found);
+  return found;
+}
+
+/** The wall clock of instant `ms` in `tz`, to the second. */
+function partsOf(ms: number, tz: string): Parts {
+  const offset = quarterOffset(ms, tz);
+  if (offset === undefined) return formattedParts(ms, tz);
+  const wall = new Date(Math.floor(ms / 1000) * 1000 + offset);
+  return {
+    year: wall.getUTCFullYear(),
+    month: wall.getUTCMonth() + 1,
+    day: wall.getUTCDate(),
+    hour: wall.getUTCHours(),
+    minute: wall.getUTCMinutes(),
+    second: wall.getUTCSeconds(),
+  };
 }
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');

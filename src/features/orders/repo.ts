@@ -1,13 +1,15 @@
-import type { Selectable, UpdateObject } from 'kysely';
+import type { Insertable, QueryCreator, Selectable, UpdateObject } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
 import { compiledInsert } from '../../shared/db/compiled.js';
 import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, OrderStatus, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES, phoneKey, searchKey } from '../../shared/db/tables/orders.js';
 import type { ProofLevels } from '../../shared/db/tables/proof_settings.js';
+import { insertJob } from '../../shared/jobs/repo.js';
 import { localDay } from '../../shared/local-time.js';
 import { parseInstant } from '../../shared/time.js';
 import type { Prepared } from '../messages/queue.js';
+import { insertNewMessage } from '../messages/repo.js';
 import { insertEvent } from '../webhooks/events-repo.js';
 import type { PreparedEvent } from '../webhooks/outbox.js';
 import { insertDeliveries } from '../webhooks/repo.js';
@@ -229,7 +231,8 @@ export interface Created {
 
 /**
  * Orders per PostgreSQL statement. Each order brings 55 parameters (its row, timeline entry and
- * event) and 19 per delivery; at the most endpoints an account may have (16) that is 359, and a
+ * event), 19 per delivery and 36 per customer message (the message and its job; order_confirmed
+ * writes at most three); at the most endpoints an account may have (16) that is 467, and a
  * statement may carry 65 535: 100 orders stay well inside it whatever the endpoints.
  */
 export const ORDERS_PER_STATEMENT = 100;
@@ -251,8 +254,7 @@ const DELIVERIES_PER_STATEMENT = 1000;
 export async function insertCreated(db: Executor, engine: Engine, orders: Created[]): Promise<void> {
   if (orders.length === 0) return;
   const write = engine === 'sqlite' ? writeEach : writeStatements;
-  const single =
-    engine === 'postgres' && orders.length <= ORDERS_PER_STATEMENT && messagesOf(orders).messages.length === 0;
+  const single = engine === 'postgres' && orders.length <= ORDERS_PER_STATEMENT;
   if (db.isTransaction || single) await write(db, orders);
   else await db.transaction().execute((trx) => write(trx, orders));
 }
@@ -269,9 +271,10 @@ async function writeEach(db: Executor, orders: Created[]): Promise<void> {
   for (let i = 0; i < deliveries.length; i += DELIVERIES_PER_STATEMENT) {
     await insertDeliveries(db, deliveries.slice(i, i + DELIVERIES_PER_STATEMENT));
   }
+  // Messages and jobs one precompiled row at a time, like the order itself.
   const { messages, jobs } = messagesOf(orders);
-  if (messages.length > 0) await db.insertInto('messages').values(messages).execute();
-  if (jobs.length > 0) await db.insertInto('jobs').values(jobs).execute();
+  for (const m of messages) await insertNewMessage(db, m);
+  for (const j of jobs) await insertJob(db, j);
 }
 
 /** The messages and jobs of new orders: new order ids, so none can collide with an existing one. */
@@ -286,21 +289,32 @@ async function writeStatements(db: Executor, orders: Created[]): Promise<void> {
   for (let i = 0; i < orders.length; i += ORDERS_PER_STATEMENT) {
     const part = orders.slice(i, i + ORDERS_PER_STATEMENT);
     const deliveries = part.flatMap((o) => o.event.deliveries);
-    const q = db
-      .with('o', (w) => w.insertInto('orders').values(part.map((o) => allColumns(o.row))))
-      .with('t', (w) => w.insertInto('order_timeline').values(part.map((o) => o.timeline)));
-    const events = part.map((o) => o.event.event);
-    if (deliveries.length === 0) await q.insertInto('events').values(events).execute();
-    else
-      await q
-        .with('d', (w) => w.insertInto('webhook_deliveries').values(deliveries))
-        .insertInto('events')
-        .values(events)
-        .execute();
-    // Customer messages and their jobs: two more statements, in the transaction insertCreated opened.
+    // Customer messages and their jobs join the same statement: with them as statements of their
+    // own, a create needed a transaction (BEGIN, three statements, COMMIT: five round trips).
     const { messages, jobs } = messagesOf(part);
-    if (messages.length > 0) await db.insertInto('messages').values(messages).execute();
-    if (jobs.length > 0) await db.insertInto('jobs').values(jobs).execute();
+    let q: QueryCreator<DB> = db;
+    // Each CTE is a write nothing reads, so its name need not reach the query's type.
+    const write = <T extends keyof DB & string>(name: string, table: T, rows: Insertable<DB[T]>[]) => {
+      if (rows.length > 0)
+        q = q.with(name, (w) => w.insertInto(table).values(rows as never)) as unknown as QueryCreator<DB>;
+    };
+    write(
+      'o',
+      'orders',
+      part.map((o) => allColumns(o.row)),
+    );
+    write(
+      't',
+      'order_timeline',
+      part.map((o) => o.timeline),
+    );
+    write('d', 'webhook_deliveries', deliveries);
+    write('m', 'messages', messages);
+    write('j', 'jobs', jobs);
+    await q
+      .insertInto('events')
+      .values(part.map((o) => o.event.event))
+      .execute();
   }
 }
 

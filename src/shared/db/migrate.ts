@@ -25,6 +25,7 @@ import * as m021 from './migrations/021_constraints.js';
 import * as m023 from './migrations/023_labels.js';
 import * as m024 from './migrations/024_move_positions.js';
 import * as m028 from './migrations/028_orders_delivered_partial.js';
+import * as m030 from './migrations/030_messages_provider_id_partial.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -54,6 +55,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '023_labels': m023,
   '024_move_positions': m024,
   '028_orders_delivered_partial': m028,
+  '030_messages_provider_id_partial': m030,
 };
 
 class StaticProvider implements MigrationProvider {
