@@ -83,7 +83,24 @@ export async function startTwilio(sid: string, token: string) {
       return send(200, { messages, page: 0, page_size: 50 });
     }
     const form = Object.fromEntries(new URLSearchParams(await body(req)));
-    requests.push(form);
+    requests.push({ ...form });
+    // Twilio's rules for the body: Body, or a Content template (ContentSid, its variables as JSON),
+    // which the stored message's body then is (our templates have one variable, the whole text).
+    if (form.ContentSid !== undefined) {
+      const vars = (() => {
+        try {
+          return JSON.parse(form.ContentVariables ?? '{}') as Record<string, string>;
+        } catch {
+          return null;
+        }
+      })();
+      if (!/^HX[0-9a-f]{32}$/.test(form.ContentSid) || vars === null) {
+        return send(400, { code: 21656, message: 'The ContentVariables Parameter is invalid.', status: 400 });
+      }
+      form.Body = vars['1'] ?? '';
+    } else if (!form.Body) {
+      return send(400, { code: 21602, message: 'Message body is required.', status: 400 });
+    }
     const f = fail.get((form.To ?? '').replace(/^whatsapp:/, ''));
     if (f) return send(f.status, { code: f.code, message: f.message, more_info: '', status: f.status });
     seq += 1;

@@ -118,6 +118,41 @@ describeEach('customer messages over SMTP, Twilio and Meta (local servers speaki
     expect((await client(t.app, a.live)('GET', `/v1/messages/${smsMsg.id}`)).body.status).toBe('delivered');
   });
 
+  it('a WhatsApp trigger with a Twilio Content SID goes as that template, its text as variable 1', async () => {
+    now = MORNING;
+    const shop = await newMerchant(t, 'Tienda Plantilla');
+    const call = client(t.app, shop.live);
+    const sid = `HX${'0123456789abcdef'.repeat(2)}`;
+    // Neither a Content SID of the wrong length nor an upper-case Meta name is a template.
+    for (const bad of ['HX123', 'Salida_Reparto']) {
+      const res = await call('PUT', '/v1/notification_settings', { whatsapp_templates: { order_confirmed: bad } });
+      expect(res.status, bad).toBe(422);
+    }
+    const put = await call('PUT', '/v1/notification_settings', {
+      triggers: { order_confirmed: { sms: false, whatsapp: true, email: false } },
+      whatsapp_templates: { order_confirmed: sid, delivered: 'entregado_v2' },
+    });
+    expect(put.status).toBe(200);
+    expect(put.body.whatsapp_templates).toEqual({ order_confirmed: sid, delivered: 'entregado_v2' });
+    const phone = '+51987650077';
+    const o = await order(shop.live, { name: 'Rita', phone });
+    await t.jobs.idle();
+    const req = twilio.requests.find((r) => r.To === `whatsapp:${phone}`);
+    expect(req).toMatchObject({ ContentSid: sid, From: 'whatsapp:+14155238886' });
+    expect(req?.Body).toBeUndefined();
+    const text = JSON.parse(req?.ContentVariables ?? '{}')['1'];
+    expect(text).toContain(`${PUBLIC}/track/${o.tracking_code}`);
+    const [msg] = (await client(t.app, shop.live)('GET', `/v1/messages?order=${o.id}`)).body.data;
+    expect([msg.channel, msg.status, msg.body]).toEqual(['whatsapp', 'sent', text]);
+    // Null takes it away: the next goes free-form.
+    await call('PUT', '/v1/notification_settings', { whatsapp_templates: { order_confirmed: null } });
+    const phone2 = '+51987650078';
+    await order(shop.live, { name: 'Rita', phone: phone2 });
+    await t.jobs.idle();
+    const plain = twilio.requests.find((r) => r.To === `whatsapp:${phone2}`);
+    expect([plain?.ContentSid, typeof plain?.Body]).toEqual([undefined, 'string']);
+  });
+
   it('an inbound BAJA opts the number out of the accounts that wrote to it; START opts it back in', async () => {
     now = MORNING;
     const phone = '+51987650001';

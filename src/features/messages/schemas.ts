@@ -98,8 +98,9 @@ export const NotificationSettingsUpdate = Type.Object(
       }),
     ),
     whatsapp_templates: Type.Optional(
-      byKey(MESSAGE_TRIGGERS, Nullable(Type.String({ pattern: '^[a-z0-9_]{1,512}$' })), {
-        description: "Meta's approved template name per trigger",
+      byKey(MESSAGE_TRIGGERS, Nullable(Type.String({ pattern: '^(?:HX[0-9a-f]{32}|[a-z0-9_]{1,512})$' })), {
+        description:
+          "The approved WhatsApp template each trigger's message goes out as, with one body variable that carries the rendered text: Meta's template name (lower case, digits, `_`) when Meta carries WhatsApp, or Twilio's Content SID (`HX` and 32 hex digits) when Twilio does. Null removes it (the text then goes free-form, which WhatsApp delivers only within 24 hours of the customer's last message).",
       }),
     ),
   },

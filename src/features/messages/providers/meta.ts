@@ -20,11 +20,13 @@ export function metaProvider(cfg: MetaConfig): Provider {
   return {
     name: 'meta',
     async send(m, signal): Promise<SendResult> {
-      const payload = m.whatsappTemplate
+      // A Twilio Content SID (HX…) names nothing at Meta: without a Meta name the text goes free-form.
+      const template = m.whatsappTemplate?.startsWith('HX') ? null : m.whatsappTemplate;
+      const payload = template
         ? {
             type: 'template',
             template: {
-              name: m.whatsappTemplate,
+              name: template,
               language: { code: m.locale },
               components: [{ type: 'body', parameters: [{ type: 'text', text: m.body }] }],
             },

@@ -15,7 +15,9 @@ interface TwilioError {
  * SMS and WhatsApp through Twilio's Messages resource: a form-encoded POST to
  * /2010-04-01/Accounts/{AccountSid}/Messages.json with HTTP basic auth (Account SID and Auth
  * Token), answered 201 with the Message resource (`sid`, `status`). WhatsApp addresses carry the
- * `whatsapp:` prefix. `StatusCallback` makes Twilio post each status change to us, signed.
+ * `whatsapp:` prefix. `StatusCallback` makes Twilio post each status change to us, signed. A
+ * WhatsApp message whose trigger has a Content SID goes as that template (`ContentSid`,
+ * `ContentVariables`) instead of a free-form `Body` (https://www.twilio.com/docs/content/send-templates-created-with-the-content-template-builder).
  */
 export function twilioProvider(cfg: TwilioConfig): Provider {
   const base = `${cfg.apiUrl}/2010-04-01/Accounts/${encodeURIComponent(cfg.accountSid)}/Messages.json`;
@@ -34,7 +36,14 @@ export function twilioProvider(cfg: TwilioConfig): Provider {
   return {
     name: 'twilio',
     async send(m, signal): Promise<SendResult> {
-      const form = new URLSearchParams({ To: to(m), From: from(m), Body: m.body, StatusCallback: m.statusCallback });
+      const form = new URLSearchParams({ To: to(m), From: from(m), StatusCallback: m.statusCallback });
+      // A business-initiated WhatsApp message needs an approved template: Twilio's Content API
+      // template (its SID, HX…) with the rendered text as variable 1. Meta's names are not Twilio's.
+      const content = m.channel === 'whatsapp' && m.whatsappTemplate?.startsWith('HX') ? m.whatsappTemplate : null;
+      if (content) {
+        form.set('ContentSid', content);
+        form.set('ContentVariables', JSON.stringify({ 1: m.body }));
+      } else form.set('Body', m.body);
       let res: Response;
       try {
         res = await call(
