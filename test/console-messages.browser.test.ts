@@ -56,12 +56,21 @@ describeEach('console messages and proof settings in headless Chromium', (engine
       await settings.getByText('uses the carrier’s defaults').waitFor();
       await settings.getByLabel('Delivered by SMS').check();
       await settings.getByLabel(/^Sender name/).fill('Envíos Rápidos');
+      // WhatsApp templates: a wrong name is refused on its own box, and nothing is saved.
+      const templates = settings.getByRole('group', { name: 'WhatsApp templates' });
+      await templates.getByLabel('Out for delivery').fill('Salida Reparto');
+      await settings.getByRole('button', { name: 'Save settings' }).click();
+      await settings.locator('.field.has-error input[name="whatsapp_templates.out_for_delivery"]').waitFor();
+      expect((await mine('GET', '/v1/notification_settings')).body.inherited).toBe(true);
+      await templates.getByLabel('Out for delivery').fill('salida_reparto');
+      await templates.getByLabel('Delivered').fill(`HX${'ab'.repeat(16)}`);
       await settings.getByRole('button', { name: 'Save settings' }).click();
       await settings.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       expect(await settings.locator('dd[data-provider]').first().textContent()).toMatch(/none configured/);
       const saved = (await mine('GET', '/v1/notification_settings')).body;
       expect(saved).toMatchObject({ inherited: false, sender_name: 'Envíos Rápidos' });
       expect(saved.triggers.delivered.sms).toBe(true);
+      expect(saved.whatsapp_templates).toEqual({ out_for_delivery: 'salida_reparto', delivered: `HX${'ab'.repeat(16)}` });
       expect((await theirs('GET', '/v1/notification_settings')).body.inherited).toBe(true);
 
       // Templates: the delivered SMS in English, previewed as typed (an emoji makes it UCS-2).

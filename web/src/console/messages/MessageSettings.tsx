@@ -47,6 +47,7 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
   const [start, setStart] = useState(settings.quiet_hours?.start ?? '21:00');
   const [end, setEnd] = useState(settings.quiet_hours?.end ?? '08:00');
   const [sender, setSender] = useState(settings.sender_name ?? '');
+  const [templates, setTemplates] = useState<Record<string, string>>(settings.whatsapp_templates);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState('');
   const [busy, setBusy] = useState(false);
@@ -64,7 +65,13 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
       await unwrap(
         client.PUT('/v1/notification_settings', {
           params: { query: accountQuery(account) },
-          body: { triggers, quiet_hours: quiet ? { start, end } : null, sender_name: sender.trim() || null },
+          body: {
+            triggers,
+            quiet_hours: quiet ? { start, end } : null,
+            sender_name: sender.trim() || null,
+            // Every trigger is sent: an emptied box removes its template (null).
+            whatsapp_templates: Object.fromEntries(TRIGGERS.map((t) => [t.id, templates[t.id]?.trim() || null])),
+          },
         }),
       );
       setSaved('Saved.');
@@ -141,6 +148,31 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
           errors={errors}
         />
       </div>
+      <fieldset className="whatsapp-templates">
+        <legend>WhatsApp templates</legend>
+        <p className="muted">
+          WhatsApp delivers a message a business starts only as an approved template. Name each moment’s template:
+          Meta’s template name (lower case, e.g. <code>salida_reparto</code>) or Twilio’s Content SID (<code>HX…</code>
+          ), with one body variable, which carries the text above. Empty: the text goes free-form, delivered only within
+          24 hours of the customer’s last message.
+        </p>
+        <div className="template-grid">
+          {TRIGGERS.map((t) => (
+            <Field
+              key={t.id}
+              label={t.label}
+              name={`whatsapp_templates.${t.id}`}
+              value={templates[t.id] ?? ''}
+              onChange={(v) => {
+                setTemplates({ ...templates, [t.id]: v });
+                setSaved('');
+              }}
+              placeholder="none"
+              errors={errors}
+            />
+          ))}
+        </div>
+      </fieldset>
       <h2>Providers</h2>
       <dl className="fields providers">
         {CHANNELS.map((c) => (
