@@ -6,7 +6,7 @@ import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
 import { isLoopbackUrl, loadConfig } from './shared/config.js';
 import type { AppContext } from './shared/context.js';
-import { limitHeapGrowth } from './shared/heap.js';
+import { collectStartupGarbage, limitHeapGrowth } from './shared/heap.js';
 import { JobRunner } from './shared/jobs/runner.js';
 import { openContext } from './shared/open-context.js';
 
@@ -54,6 +54,7 @@ export async function serve(opts: { background: boolean } = { background: true }
   // The bound port, which differs from the configured one when PORT=0 asks for any free port.
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
+  collectStartupGarbage();
   log.info({ port, engine: ctx.engine }, 'ruta listening');
   if (isLoopbackUrl(config.publicUrl)) {
     log.warn(
@@ -84,6 +85,7 @@ export async function worker(): Promise<void> {
   const { ctx, database } = await openContext(config);
   const log = ctx.logger;
   const services = backgroundServices.map((f) => f(ctx, log));
+  collectStartupGarbage();
   log.info({ engine: ctx.engine, services: services.length }, 'ruta worker running');
   onShutdown(log, async () => {
     await Promise.all(services.map((s) => s.stop()));

@@ -9,7 +9,7 @@ import { presentOrder } from '../orders/present.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { Order } from '../orders/schemas.js';
 import { resolveOrder } from '../orders/service.js';
-import { type Label, renderLabels } from './pdf.js';
+import type { Label } from './pdf.js';
 import * as repo from './repo.js';
 
 /** A PDF to send: its stream and the file name it downloads as. */
@@ -45,11 +45,20 @@ function labelOf(o: OrderRow, merchant: string, stop?: Label['stop']): Label {
   };
 }
 
+/**
+ * pdfkit and bwip-js are loaded on the first label asked for, not at start: together about 14 MB
+ * of the resident set of every server, most of which never prints one (BENCHMARKS.md, "Memory").
+ */
+async function render(labels: Label[], title: string) {
+  const { renderLabels } = await import('./pdf.js');
+  return renderLabels(labels, title);
+}
+
 /** One order's label, for whoever may read the order (its merchant, the carrier, its courier). */
 export async function orderLabel(ctx: AppContext, scope: Scope, id: string): Promise<Pdf> {
   const o = await resolveOrder(ctx, scope, id);
   const label = labelOf(o, await merchantName(ctx, o.account_id, new Map()));
-  return { doc: renderLabels([label], `Label ${o.tracking_code}`), filename: `label-${o.tracking_code}.pdf` };
+  return { doc: await render([label], `Label ${o.tracking_code}`), filename: `label-${o.tracking_code}.pdf` };
 }
 
 /** A label per parcel still on the route, in stop order, each with its stop number. */
@@ -69,7 +78,7 @@ export async function routeLabels(ctx: AppContext, scope: Scope, id: string): Pr
     const stop = { position: i + 1, of: stops.length };
     labels.push(labelOf(s.order, await merchantName(ctx, s.order.account_id, names), stop));
   }
-  return { doc: renderLabels(labels, `Route ${route.id}`), filename: `labels-${route.id}.pdf` };
+  return { doc: await render(labels, `Route ${route.id}`), filename: `labels-${route.id}.pdf` };
 }
 
 const LOADABLE: readonly string[] = COURIER_ACTIVE_STATUSES;

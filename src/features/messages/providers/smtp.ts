@@ -1,4 +1,4 @@
-import nodemailer from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Provider, SendResult } from './types.js';
 import { failure } from './types.js';
 
@@ -12,12 +12,17 @@ const NETWORK = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNRE
  * tells the mailbox provider it may POST to it (Gmail and Yahoo require both of bulk senders).
  */
 export function smtpProvider(cfg: { url: string; from: string }, publicHost: string): Provider {
-  const transport = nodemailer.createTransport(cfg.url);
+  // nodemailer is loaded with the first email, not at start (a few MB of every process otherwise).
+  let transport: Promise<Transporter> | undefined;
+  const open = () => {
+    transport ??= import('nodemailer').then((m) => m.default.createTransport(cfg.url));
+    return transport;
+  };
   return {
     name: 'smtp',
     async send(m): Promise<SendResult> {
       try {
-        const info = await transport.sendMail({
+        const info = await (await open()).sendMail({
           from: { name: m.senderName, address: cfg.from },
           to: m.to,
           subject: m.subject ?? '',
@@ -39,7 +44,7 @@ export function smtpProvider(cfg: { url: string; from: string }, publicHost: str
       }
     },
     close() {
-      transport.close();
+      void transport?.then((t) => t.close());
     },
   };
 }
