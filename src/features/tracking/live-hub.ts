@@ -1,4 +1,4 @@
-import { PassThrough } from 'node:stream';
+import { Readable } from 'node:stream';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { type Point, roadKm } from '../../shared/geo.js';
@@ -22,7 +22,12 @@ const POSITION_STATUSES = new Set(['in_transit', 'arriving', 'at_location']);
 const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
 
 interface Conn {
-  out: PassThrough;
+  /**
+   * The frames, as a plain Readable that Fastify pipes to the response. Not a PassThrough: ten
+   * thousand open pages hold ten thousand of these, and a Transform carries a writable side
+   * (its state, buffers and callbacks) that nothing here needs.
+   */
+  out: Readable;
   lang: Lang;
   code: string;
   client: string;
@@ -73,7 +78,7 @@ export class TrackingHub {
     return n;
   }
 
-  async open(row: repo.PublicOrderRow, lang: Lang, client: string): Promise<PassThrough> {
+  async open(row: repo.PublicOrderRow, lang: Lang, client: string): Promise<Readable> {
     if (this.closed) throw new ApiError('service_unavailable', 'The server is shutting down; reconnect.');
     const code = row.tracking_code;
     const limit = this.ctx.config.trackStreamsPerClient;
@@ -84,7 +89,7 @@ export class TrackingHub {
     }
     bump(this.perCode, code, 1);
     bump(this.perClient, client, 1);
-    const conn: Conn = { out: new PassThrough(), lang, code, client };
+    const conn: Conn = { out: new Readable({ read() {} }), lang, code, client };
     let w = this.orders.get(row.id);
     if (!w) {
       w = {
@@ -108,7 +113,7 @@ export class TrackingHub {
     const watched = w;
     conn.out.on('close', () => this.release(watched, conn));
     this.start();
-    conn.out.write('retry: 5000\n\n');
+    conn.out.push('retry: 5000\n\n');
     try {
       await this.read([row.id]);
     } catch (err) {
@@ -124,7 +129,7 @@ export class TrackingHub {
     this.unsubscribe?.();
     for (const w of this.orders.values()) {
       clearTimeout(w.positionTimer);
-      for (const c of w.conns) c.out.end();
+      for (const c of w.conns) c.out.push(null);
     }
     this.orders.clear();
     this.byCourier.clear();
@@ -303,10 +308,11 @@ export class TrackingHub {
   }
 
   private write(c: Conn, frame: string): void {
-    if (c.out.destroyed || c.out.writableEnded) return;
-    c.out.write(frame);
+    // After close() has pushed the end, another push would be an error.
+    if (this.closed || c.out.destroyed || c.out.readableEnded) return;
+    c.out.push(frame);
     // A page this far behind is cut off; it reconnects (EventSource) or polls.
-    if (c.out.writableLength + c.out.readableLength > 64 * 1024) c.out.destroy();
+    if (c.out.readableLength > 64 * 1024) c.out.destroy();
   }
 }
 
