@@ -70,7 +70,10 @@ describeEach('console messages and proof settings in headless Chromium', (engine
       const saved = (await mine('GET', '/v1/notification_settings')).body;
       expect(saved).toMatchObject({ inherited: false, sender_name: 'Envíos Rápidos' });
       expect(saved.triggers.delivered.sms).toBe(true);
-      expect(saved.whatsapp_templates).toEqual({ out_for_delivery: 'salida_reparto', delivered: `HX${'ab'.repeat(16)}` });
+      expect(saved.whatsapp_templates).toEqual({
+        out_for_delivery: 'salida_reparto',
+        delivered: `HX${'ab'.repeat(16)}`,
+      });
       expect((await theirs('GET', '/v1/notification_settings')).body.inherited).toBe(true);
 
       // Templates: the delivered SMS in English, previewed as typed (an emoji makes it UCS-2).
