@@ -51,9 +51,15 @@ describeEach('console money in headless Chromium', (engine) => {
       await row.getByLabel('Amount').fill('8');
       await row.getByLabel('Received by').fill('Caja 1');
       await row.getByRole('button', { name: 'Record handover' }).click();
-      await page.getByRole('row', { name: /Rosa Cash.*short/ }).waitFor();
-      const cash = await client(t.app, op)('GET', `/v1/couriers/${courier}/cash`);
-      expect(cash.body.handovers.map((h: any) => [h.amount, h.received_by])).toEqual([[8, 'Caja 1']]);
+      // The row read "short" before the handover too (10 expected, 0 handed): wait for the recorded
+      // handover itself, then for the row to show what is still short (2 of 10).
+      const handovers = async () =>
+        (await client(t.app, op)('GET', `/v1/couriers/${courier}/cash`)).body.handovers.map((h: any) => [
+          h.amount,
+          h.received_by,
+        ]);
+      await expect.poll(handovers).toEqual([[8, 'Caja 1']]);
+      await page.getByRole('row', { name: /Rosa Cash.*short\D*2[.,]00/ }).waitFor();
 
       // A settlement: drafted for the merchant, its lines, issued, paid, exported.
       const form = page.getByRole('form', { name: 'Draft a settlement' });
