@@ -61,6 +61,8 @@ export function stopsOfRoutes(db: Executor, routeIds: string[]) {
     .innerJoin('orders as o', 'o.id', 's.order_id')
     .select(['s.route_id', 's.position', 's.order_id', 'o.status', 'o.route_id as order_route', 'o.delivery_address'])
     .where('s.route_id', 'in', routeIds)
+    // Deliveries only: a pickup stop (032_pickup_pairs) is not a customer's door on the page's count.
+    .where('s.kind', '=', 'delivery')
     .orderBy('s.route_id')
     .orderBy('s.position')
     .execute();
