@@ -19,6 +19,8 @@ export interface Lane {
 export interface Insertion {
   /** Index among the remaining stops before which the new job goes (k: after the last one). */
   at: number;
+  /** A pair's pickup (job k, its delivery k + 1): the index among the remaining stops it goes before (≤ at). */
+  pickupAt?: number;
   /** Kilometres and minutes the route grows by. */
   addedDistance: number;
   addedTime: number;
@@ -167,4 +169,43 @@ export function compareInsertions(a: Insertion, b: Insertion): number {
     a.addedTime - b.addedTime ||
     a.at - b.at
   );
+}
+
+/**
+ * The cheapest place of a pickup-and-delivery pair (the lane's last two jobs: the pickup k, its
+ * delivery k + 1): every pickup position i and delivery position j ≥ i, each timed by the checker
+ * itself. A route under way has a few dozen stops, so the (k + 1)(k + 2)/2 checks stay small; the
+ * plain path above is untouched.
+ */
+export function bestPairInsertion(lane: Lane): Insertion {
+  const p = lane.problem;
+  const k = p.jobs.length - 2;
+  const start = p.vehicles[0]?.shiftStart ?? 0;
+  const current = Array.from({ length: k }, (_, i) => i);
+  const base = checkLane(p, current, [
+    { job: k, reason: 'shift' },
+    { job: k + 1, reason: 'shift' },
+  ]);
+  const already = new Set(base.violations.map(keyOf));
+  const before = new Map((base.schedules[0]?.stops ?? []).map((s) => [s.job, s]));
+  const baseEnd = endOf(base, start);
+  let best: Insertion | undefined;
+  for (let i = 0; i <= k; i++) {
+    for (let j = i; j <= k; j++) {
+      const route = [...current.slice(0, i), k, ...current.slice(i, j), k + 1, ...current.slice(j)];
+      const r = checkLane(p, route);
+      const candidate: Insertion = {
+        at: j,
+        pickupAt: i,
+        addedDistance: r.distance - base.distance,
+        addedTime: endOf(r, start) - baseEnd,
+        broken: r.violations.filter((v) => !already.has(keyOf(v))),
+        stops: r.schedules[0]?.stops ?? [],
+        before,
+        end: endOf(r, start),
+      };
+      if (!best || compareInsertions(candidate, best) < 0) best = candidate;
+    }
+  }
+  return best as Insertion;
 }

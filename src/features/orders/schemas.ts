@@ -70,6 +70,12 @@ export const PICKUP_AT_DEPOT_M = 100;
 const PICKUP_DESCRIPTION =
   'Where the courier collects the parcel before delivering it (a pickup-and-delivery pair: pickup first, same courier). An address object like delivery_address, with lat/lng or located by the geocoder; one within 100 m of a depot is that depot (`depot`), and the order is planned like any other. Absent or null: the parcel leaves from the depot';
 
+/** The Address fields under an id of their own (one schema may not hold two copies of `Address`). */
+const PickupAddressCreate = Type.Object(Address.properties, {
+  additionalProperties: false,
+  $id: 'PickupAddressCreate',
+});
+
 export const PickupAddress = Type.Object(
   {
     ...Address.properties,
@@ -136,7 +142,7 @@ export const OrderCreate = Type.Object(
     source: Type.Optional(OrderSourceSchema),
     customer: Customer,
     delivery_address: Address,
-    pickup_address: Type.Optional(Type.Union([Address, Type.Null()], { description: PICKUP_DESCRIPTION })),
+    pickup_address: Type.Optional(Type.Union([PickupAddressCreate, Type.Null()], { description: PICKUP_DESCRIPTION })),
     items: Type.Optional(Type.Array(OrderItem, { maxItems: 500 })),
     requested_date: Type.Optional(RequestedDate),
     time_window: Type.Optional(TimeWindow),
