@@ -37,6 +37,9 @@ export function applyEdit(plan: repo.PlanRow, current: StoredResult, body: PlanE
       r.courier_id,
       r.stops.map((s) => s.order_id),
     );
+  const paired = new Set(
+    current.routes.flatMap((r) => r.stops.filter((x) => x.kind === 'pickup').map((x) => x.order_id)),
+  );
   const replaced = new Map<string, string[]>();
   /** Where each order is named in the body, for the message when it is named again. */
   const named = new Map<string, string>();
@@ -51,9 +54,10 @@ export function applyEdit(plan: repo.PlanRow, current: StoredResult, body: PlanE
       const p = `${param}.order_ids[${k}]`;
       if (!planned.has(oid)) throw invalid(p, `order '${oid}' is not one of this plan's orders.`);
       const again = named.get(oid);
-      // Twice on one route is a pair's pickup then delivery (recompute checks it is a pair).
-      const sameRoute = again?.startsWith(`${param}.`) && r.order_ids.filter((x) => x === oid).length === 2;
-      if (again !== undefined && !sameRoute) throw invalid(p, `order ${oid} appears twice (also at ${again}).`);
+      // A pair (planned with a pickup stop) may be named twice on one route: its pickup, then its delivery.
+      const pairTwice =
+        paired.has(oid) && again?.startsWith(`${param}.`) && r.order_ids.filter((x) => x === oid).length === 2;
+      if (again !== undefined && !pairTwice) throw invalid(p, `order ${oid} appears twice (also at ${again}).`);
       if (before.get(oid) === 'no_coordinates') throw invalid(p, `order ${oid} has no coordinates to drive to.`);
       named.set(oid, p);
     }
