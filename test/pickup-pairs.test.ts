@@ -188,6 +188,38 @@ describeEach('pickup-and-delivery pairs', (engine) => {
     ]);
   });
 
+  it('re-optimizing a route with a pair keeps its pickup first, and applying keeps both stops', async () => {
+    const m = await newMerchant(t, 'Pairs reopt');
+    const mc = client(t.app, m.test);
+    const c = ok(await mc('POST', '/v1/couriers', { name: 'Cinco' }), 201);
+    ok(await mc('POST', `/v1/couriers/${c.id}/location`, { lat: -12.1, lng: -77.03 }));
+    const far = ok(await mc('POST', '/v1/orders', validOrder({ delivery_address: addr(-12.2, -77.03) })), 201);
+    const near = ok(await mc('POST', '/v1/orders', validOrder({ delivery_address: addr(-12.11, -77.03) })), 201);
+    const pair = ok(
+      await mc(
+        'POST',
+        '/v1/orders',
+        validOrder({ delivery_address: addr(-12.15, -77.03), pickup_address: addr(-12.12, -77.03) }),
+      ),
+      201,
+    );
+    // A poor order by hand: far first, the pair's pickup just before its delivery, near last.
+    const r = ok(await mc('POST', '/v1/routes', { courier_id: c.id, order_ids: [far.id, pair.id, near.id] }), 201);
+    const res = ok(await op('POST', `/v1/routes/${r.id}/reoptimize`, { time_limit_ms: 200, apply: true }));
+    expect(res.applied).toBe(true);
+    expect(res.saving.distance_km).toBeGreaterThan(0);
+    const ids = res.proposed.order_ids as string[];
+    expect(ids.filter((x) => x === pair.id)).toHaveLength(2);
+    const route = ok(await op('GET', `/v1/routes/${r.id}`));
+    const kinds = route.stops.map((s: any) => [s.order, s.kind]);
+    expect(kinds).toHaveLength(4);
+    const pickupAt = kinds.findIndex(([o, k]: string[]) => o === pair.id && k === 'pickup');
+    const deliveryAt = kinds.findIndex(([o, k]: string[]) => o === pair.id && k === 'delivery');
+    expect(pickupAt).toBeGreaterThanOrEqual(0);
+    expect(pickupAt).toBeLessThan(deliveryAt);
+    expect(kinds.at(-1)).toEqual([far.id, 'delivery']);
+  });
+
   it('a route made by hand puts a pair\u2019s pickup just before its delivery; another account cannot see it', async () => {
     const m = await newMerchant(t, 'Pairs route');
     const mc = client(t.app, m.test);
