@@ -179,7 +179,9 @@ export async function reoptimize(
       // A pair is named twice: its pickup, then its delivery.
       const free = (kind: string) => r.free.findIndex((o, k) => o.id === oid && o.kind === kind && !used.has(k));
       const pickup = free('pickup');
-      const j = pickup >= 0 ? pickup : free('delivery');
+      const unused = pickup >= 0 ? pickup : free('delivery');
+      // Named once too often: the first match, so the count check below refuses it as before.
+      const j = unused >= 0 ? unused : r.free.findIndex((o) => o.id === oid);
       if (j >= 0) used.add(j);
       if (j < 0)
         throw new ApiError(
