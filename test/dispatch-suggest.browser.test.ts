@@ -52,7 +52,9 @@ describeEach('the board opens a new order\u2019s suggestions by itself (auto_dis
     expect(await desk.getByLabel(`Select ${quiet.tracking_code}`).isChecked()).toBe(false);
 
     // The carrier stays off; this account's override is suggest: the order's own mode decides.
-    const set = await op('PATCH', '/v1/dispatch_settings', { accounts: [{ account: m.accountId, auto_dispatch: 'suggest' }] });
+    const set = await op('PATCH', '/v1/dispatch_settings', {
+      accounts: [{ account: m.accountId, auto_dispatch: 'suggest' }],
+    });
     expect(set.status, JSON.stringify(set.body)).toBe(200);
     const fresh = (
       await mc(
