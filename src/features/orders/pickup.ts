@@ -30,7 +30,11 @@ export async function pickupOf(
 ): Promise<PickupAddress | null> {
   if (sent === undefined || sent === null) return null;
   if (sent.address.trim() === '') {
-    throw new ApiError('parameter_invalid', 'Invalid pickup_address.address: must not be blank.', 'pickup_address.address');
+    throw new ApiError(
+      'parameter_invalid',
+      'Invalid pickup_address.address: must not be blank.',
+      'pickup_address.address',
+    );
   }
   if ((sent.lat === undefined) !== (sent.lng === undefined)) {
     const missing = sent.lat === undefined ? 'lat' : 'lng';

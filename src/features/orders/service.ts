@@ -20,9 +20,9 @@ import { ORDER_WRITES } from './create-writer.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { requestedDate } from './local-days.js';
+import { type PickupAddress, pickupOf, pointOfAddress } from './pickup.js';
 import { presentOrder } from './present.js';
 import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
-import { type PickupAddress, pickupOf, pointOfAddress } from './pickup.js';
 import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
 import * as repo from './repo.js';
 import {

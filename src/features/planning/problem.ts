@@ -1,8 +1,8 @@
 import type { Config } from '../../shared/config.js';
 import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
+import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import type { Point } from '../../shared/geo.js';
 import { atLocalTime, localClock, startOfDay } from '../../shared/local-time.js';
-import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import { isPaired, pointOfAddress } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { PlanResult } from './schemas.js';
