@@ -110,7 +110,7 @@ export async function situations(
     const fresh = c.last_recorded_at !== null && c.last_recorded_at >= d.now - FRESH_POSITION_MS;
     if (!route && !fresh && c.id !== o.include) continue;
     const own = route ? stops.filter((s) => s.route_id === route.id && s.order.id !== o.exclude) : [];
-    const ahead = own.filter(repo.isAhead).map((s): LaneStop => ({ ...s.order, kind: s.kind }));
+    const ahead: LaneStop[] = own.filter(repo.isAhead).map((s) => s.order);
     const startDepot = depots.get(c.start_depot ?? o.fallbackDepot ?? '') ?? null;
     const endDepot = depots.get(c.end_depot ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);

@@ -137,7 +137,8 @@ export interface RouteStop {
   position: number;
   /** A paired order has two stops: its pickup, then its delivery (032_pickup_pairs). */
   kind: StopKind;
-  order: StopOrder;
+  /** The order, with the stop's kind beside it (a lane's stop as it is, without a copy per suggestion). */
+  order: StopOrder & { kind: StopKind };
 }
 
 /** Every stop of these routes with what its order needs for timing, in stop order. */
@@ -169,6 +170,7 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
     position: r.position,
     kind: r.kind,
     order: {
+      kind: r.kind,
       id: r.id,
       status: r.status,
       route_id: r.route_id,

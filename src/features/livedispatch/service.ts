@@ -124,10 +124,19 @@ function present(d: Day, order: OrderRow, s: Situation, ins: Insertion, paired: 
   const aheadRef = (i: number) => (i < k ? refOf(s.ahead[i] as LaneStop) : null);
   const before = aheadRef(ins.at);
   const pickupBefore = ins.pickupAt === undefined ? undefined : aheadRef(ins.pickupAt);
-  const full: StopRef[] = s.stops.map((x) => ({ order_id: x.order.id, kind: x.kind }));
-  placeStops(full, order.id, { before, pickupBefore }, paired);
-  const keys = full.map(keyOf);
-  const position = (ref: StopRef) => keys.indexOf(keyOf(ref)) + 1;
+  // Stop numbers after the insertion. A route of plain stops (the usual case) is numbered by order
+  // id alone, as before pairs; one with a pair's two stops needs the kind too.
+  let position: (ref: StopRef) => number;
+  if (!paired && !s.stops.some((x) => x.kind === 'pickup')) {
+    const ids = s.stops.map((x) => x.order.id);
+    ids.splice(before === null ? ids.length : ids.indexOf(before.order_id), 0, order.id);
+    position = (ref) => ids.indexOf(ref.order_id) + 1;
+  } else {
+    const full: StopRef[] = s.stops.map((x) => ({ order_id: x.order.id, kind: x.kind }));
+    placeStops(full, order.id, { before, pickupBefore }, paired);
+    const keys = full.map(keyOf);
+    position = (ref) => keys.indexOf(keyOf(ref)) + 1;
+  }
   // The lane's jobs: the stops ahead, then the order (a pair: its pickup, then its delivery).
   const kindOf = (job: number) =>
     job < k ? (s.ahead[job] as LaneStop).kind : paired && job === k ? 'pickup' : 'delivery';
