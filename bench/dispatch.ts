@@ -4,7 +4,7 @@
 // `ruta serve`: auth, validation, the service, the database). The app's clock is held at 09:00 UTC
 // of a working day.
 //
-//   npm run bench:dispatch -- [--db sqlite|postgres] [--couriers 50] [--stops 30] [--runs 40]
+//   npm run bench:dispatch -- [--db sqlite|postgres] [--couriers 50] [--stops 30] [--runs 40] [--pairs]
 //
 // Prints one JSON object: the setup, then p50/p95/max of GET /v1/orders/{id}/dispatch_suggestions
 // (and of POST /v1/orders/{id}/dispatch, on fresh orders), in ms.
@@ -24,6 +24,8 @@ const { values } = parseArgs({
     couriers: { type: 'string', default: '50' },
     stops: { type: 'string', default: '30' },
     runs: { type: 'string', default: '40' },
+    // The new orders are pickup-and-delivery pairs (a pickup_address of their own), DESIGN §16.
+    pairs: { type: 'boolean', default: false },
   },
 });
 const COURIERS = Number(values.couriers);
@@ -91,7 +93,11 @@ async function main() {
     const dispatch: number[] = [];
     let couriersRanked = 0;
     for (let r = 0; r < RUNS + 3; r++) {
-      const n = await call(keys.test, 'POST', '/v1/orders', order(point(-12.1, -77.03, 0.18)));
+      const fresh = order(point(-12.1, -77.03, 0.18));
+      const body = values.pairs
+        ? { ...fresh, pickup_address: { address: 'Calle 2', city: 'Lima', ...point(-12.1, -77.03, 0.18) } }
+        : fresh;
+      const n = await call(keys.test, 'POST', '/v1/orders', body);
       const ms = await time(async () => {
         couriersRanked = (await call(op, 'GET', `/v1/orders/${n.id}/dispatch_suggestions`)).data.length;
       });
@@ -110,6 +116,7 @@ async function main() {
         {
           bench: 'dispatch',
           db: values.db,
+          pairs: values.pairs,
           machine: machine(),
           couriers: COURIERS,
           stops_per_route: STOPS,

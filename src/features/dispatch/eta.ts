@@ -6,6 +6,8 @@ import * as repo from './repo.js';
 
 /** Stops the courier still has to serve: assigned to it and not yet finished. */
 const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
+/** A pickup stop is still to drive to while its order is in one of these (not collected yet). */
+const UNCOLLECTED = new Set(['assigned', 'ready_for_pickup']);
 
 export function pointOf(a: { lat?: number; lng?: number }): Point | null {
   return typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
@@ -42,7 +44,11 @@ export async function routeEta(
   if (order.route_id) {
     for (const stop of await repo.stopsOf(db, order.route_id, order.id)) {
       if (stop.route_id !== order.route_id || !AHEAD.has(stop.status)) continue;
-      path.push(pointOf(stop.delivery_address));
+      if (stop.kind === 'pickup') {
+        // A pickup stop is ahead until its parcel is collected, and is driven to like any other.
+        if (!UNCOLLECTED.has(stop.status) || !stop.pickup_address) continue;
+        path.push(pointOf(stop.pickup_address));
+      } else path.push(pointOf(stop.delivery_address));
     }
   }
   const stopsBefore = path.length;

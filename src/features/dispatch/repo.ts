@@ -1,6 +1,7 @@
 import type { Scope } from '../../shared/auth.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { CouriersTable, OrderStatus, RoutesTable } from '../../shared/db/schema.js';
+import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { ConstraintColumns } from './constraints.js';
 
@@ -99,11 +100,17 @@ export async function recentLocations(db: Executor, courierId: string) {
     .execute();
 }
 
-export async function insertRoute(db: Executor, row: RouteRow, orderIds: string[]): Promise<void> {
+/** One stop of a route as written: the order, and whether it is collected (`pickup`) or delivered there. */
+export interface StopRef {
+  order_id: string;
+  kind: StopKind;
+}
+
+export async function insertRoute(db: Executor, row: RouteRow, stops: StopRef[]): Promise<void> {
   await db.insertInto('routes').values(row).execute();
   await db
     .insertInto('route_stops')
-    .values(orderIds.map((order_id, i) => ({ route_id: row.id, position: i + 1, order_id })))
+    .values(stops.map((s, i) => ({ route_id: row.id, position: i + 1, order_id: s.order_id, kind: s.kind })))
     .execute();
 }
 
@@ -115,8 +122,11 @@ export async function findRoute(db: Executor, scope: Scope, id: string): Promise
   return q.executeTakeFirst();
 }
 
-/** Adds an order as the route's last stop unless it is already on it. */
-export async function appendStop(db: Executor, routeId: string, orderId: string): Promise<void> {
+/**
+ * Adds an order as the route's last stop unless it is already on it; a paired order (`paired`)
+ * as its pickup then its delivery.
+ */
+export async function appendStop(db: Executor, routeId: string, orderId: string, paired = false): Promise<void> {
   const present = await db
     .selectFrom('route_stops')
     .select('position')
@@ -131,15 +141,19 @@ export async function appendStop(db: Executor, routeId: string, orderId: string)
     .select((eb) => eb.fn.max<number>('position').as('last'))
     .where('route_id', '=', routeId)
     .executeTakeFirstOrThrow();
+  const next = (Number(last) || 0) + 1;
+  const kinds: StopKind[] = paired ? ['pickup', 'delivery'] : ['delivery'];
   await db
     .insertInto('route_stops')
-    .values({ route_id: routeId, position: (Number(last) || 0) + 1, order_id: orderId })
+    .values(kinds.map((kind, i) => ({ route_id: routeId, position: next + i, order_id: orderId, kind })))
     .execute();
 }
 
 export interface StopRow {
   position: number;
   order_id: string;
+  kind: StopKind;
+  pickup_address: OrderRow['pickup_address'];
   tracking_code: string;
   status: OrderStatus;
   route_id: string | null;
@@ -154,6 +168,8 @@ export async function stopsOf(db: Executor, routeId: string, beforeOrder?: strin
     .select([
       's.position',
       's.order_id',
+      's.kind',
+      'o.pickup_address',
       'o.tracking_code',
       'o.status',
       'o.route_id',
@@ -167,9 +183,14 @@ export async function stopsOf(db: Executor, routeId: string, beforeOrder?: strin
         .selectFrom('route_stops')
         .select('position')
         .where('route_id', '=', routeId)
-        .where('order_id', '=', beforeOrder),
+        .where('order_id', '=', beforeOrder)
+        .where('kind', '=', 'delivery'),
     );
   }
   const rows = await q.orderBy('s.position', 'asc').execute();
-  return rows.map((r) => ({ ...r, delivery_address: JSON.parse(r.delivery_address) }));
+  return rows.map((r) => ({
+    ...r,
+    delivery_address: JSON.parse(r.delivery_address),
+    pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
+  }));
 }

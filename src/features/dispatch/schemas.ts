@@ -232,6 +232,10 @@ export const Route = Type.Object(
         {
           position: Type.Integer({ description: '1-based stop number' }),
           order: Type.String(),
+          kind: Type.Union([Type.Literal('pickup'), Type.Literal('delivery')], {
+            description:
+              '`pickup`: where a pickup-and-delivery order (one with its own pickup_address) is collected, before its `delivery` stop on this route; every other stop is `delivery`',
+          }),
           tracking_code: Type.String(),
           status: OrderStatusSchema,
           on_route: Type.Boolean({ description: 'False once the order was re-assigned elsewhere' }),

@@ -238,6 +238,7 @@ export async function presentRoute(ctx: AppContext, r: repo.RouteRow): Promise<R
     stops: stops.map((s) => ({
       position: s.position,
       order: s.order_id,
+      kind: s.kind,
       tracking_code: s.tracking_code,
       status: s.status,
       on_route: s.route_id === r.id,

@@ -13,6 +13,8 @@ export async function ordersOnRoute(db: Executor, routeId: string): Promise<{ po
     .select('s.position as stop_position')
     .where('s.route_id', '=', routeId)
     .where('o.route_id', '=', routeId)
+    // A paired order's pickup stop (032_pickup_pairs) prints no label of its own: its parcel has one.
+    .where('s.kind', '=', 'delivery')
     .orderBy('s.position', 'asc')
     .execute();
   return rows.map(({ stop_position, ...o }) => ({ position: stop_position, order: fromColumns(o) }));

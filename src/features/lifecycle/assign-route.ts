@@ -6,22 +6,31 @@ import { newId } from '../../shared/ids.js';
 import * as dispatch from '../dispatch/repo.js';
 import type { Route, RouteCreate } from '../dispatch/schemas.js';
 import { presentRoute } from '../dispatch/service.js';
+import { isPaired } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
 import { resolveOrder } from '../orders/service.js';
 import { signalQueued } from '../webhooks/outbox.js';
 import { applyMove, assignEffect, checkFrom, type MoveEffect } from './service.js';
 
-/** A route checked and ready to write: its row and each order's assign move. */
+/** A route checked and ready to write: its row, its stops in order and each order's assign move. */
 export interface PreparedRoute {
   route: dispatch.RouteRow;
+  stops: dispatch.StopRef[];
   planned: { order: OrderRow; effect: MoveEffect }[];
 }
 
 /**
  * Checks a route's orders and builds each one's assign move, writing nothing: a route plan's commit
- * prepares all its routes first and writes them in one transaction (writeRoute).
+ * prepares all its routes first and writes them in one transaction (writeRoute). `stops`: the stop
+ * order when the caller has one (a plan's, with each pair's pickup where the solver put it); without
+ * it a paired order's pickup goes just before its delivery.
  */
-export async function prepareRoute(ctx: AppContext, scope: Scope, body: RouteCreate): Promise<PreparedRoute> {
+export async function prepareRoute(
+  ctx: AppContext,
+  scope: Scope,
+  body: RouteCreate,
+  stops?: dispatch.StopRef[],
+): Promise<PreparedRoute> {
   const now = ctx.clock();
   const route: dispatch.RouteRow = {
     id: newId('rte', now),
@@ -50,16 +59,22 @@ export async function prepareRoute(ctx: AppContext, scope: Scope, body: RouteCre
   if (new Set(ids).size !== ids.length) {
     throw new ApiError('parameter_invalid', 'Invalid order_ids: an order appears twice.', 'order_ids');
   }
-  return { route, planned };
+  const ordered =
+    stops ??
+    planned.flatMap(({ order }): dispatch.StopRef[] =>
+      isPaired(order)
+        ? [
+            { order_id: order.id, kind: 'pickup' },
+            { order_id: order.id, kind: 'delivery' },
+          ]
+        : [{ order_id: order.id, kind: 'delivery' }],
+    );
+  return { route, stops: ordered, planned };
 }
 
 /** Writes a prepared route and its assign moves (one order.assigned each) inside the caller's transaction. */
 export async function writeRoute(trx: Tx, p: PreparedRoute, now: number): Promise<void> {
-  await dispatch.insertRoute(
-    trx,
-    p.route,
-    p.planned.map((x) => x.order.id),
-  );
+  await dispatch.insertRoute(trx, p.route, p.stops);
   for (const x of p.planned) await applyMove(trx, x.order, 'assign', x.effect, now);
 }
 

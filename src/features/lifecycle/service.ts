@@ -10,6 +10,7 @@ import * as dispatch from '../dispatch/repo.js';
 import { type MessageOrder, NOTHING, prepareMessages } from '../messages/queue.js';
 import { insertMessages } from '../messages/repo.js';
 import { requestedDate, requestedDay } from '../orders/local-days.js';
+import { isPaired } from '../orders/pickup.js';
 import { presentOrder } from '../orders/present.js';
 import * as orders from '../orders/repo.js';
 import type { Order, OrderStatus } from '../orders/schemas.js';
@@ -168,7 +169,7 @@ export async function assignEffect(ctx: AppContext, scope: Scope, order: Row, bo
   return {
     set: { courier_id: courier.id, courier_name: courier.name, route_id: routeId },
     data: { courier: { id: courier.id, name: courier.name }, route: routeId },
-    within: routeId === null ? undefined : (trx, row) => dispatch.appendStop(trx, routeId, row.id),
+    within: routeId === null ? undefined : (trx, row) => dispatch.appendStop(trx, routeId, row.id, isPaired(row)),
   };
 }
 

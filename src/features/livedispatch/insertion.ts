@@ -19,6 +19,8 @@ export interface Lane {
 export interface Insertion {
   /** Index among the remaining stops before which the new job goes (k: after the last one). */
   at: number;
+  /** A pair's pickup (job k, its delivery k + 1): the index among the remaining stops it goes before (≤ at). */
+  pickupAt?: number;
   /** Kilometres and minutes the route grows by. */
   addedDistance: number;
   addedTime: number;
@@ -167,4 +169,142 @@ export function compareInsertions(a: Insertion, b: Insertion): number {
     a.addedTime - b.addedTime ||
     a.at - b.at
   );
+}
+
+/** A pair's places as the screen sees them: pickup before remaining stop `i`, delivery before `at` (≥ i). */
+interface ScreenedPair extends Screened {
+  pickupAt: number;
+}
+
+/**
+ * Every place of a pickup-and-delivery pair (the lane's last two jobs: the pickup k, its delivery
+ * k + 1) timed in plain arithmetic, as `screen` does for one job: O(k) per pickup and delivery
+ * position, no allocation. The route before the pickup's place is the route as it stands. Capacity
+ * is screened as if the pair were on board the whole way (conservative; the checker decides).
+ */
+function screenPairs(p: Problem): ScreenedPair[] {
+  const { size, time, distance, jobs } = p;
+  const v = p.vehicles[0] as Problem['vehicles'][number];
+  const k = jobs.length - 2;
+  const P = jobs[k] as Problem['jobs'][number];
+  const D = jobs[k + 1] as Problem['jobs'][number];
+  const EPS = 1e-9;
+  const loc = (j: number) => (jobs[j] as Problem['jobs'][number]).location;
+  const t = (a: number, b: number) => time[a * size + b] as number;
+  const dist = (a: number, b: number) => distance[a * size + b] as number;
+  const dep = new Float64Array(k);
+  const late = new Uint8Array(k);
+  let clock = v.shiftStart;
+  let at = v.startLocation;
+  const load = v.capacity.map(() => 0);
+  for (let i = 0; i < k; i++) {
+    const job = jobs[i] as Problem['jobs'][number];
+    const start = Math.max(clock + t(at, job.location), job.ready);
+    late[i] = start > job.due + EPS ? 1 : 0;
+    clock = start + job.service;
+    dep[i] = clock;
+    at = job.location;
+    job.demand.forEach((q, d) => {
+      load[d] = (load[d] ?? 0) + q;
+    });
+  }
+  const baseEnd = clock + t(at, v.endLocation);
+  const baseShiftBroken = baseEnd > v.shiftEnd + EPS;
+  const capacityBroken = v.capacity.some((cap, d) => {
+    const before = load[d] ?? 0;
+    return before <= cap + EPS && before + (P.demand[d] ?? 0) > cap + EPS;
+  })
+    ? 1
+    : 0;
+  const out: ScreenedPair[] = [];
+  for (let i = 0; i <= k; i++) {
+    const prevP = i === 0 ? v.startLocation : loc(i - 1);
+    const nextP = i === k ? v.endLocation : loc(i);
+    for (let j = i; j <= k; j++) {
+      let c = i === 0 ? v.shiftStart : (dep[i - 1] as number);
+      let here = prevP;
+      let broken = capacityBroken;
+      for (let idx = i; idx <= k; idx++) {
+        if (idx === i) {
+          c = Math.max(c + t(here, P.location), P.ready);
+          if (c > P.due + EPS) broken++;
+          c += P.service;
+          here = P.location;
+        }
+        if (idx === j) {
+          c = Math.max(c + t(here, D.location), D.ready);
+          if (c > D.due + EPS) broken++;
+          c += D.service;
+          here = D.location;
+        }
+        if (idx === k) break;
+        const job = jobs[idx] as Problem['jobs'][number];
+        const start = Math.max(c + t(here, job.location), job.ready);
+        if (start > job.due + EPS && !late[idx]) broken++;
+        c = start + job.service;
+        here = job.location;
+      }
+      const end = c + t(here, v.endLocation);
+      if (end > v.shiftEnd + EPS && !baseShiftBroken) broken++;
+      const prevD = j === 0 ? v.startLocation : loc(j - 1);
+      const nextD = j === k ? v.endLocation : loc(j);
+      const addedDistance =
+        i === j
+          ? dist(prevP, P.location) + dist(P.location, D.location) + dist(D.location, nextP) - dist(prevP, nextP)
+          : dist(prevP, P.location) +
+            dist(P.location, nextP) -
+            dist(prevP, nextP) +
+            dist(prevD, D.location) +
+            dist(D.location, nextD) -
+            dist(prevD, nextD);
+      out.push({ at: j, pickupAt: i, addedDistance, addedTime: end - baseEnd, broken });
+    }
+  }
+  return out;
+}
+
+/**
+ * The cheapest place of a pickup-and-delivery pair (the lane's last two jobs: the pickup k, its
+ * delivery k + 1): every pickup position i and delivery position j ≥ i screened in plain
+ * arithmetic, the best few timed again by the checker, as for one job. The plain path above is
+ * untouched.
+ */
+export function bestPairInsertion(lane: Lane): Insertion {
+  const p = lane.problem;
+  const k = p.jobs.length - 2;
+  const start = p.vehicles[0]?.shiftStart ?? 0;
+  const current = Array.from({ length: k }, (_, i) => i);
+  const base = checkLane(p, current, [
+    { job: k, reason: 'shift' },
+    { job: k + 1, reason: 'shift' },
+  ]);
+  const already = new Set(base.violations.map(keyOf));
+  const before = new Map((base.schedules[0]?.stops ?? []).map((s) => [s.job, s]));
+  const baseEnd = endOf(base, start);
+  const shortlist = screenPairs(p)
+    .sort(
+      (a, b) =>
+        (a.broken > 0 ? 1 : 0) - (b.broken > 0 ? 1 : 0) ||
+        a.broken - b.broken ||
+        a.addedDistance - b.addedDistance ||
+        a.addedTime - b.addedTime ||
+        a.at - b.at ||
+        a.pickupAt - b.pickupAt,
+    )
+    .slice(0, CHECKED);
+  const checked = shortlist.map(({ at, pickupAt: i }): Insertion => {
+    const route = [...current.slice(0, i), k, ...current.slice(i, at), k + 1, ...current.slice(at)];
+    const r = checkLane(p, route);
+    return {
+      at,
+      pickupAt: i,
+      addedDistance: r.distance - base.distance,
+      addedTime: endOf(r, start) - baseEnd,
+      broken: r.violations.filter((v) => !already.has(keyOf(v))),
+      stops: r.schedules[0]?.stops ?? [],
+      before,
+      end: endOf(r, start),
+    };
+  });
+  return checked.sort(compareInsertions)[0] as Insertion;
 }

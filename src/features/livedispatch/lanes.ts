@@ -1,9 +1,11 @@
 import type { Config } from '../../shared/config.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { CouriersTable, DepotsTable, RoutesTable } from '../../shared/db/schema.js';
+import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import { type Point, roadKm } from '../../shared/geo.js';
 import { atLocalTime, startOfDay } from '../../shared/local-time.js';
 import { constraintsOf } from '../dispatch/constraints.js';
+import type { StopRef } from '../dispatch/repo.js';
 import { shiftOf } from '../planning/shift.js';
 import {
   type CheckResult,
@@ -44,8 +46,8 @@ export interface Situation {
   route: RoutesTable | null;
   /** Every stop of the route in order (finished ones too), for stop numbers. */
   stops: repo.RouteStop[];
-  /** The stops still to serve, in order. */
-  ahead: repo.StopOrder[];
+  /** The stops still to serve, in order (a pair's pickup while its parcel is not collected yet). */
+  ahead: LaneStop[];
   start: Point;
   /** The minute it sets off: now (or its shift start, if later). */
   startMin: number;
@@ -58,6 +60,16 @@ export interface Situation {
 
 export const pointOf = (a: { lat?: number; lng?: number }): Point | null =>
   typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
+
+/** A stop of a lane: its order, and whether the courier collects (`pickup`) or delivers it there. */
+export type LaneStop = repo.StopOrder & { kind: StopKind };
+
+/** Where a lane stop is: the pickup address for a pickup, else the delivery address. */
+export const stopPoint = (x: LaneStop): Point | null =>
+  pointOf(x.kind === 'pickup' && x.pickup_address ? x.pickup_address : x.delivery_address);
+
+/** The stop as written to route_stops. */
+export const refOf = (x: LaneStop): StopRef => ({ order_id: x.id, kind: x.kind });
 
 /**
  * Each courier's situation on the day: its newest route of the day and what is left on it.
@@ -98,7 +110,7 @@ export async function situations(
     const fresh = c.last_recorded_at !== null && c.last_recorded_at >= d.now - FRESH_POSITION_MS;
     if (!route && !fresh && c.id !== o.include) continue;
     const own = route ? stops.filter((s) => s.route_id === route.id && s.order.id !== o.exclude) : [];
-    const ahead = own.filter(repo.isAhead).map((s) => s.order);
+    const ahead: LaneStop[] = own.filter(repo.isAhead).map((s) => s.order);
     const startDepot = depots.get(c.start_depot ?? o.fallbackDepot ?? '') ?? null;
     const endDepot = depots.get(c.end_depot ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);
@@ -110,7 +122,7 @@ export async function situations(
     const fromPosition = position !== null && (underWay || fresh || !startDepot);
     let start = fromPosition ? position : startDepot ? depotPoint(startDepot) : null;
     // A route re-optimized before its courier was ever seen, with no depot: from its first stop left.
-    if (!start && o.onlyRoute) start = ahead.map((x) => pointOf(x.delivery_address)).find((x) => x !== null) ?? null;
+    if (!start && o.onlyRoute) start = ahead.map(stopPoint).find((x) => x !== null) ?? null;
     if (!start) continue;
     out.push({
       courier: c,
@@ -195,16 +207,19 @@ export function checkLane(p: Problem, route: number[], unassigned: Unassigned[] 
 }
 
 /**
- * The situation as a one-vehicle problem: jobs are `orders` (the remaining stops, then any order
- * to insert) at their delivery points; location 0 is the start, 1 the end (with no end depot, a
+ * The situation as a one-vehicle problem: jobs are `stops` (the remaining stops, then any order
+ * to insert: a pair as its pickup then its delivery) at their points; location 0 is the start, 1 the end (with no end depot, a
  * place every leg to which costs nothing: the route ends at its last stop).
  */
-export async function laneProblem(config: Config, d: Day, s: Situation, orders: repo.StopOrder[]): Promise<Problem> {
+export async function laneProblem(config: Config, d: Day, s: Situation, stops: LaneStop[]): Promise<Problem> {
   const points: Point[] = [s.start, s.end ?? s.start];
-  const jobs = orders.map((order) => {
-    const p = pointOf(order.delivery_address);
+  const jobs = stops.map((stop, i) => {
     // Callers keep orders without coordinates out; one that slipped through waits where the courier is.
-    return jobOf(config, d, order, points.push(p ?? s.start) - 1);
+    const job = jobOf(config, d, stop, points.push(stopPoint(stop) ?? s.start) - 1);
+    if (stop.kind !== 'pickup') return job;
+    // A pair's pickup carries the load to its delivery, later in the lane; the window is the delivery's.
+    const delivery = stops.findIndex((x, k) => k > i && x.id === stop.id && x.kind === 'delivery');
+    return delivery < 0 ? job : { ...job, ready: 0, due: minuteOf(d, atLocalTime(d.day, '24:00', d.tz)), delivery };
   });
   const m = config.osrmUrl ? await travelMatrices(config, points) : roadMatrices(config, points);
   const n = points.length;

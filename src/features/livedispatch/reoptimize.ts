@@ -5,7 +5,18 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { localDay } from '../../shared/local-time.js';
 import * as dispatch from '../dispatch/repo.js';
 import { type CheckResult, type Problem, solve } from '../planning/solver/index.js';
-import { checkLane, type Day, dayOf, instantOf, laneProblem, type Situation, situations } from './lanes.js';
+import {
+  checkLane,
+  type Day,
+  dayOf,
+  instantOf,
+  type LaneStop,
+  laneProblem,
+  refOf,
+  type Situation,
+  situations,
+  stopPoint,
+} from './lanes.js';
 import * as repo from './repo.js';
 import type { ReoptimizeBody, RouteProposal } from './schemas.js';
 import { describe } from './service.js';
@@ -31,11 +42,15 @@ interface Read {
   route: dispatch.RouteRow;
   situation: Situation;
   day: Day;
-  kept: string[];
-  pinned: repo.StopOrder[];
-  free: repo.StopOrder[];
+  /** Finished stops (and pickups already collected), in their order. */
+  kept: dispatch.StopRef[];
+  pinned: LaneStop[];
+  free: LaneStop[];
   version: string;
 }
+
+/** A stop's identity on its route: a paired order has two (pickup and delivery). */
+const keyOf = (x: { order_id: string; kind: string }) => `${x.order_id}:${x.kind}`;
 
 async function read(ctx: AppContext, scope: Scope, id: string): Promise<Read> {
   const route = await dispatch.findRoute(ctx.db, scope, id);
@@ -61,12 +76,12 @@ async function read(ctx: AppContext, scope: Scope, id: string): Promise<Read> {
       `Route ${route.id} cannot be re-optimized: its courier has neither a position nor a depot to start from.`,
     );
   }
-  const ahead = new Set(situation.ahead.map((o) => o.id));
+  const ahead = new Set(situation.ahead.map((o) => keyOf(refOf(o))));
   return {
     route,
     situation,
     day,
-    kept: situation.stops.filter((s) => !ahead.has(s.order.id)).map((s) => s.order.id),
+    kept: situation.stops.map((s) => ({ order_id: s.order.id, kind: s.kind })).filter((x) => !ahead.has(keyOf(x))),
     pinned: situation.ahead.filter((o) => PINNED.has(o.status)),
     free: situation.ahead.filter((o) => !PINNED.has(o.status)),
     version: versionOf(route.id, situation.stops),
@@ -83,25 +98,25 @@ async function problemOf(ctx: AppContext, r: Read): Promise<{ problem: Problem; 
       p,
       r.pinned.map((_, i) => i),
     ).schedules[0];
-    const last = r.pinned[r.pinned.length - 1] as repo.StopOrder;
-    const point = last.delivery_address as { lat: number; lng: number };
-    from = { ...s, start: { lat: point.lat, lng: point.lng }, startMin: served?.stops.at(-1)?.departure ?? s.startMin };
+    const point = stopPoint(r.pinned[r.pinned.length - 1] as LaneStop) ?? s.start;
+    from = { ...s, start: point, startMin: served?.stops.at(-1)?.departure ?? s.startMin };
   }
   return { problem: await laneProblem(ctx.config, r.day, from, r.free), startMin: s.startMin };
 }
 
 function leg(r: Read, problem: Problem, order: number[], c: CheckResult): RouteProposal['current'] {
-  const ids = order.map((j) => (r.free[j] as repo.StopOrder).id);
-  const full = [...r.kept, ...r.pinned.map((o) => o.id), ...ids];
+  const refs = order.map((j) => refOf(r.free[j] as LaneStop));
+  const full = [...r.kept, ...r.pinned.map(refOf), ...refs].map(keyOf);
   const sched = c.schedules[0];
   const start = problem.vehicles[0]?.shiftStart ?? 0;
   return {
-    order_ids: ids,
+    order_ids: refs.map((x) => x.order_id),
     stops: (sched?.stops ?? []).map((st) => {
-      const id = (r.free[st.job] as repo.StopOrder).id;
+      const stop = r.free[st.job] as LaneStop;
       return {
-        order_id: id,
-        position: full.indexOf(id) + 1,
+        order_id: stop.id,
+        ...(stop.kind === 'pickup' ? { kind: 'pickup' as const } : {}),
+        position: full.indexOf(keyOf(refOf(stop))) + 1,
         arrival_at: instantOf(r.day, st.arrival),
         service_start_at: instantOf(r.day, st.serviceStart),
         previous_arrival_at: null,
@@ -159,8 +174,15 @@ export async function reoptimize(
         `Route ${r.route.id} changed since the proposal (a stop was added, moved, finished or reassigned); ask for a new one.`,
       );
     }
+    const used = new Set<number>();
     order = body.order_ids.map((oid, i) => {
-      const j = r.free.findIndex((o) => o.id === oid);
+      // A pair is named twice: its pickup, then its delivery.
+      const free = (kind: string) => r.free.findIndex((o, k) => o.id === oid && o.kind === kind && !used.has(k));
+      const pickup = free('pickup');
+      const unused = pickup >= 0 ? pickup : free('delivery');
+      // Named once too often: the first match, so the count check below refuses it as before.
+      const j = unused >= 0 ? unused : r.free.findIndex((o) => o.id === oid);
+      if (j >= 0) used.add(j);
       if (j < 0)
         throw new ApiError(
           'parameter_invalid',
@@ -187,7 +209,11 @@ export async function reoptimize(
   const proposedLeg = leg(r, problem, order, after);
   let applied = false;
   if (body.apply) {
-    await write(ctx, r, proposedLeg.order_ids);
+    await write(
+      ctx,
+      r,
+      order.map((j) => refOf(r.free[j] as LaneStop)),
+    );
     applied = true;
   }
   return {
@@ -196,7 +222,7 @@ export async function reoptimize(
     route_version: applied ? versionOf(r.route.id, await repo.stopsWithOrders(ctx.db, [r.route.id])) : r.version,
     starts_from: r.situation.startsFrom,
     start_at: instantOf(r.day, startMin),
-    kept: [...r.kept, ...r.pinned.map((o) => o.id)],
+    kept: [...r.kept.map((x) => x.order_id), ...r.pinned.map((o) => o.id)],
     current: currentLeg,
     proposed: proposedLeg,
     saving: {
@@ -208,7 +234,7 @@ export async function reoptimize(
 }
 
 /** Writes kept, pinned, then the new order, if the route is still as it was read (else 409). */
-async function write(ctx: AppContext, r: Read, freeIds: string[]): Promise<void> {
+async function write(ctx: AppContext, r: Read, free: dispatch.StopRef[]): Promise<void> {
   await ctx.db.transaction().execute(async (trx) => {
     await repo.lockRoute(trx, r.route.id);
     const stops = await repo.stopsWithOrders(trx, [r.route.id]);
@@ -218,7 +244,7 @@ async function write(ctx: AppContext, r: Read, freeIds: string[]): Promise<void>
         `Route ${r.route.id} changed while it was being re-optimized; ask for a new proposal.`,
       );
     }
-    await repo.rewriteStops(trx, r.route.id, [...r.kept, ...r.pinned.map((o) => o.id), ...freeIds]);
+    await repo.rewriteStops(trx, r.route.id, [...r.kept, ...r.pinned.map(refOf), ...free]);
   });
   const c = r.situation.courier;
   ctx.live.publish(

@@ -8,6 +8,8 @@ import type {
   RoutesTable,
 } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
+import type { StopKind } from '../../shared/db/tables/route_stops.js';
+import type { StopRef } from '../dispatch/repo.js';
 import { fromColumns, type OrderRow } from '../orders/repo.js';
 
 /** The carrier's own row of dispatch_settings (an account's row overrides it). */
@@ -119,13 +121,24 @@ export async function dayRoutes(
 /** What timing a stop needs of its order (a route of 30 stops × 50 couriers is read on every suggestion). */
 export type StopOrder = Pick<
   OrderRow,
-  'id' | 'status' | 'route_id' | 'packages' | 'weight_kg' | 'time_window' | 'delivery_address' | 'requirements'
+  | 'id'
+  | 'status'
+  | 'route_id'
+  | 'packages'
+  | 'weight_kg'
+  | 'time_window'
+  | 'delivery_address'
+  | 'pickup_address'
+  | 'requirements'
 >;
 
 export interface RouteStop {
   route_id: string;
   position: number;
-  order: StopOrder;
+  /** A paired order has two stops: its pickup, then its delivery (032_pickup_pairs). */
+  kind: StopKind;
+  /** The order, with the stop's kind beside it (a lane's stop as it is, without a copy per suggestion). */
+  order: StopOrder & { kind: StopKind };
 }
 
 /** Every stop of these routes with what its order needs for timing, in stop order. */
@@ -137,6 +150,7 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
     .select([
       's.route_id as stop_route',
       's.position',
+      's.kind',
       'o.id',
       'o.status',
       'o.route_id',
@@ -144,6 +158,7 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
       'o.weight_kg',
       'o.time_window',
       'o.delivery_address',
+      'o.pickup_address',
       'o.requirements',
     ])
     .where('s.route_id', 'in', routeIds)
@@ -153,7 +168,9 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
   return rows.map((r) => ({
     route_id: r.stop_route,
     position: r.position,
+    kind: r.kind,
     order: {
+      kind: r.kind,
       id: r.id,
       status: r.status,
       route_id: r.route_id,
@@ -161,14 +178,23 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
       weight_kg: r.weight_kg,
       time_window: r.time_window === null ? null : JSON.parse(r.time_window),
       delivery_address: JSON.parse(r.delivery_address),
+      pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
       requirements: r.requirements === null ? [] : JSON.parse(r.requirements),
     },
   }));
 }
 
-/** A stop the courier still has to serve on this route: its order is on it and not finished. */
+/** Orders whose parcel is still to be collected: a pickup stop of theirs is ahead. */
+const UNCOLLECTED: readonly string[] = ['assigned', 'ready_for_pickup'];
+
+/**
+ * A stop the courier still has to serve on this route: its order is on it and not finished; a
+ * pickup stop only until the parcel is collected.
+ */
 export function isAhead(s: RouteStop): boolean {
-  return s.order.route_id === s.route_id && (COURIER_ACTIVE_STATUSES as readonly string[]).includes(s.order.status);
+  if (s.order.route_id !== s.route_id) return false;
+  const open: readonly string[] = s.kind === 'pickup' ? UNCOLLECTED : COURIER_ACTIVE_STATUSES;
+  return open.includes(s.order.status);
 }
 
 /**
@@ -177,25 +203,24 @@ export function isAhead(s: RouteStop): boolean {
  * again rather than renumbered in place, because PostgreSQL checks the (route_id, position) key
  * row by row during an UPDATE.
  */
-export async function rewriteStops(db: Executor, routeId: string, orderIds: string[]): Promise<void> {
+export async function rewriteStops(db: Executor, routeId: string, stops: StopRef[]): Promise<void> {
   await db.updateTable('routes').set({ id: routeId }).where('id', '=', routeId).execute();
   await db.deleteFrom('route_stops').where('route_id', '=', routeId).execute();
-  if (orderIds.length === 0) return;
+  if (stops.length === 0) return;
   await db
     .insertInto('route_stops')
-    .values(orderIds.map((order_id, i) => ({ route_id: routeId, position: i + 1, order_id })))
+    .values(stops.map((x, i) => ({ route_id: routeId, position: i + 1, order_id: x.order_id, kind: x.kind })))
     .execute();
 }
 
 /** A route's stop order as stored now (locked with the route when called in a transaction after rewriteStops' lock). */
-export async function stopIds(db: Executor, routeId: string): Promise<string[]> {
-  const rows = await db
+export async function stopRefs(db: Executor, routeId: string): Promise<StopRef[]> {
+  return db
     .selectFrom('route_stops')
-    .select('order_id')
+    .select(['order_id', 'kind'])
     .where('route_id', '=', routeId)
     .orderBy('position')
     .execute();
-  return rows.map((r) => r.order_id);
 }
 
 export async function lockRoute(db: Executor, routeId: string): Promise<void> {

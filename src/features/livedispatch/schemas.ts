@@ -67,6 +67,11 @@ const Broken = Type.Object(
 const StopEta = Type.Object(
   {
     order_id: Type.String(),
+    kind: Type.Optional(
+      Type.Literal('pickup', {
+        description: 'Present on a pickup-and-delivery order\u2019s pickup stop; absent on deliveries',
+      }),
+    ),
     position: Type.Integer({ description: 'Stop number on the route after the insertion (finished stops count)' }),
     arrival_at: Type.String({ format: 'date-time' }),
     service_start_at: Type.String({ format: 'date-time' }),
@@ -83,7 +88,13 @@ export const Suggestion = Type.Object(
     route: Type.Union([Type.String(), Type.Null()], {
       description: 'The courier\u2019s current route; null: a new route is made',
     }),
-    position: Type.Integer({ description: 'The stop number the order would get' }),
+    position: Type.Integer({ description: 'The stop number the order would get (its delivery)' }),
+    pickup_position: Type.Optional(
+      Type.Integer({
+        description:
+          'A pickup-and-delivery order (pickup_address): the stop number of its pickup, before `position` on the same route',
+      }),
+    ),
     added_km: Type.Number(),
     added_minutes: Type.Number(),
     feasible: Type.Boolean({ description: 'Breaks nothing the route did not already break' }),

@@ -3,14 +3,26 @@ import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import { ApiError } from '../../shared/errors.js';
 import { localClock, localDay } from '../../shared/local-time.js';
+import type { StopRef } from '../dispatch/repo.js';
 import { prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
 import { applyMove, assignEffect, checkFrom } from '../lifecycle/service.js';
+import { isPaired } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
 import { resolveOrder } from '../orders/service.js';
 import type { Violation } from '../planning/solver/index.js';
 import { signalQueued } from '../webhooks/outbox.js';
-import { bestInsertion, compareInsertions, type Insertion } from './insertion.js';
-import { type Day, dayOf, instantOf, laneProblem, pointOf, type Situation, situations } from './lanes.js';
+import { bestInsertion, bestPairInsertion, compareInsertions, type Insertion } from './insertion.js';
+import {
+  type Day,
+  dayOf,
+  instantOf,
+  type LaneStop,
+  laneProblem,
+  pointOf,
+  refOf,
+  type Situation,
+  situations,
+} from './lanes.js';
 import * as repo from './repo.js';
 import type { DispatchBody, DispatchResult, Suggestion, SuggestionList } from './schemas.js';
 
@@ -70,23 +82,69 @@ export interface Ranked {
   situation: Situation;
   insertion: Insertion;
   suggestion: Suggestion;
-  /** The stop the order goes before on the route (null: after the last one). */
-  before: string | null;
+  /** The stop the order's delivery goes before on the route (null: after the last one). */
+  before: StopRef | null;
+  /** A pair: the stop its pickup goes before (null: after the last one; the delivery's own `before` when equal). */
+  pickupBefore?: StopRef | null;
+}
+
+const keyOf = (x: StopRef) => `${x.order_id}:${x.kind}`;
+
+/**
+ * Puts the order's stops into a route's stop list, as the insertion placed them: the delivery
+ * before `before`, a pair's pickup before `pickupBefore` (or just before its delivery when both go
+ * before the same stop). A stop that is gone from the list puts the order last.
+ */
+export function placeStops(
+  list: StopRef[],
+  orderId: string,
+  r: Pick<Ranked, 'before' | 'pickupBefore'>,
+  paired: boolean,
+) {
+  const at = (ref: StopRef | null) => {
+    const i = ref === null ? -1 : list.findIndex((x) => keyOf(x) === keyOf(ref));
+    return i < 0 ? list.length : i;
+  };
+  const delivery: StopRef = { order_id: orderId, kind: 'delivery' };
+  list.splice(at(r.before), 0, delivery);
+  if (!paired) return;
+  const same =
+    r.pickupBefore === undefined ||
+    (r.pickupBefore === null ? r.before === null : r.before !== null && keyOf(r.pickupBefore) === keyOf(r.before));
+  list.splice(same ? list.indexOf(delivery) : Math.min(at(r.pickupBefore ?? null), list.indexOf(delivery)), 0, {
+    order_id: orderId,
+    kind: 'pickup',
+  });
 }
 
 /** One courier's best insertion of the order, in the API's terms. */
-function present(d: Day, order: OrderRow, s: Situation, ins: Insertion): Ranked {
+function present(d: Day, order: OrderRow, s: Situation, ins: Insertion, paired: boolean): Ranked {
   const k = s.ahead.length;
   const orderOf = (job: number): repo.StopOrder => (job < k ? (s.ahead[job] as repo.StopOrder) : order);
-  const before = ins.at < k ? (s.ahead[ins.at] as repo.StopOrder).id : null;
-  const full = s.stops.map((x) => x.order.id);
-  const at = before === null ? full.length : full.indexOf(before);
-  full.splice(at, 0, order.id);
-  const position = (id: string) => full.indexOf(id) + 1;
+  const aheadRef = (i: number) => (i < k ? refOf(s.ahead[i] as LaneStop) : null);
+  const before = aheadRef(ins.at);
+  const pickupBefore = ins.pickupAt === undefined ? undefined : aheadRef(ins.pickupAt);
+  // Stop numbers after the insertion. A route of plain stops (the usual case) is numbered by order
+  // id alone, as before pairs; one with a pair's two stops needs the kind too.
+  let position: (ref: StopRef) => number;
+  if (!paired && !s.stops.some((x) => x.kind === 'pickup')) {
+    const ids = s.stops.map((x) => x.order.id);
+    ids.splice(before === null ? ids.length : ids.indexOf(before.order_id), 0, order.id);
+    position = (ref) => ids.indexOf(ref.order_id) + 1;
+  } else {
+    const full: StopRef[] = s.stops.map((x) => ({ order_id: x.order.id, kind: x.kind }));
+    placeStops(full, order.id, { before, pickupBefore }, paired);
+    const keys = full.map(keyOf);
+    position = (ref) => keys.indexOf(keyOf(ref)) + 1;
+  }
+  // The lane's jobs: the stops ahead, then the order (a pair: its pickup, then its delivery).
+  const kindOf = (job: number) =>
+    job < k ? (s.ahead[job] as LaneStop).kind : paired && job === k ? 'pickup' : 'delivery';
   const suggestion: Suggestion = {
     courier: { id: s.courier.id, name: s.courier.name },
     route: s.route?.id ?? null,
-    position: at + 1,
+    position: position({ order_id: order.id, kind: 'delivery' }),
+    ...(paired ? { pickup_position: position({ order_id: order.id, kind: 'pickup' }) } : {}),
     added_km: round(ins.addedDistance),
     added_minutes: round(ins.addedTime, 1),
     feasible: ins.broken.length === 0,
@@ -94,17 +152,19 @@ function present(d: Day, order: OrderRow, s: Situation, ins: Insertion): Ranked 
     starts_from: s.startsFrom,
     stops: ins.stops.map((st) => {
       const id = orderOf(st.job).id;
+      const kind = kindOf(st.job);
       const prev = ins.before.get(st.job);
       return {
         order_id: id,
-        position: position(id),
+        ...(kind === 'pickup' ? { kind } : {}),
+        position: position({ order_id: id, kind }),
         arrival_at: instantOf(d, st.arrival),
         service_start_at: instantOf(d, st.serviceStart),
         previous_arrival_at: st.job < k && prev ? instantOf(d, prev.arrival) : null,
       };
     }),
   };
-  return { situation: s, insertion: ins, suggestion, before };
+  return { situation: s, insertion: ins, suggestion, before, ...(paired ? { pickupBefore } : {}) };
 }
 
 /**
@@ -133,9 +193,18 @@ export async function rank(
     include: courierId,
   });
   const ranked: Ranked[] = [];
+  // A pickup-and-delivery order goes in as two stops, its pickup first (DESIGN §16).
+  const paired = isPaired(order);
+  const added: LaneStop[] = paired
+    ? [
+        { ...order, kind: 'pickup' },
+        { ...order, kind: 'delivery' },
+      ]
+    : [{ ...order, kind: 'delivery' }];
   for (const s of sits) {
-    const problem = await laneProblem(ctx.config, d, s, [...s.ahead, order]);
-    ranked.push(present(d, order, s, bestInsertion({ problem })));
+    const problem = await laneProblem(ctx.config, d, s, [...s.ahead, ...added]);
+    const ins = paired ? bestPairInsertion({ problem }) : bestInsertion({ problem });
+    ranked.push(present(d, order, s, ins, paired));
   }
   ranked.sort(
     (a, b) =>
@@ -213,10 +282,9 @@ async function write(
     // Placed at its position rather than appended; the stop order is rewritten under the route's lock.
     effect.within = async (trx, row) => {
       await repo.lockRoute(trx, route.id);
-      const ids = (await repo.stopIds(trx, route.id)).filter((x) => x !== row.id);
-      const at = chosen.before === null ? -1 : ids.indexOf(chosen.before);
-      ids.splice(at < 0 ? ids.length : at, 0, row.id);
-      await repo.rewriteStops(trx, route.id, ids);
+      const refs = (await repo.stopRefs(trx, route.id)).filter((x) => x.order_id !== row.id);
+      placeStops(refs, row.id, chosen, isPaired(order));
+      await repo.rewriteStops(trx, route.id, refs);
     };
     await ctx.db.transaction().execute(async (trx) => {
       await applyMove(trx, order, 'assign', effect, now);

@@ -21,6 +21,7 @@ export function presentOrder(r: OrderRow, withPin = false): Order {
     status: r.status,
     customer: r.customer,
     delivery_address: r.delivery_address,
+    pickup_address: r.pickup_address,
     geocode: r.geocode,
     items: r.items,
     weight_kg: r.weight_kg,

@@ -19,6 +19,7 @@ import type { Order } from './schemas.js';
 type JsonColumns =
   | 'customer'
   | 'delivery_address'
+  | 'pickup_address'
   | 'items'
   | 'time_window'
   | 'metadata'
@@ -35,6 +36,7 @@ type DerivedColumns = 'due_at' | 'due_day' | 'customer_key' | 'phone_key';
 export interface OrderRow extends Omit<Selectable<OrdersTable>, JsonColumns | DerivedColumns> {
   customer: Order['customer'];
   delivery_address: Order['delivery_address'];
+  pickup_address: Order['pickup_address'];
   items: Order['items'];
   time_window: Order['time_window'];
   requirements: Order['requirements'];
@@ -51,6 +53,7 @@ export function fromColumns(r: Selectable<OrdersTable>): OrderRow {
     ...rest,
     customer: JSON.parse(r.customer),
     delivery_address: JSON.parse(r.delivery_address),
+    pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
     items: JSON.parse(r.items),
     time_window: r.time_window === null ? null : JSON.parse(r.time_window),
     requirements: r.requirements === null ? [] : JSON.parse(r.requirements),
@@ -88,7 +91,18 @@ function customerKeys(c: Order['customer']): Pick<OrdersTable, 'customer_key' | 
  * and the derived columns follow the fields they come from.
  */
 export function toColumns(o: Partial<OrderRow>): UpdateObject<DB, 'orders'> {
-  const { customer, delivery_address, items, time_window, metadata, geocode, proof, requirements, ...plain } = o;
+  const {
+    customer,
+    delivery_address,
+    pickup_address,
+    items,
+    time_window,
+    metadata,
+    geocode,
+    proof,
+    requirements,
+    ...plain
+  } = o;
   const out: UpdateObject<DB, 'orders'> = plain;
   // Due when requested (see OrdersTable.due_at); the day is read in the order's zone, so a move
   // that sets a requested date passes the order's (unchanged) timezone with it.
@@ -102,6 +116,7 @@ export function toColumns(o: Partial<OrderRow>): UpdateObject<DB, 'orders'> {
   if (customer !== undefined) Object.assign(out, customerKeys(customer));
   if (customer !== undefined) out.customer = JSON.stringify(customer);
   if (delivery_address !== undefined) out.delivery_address = JSON.stringify(delivery_address);
+  if (pickup_address !== undefined) out.pickup_address = pickupColumn(pickup_address);
   if (items !== undefined) out.items = JSON.stringify(items);
   if (time_window !== undefined) out.time_window = time_window === null ? null : JSON.stringify(time_window);
   if (metadata !== undefined) out.metadata = JSON.stringify(metadata);
@@ -110,6 +125,8 @@ export function toColumns(o: Partial<OrderRow>): UpdateObject<DB, 'orders'> {
   if (proof !== undefined) out.proof = proof === null ? null : JSON.stringify(proof);
   return out;
 }
+
+const pickupColumn = (a: OrderRow['pickup_address']) => (a === null ? null : JSON.stringify(a));
 
 /** None is null (most orders), so a column read back is never an empty array's text. */
 const requirementsColumn = (r: string[]) => (r.length > 0 ? JSON.stringify(r) : null);
@@ -121,6 +138,7 @@ function allColumns(o: OrderRow): OrdersTable {
     ...customerKeys(o.customer),
     customer: JSON.stringify(o.customer),
     delivery_address: JSON.stringify(o.delivery_address),
+    pickup_address: pickupColumn(o.pickup_address),
     items: JSON.stringify(o.items),
     time_window: o.time_window === null ? null : JSON.stringify(o.time_window),
     requirements: requirementsColumn(o.requirements),
@@ -141,6 +159,7 @@ const ORDER_COLUMNS = Object.keys({
   status: 1,
   customer: 1,
   delivery_address: 1,
+  pickup_address: 1,
   items: 1,
   requested_date: 1,
   time_window: 1,

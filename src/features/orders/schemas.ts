@@ -60,6 +60,34 @@ export const Address = Type.Object(
   { additionalProperties: false, $id: 'Address' },
 );
 
+/** Metres within which a pickup address is taken to be a depot (the parcel leaves from it as usual). */
+export const PICKUP_AT_DEPOT_M = 100;
+
+/**
+ * Where a pickup-and-delivery order is collected (DESIGN §16): the courier drives there first and
+ * delivers on the same route. Located like the delivery address (coordinates, else the geocoder).
+ */
+const PICKUP_DESCRIPTION =
+  'Where the courier collects the parcel before delivering it (a pickup-and-delivery pair: pickup first, same courier). An address object like delivery_address, with lat/lng or located by the geocoder; one within 100 m of a depot is that depot (`depot`), and the order is planned like any other. Absent or null: the parcel leaves from the depot';
+
+/** The Address fields under an id of their own (one schema may not hold two copies of `Address`). */
+const PickupAddressCreate = Type.Object(Address.properties, {
+  additionalProperties: false,
+  $id: 'PickupAddressCreate',
+});
+
+export const PickupAddress = Type.Object(
+  {
+    ...Address.properties,
+    depot: Nullable(
+      Type.String({
+        description: 'The depot this pickup address is (within 100 m of it); null: a pickup stop of its own',
+      }),
+    ),
+  },
+  { $id: 'PickupAddress' },
+);
+
 export const OrderItem = Type.Object(
   {
     sku: Type.Optional(Str()),
@@ -114,6 +142,7 @@ export const OrderCreate = Type.Object(
     source: Type.Optional(OrderSourceSchema),
     customer: Customer,
     delivery_address: Address,
+    pickup_address: Type.Optional(Type.Union([PickupAddressCreate, Type.Null()], { description: PICKUP_DESCRIPTION })),
     items: Type.Optional(Type.Array(OrderItem, { maxItems: 500 })),
     requested_date: Type.Optional(RequestedDate),
     time_window: Type.Optional(TimeWindow),
@@ -194,6 +223,7 @@ export const Order = Type.Object(
     status: OrderStatusSchema,
     customer: Customer,
     delivery_address: Address,
+    pickup_address: Type.Union([PickupAddress, Type.Null()], { description: PICKUP_DESCRIPTION }),
     geocode: Type.Union([Geocode, Type.Null()], {
       description:
         'Set when the address came without coordinates and a geocoder is configured (RUTA_GEOCODER_URL); null when they came with it',

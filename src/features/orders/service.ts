@@ -20,6 +20,7 @@ import { ORDER_WRITES } from './create-writer.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { requestedDate } from './local-days.js';
+import { type PickupAddress, pickupOf, pointOfAddress } from './pickup.js';
 import { presentOrder } from './present.js';
 import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
 import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
@@ -58,7 +59,12 @@ function notBlank(value: string, param: string): void {
 }
 
 /** Checks the rules a JSON schema cannot express, and derives weight, packages and price. */
-async function compute(ctx: AppContext, accountId: string, body: OrderCreate): Promise<Computed> {
+async function compute(
+  ctx: AppContext,
+  accountId: string,
+  body: OrderCreate,
+  pickup: PickupAddress | null = null,
+): Promise<Computed> {
   const items = body.items ?? [];
   notBlank(body.customer.name, 'customer.name');
   notBlank(body.delivery_address.address, 'delivery_address.address');
@@ -79,10 +85,13 @@ async function compute(ctx: AppContext, accountId: string, body: OrderCreate): P
   if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
   const weightKg = Math.round(items.reduce((s, it) => s + (it.weight_kg ?? 0) * (it.quantity ?? 1), 0) * 1000) / 1000;
   const packages = items.length === 0 ? 1 : items.reduce((s, it) => s + (it.quantity ?? 1), 0);
+  // A pair is priced from where it is collected; every other order from the account's pickup origin.
   const origin =
-    account.origin_lat !== null && account.origin_lng !== null
-      ? { lat: account.origin_lat, lng: account.origin_lng }
-      : null;
+    pickup !== null && pickup.depot === null
+      ? pointOfAddress(pickup)
+      : account.origin_lat !== null && account.origin_lng !== null
+        ? { lat: account.origin_lat, lng: account.origin_lng }
+        : null;
   const a = body.delivery_address;
   const dest = a.lat !== undefined && a.lng !== undefined ? { lat: a.lat, lng: a.lng } : null;
   const km = roadKm(origin, dest);
@@ -108,7 +117,8 @@ async function located(ctx: AppContext, body: OrderCreate): Promise<{ body: Orde
 
 export async function quote(ctx: AppContext, accountId: string, mode: Mode, sent: OrderCreate) {
   const { body } = await located(ctx, sent);
-  const c = await compute(ctx, accountId, body);
+  const pickup = body.pickup_address == null ? null : await pickupOf(ctx, mode, body.pickup_address);
+  const c = await compute(ctx, accountId, body, pickup);
   const b = c.breakdown;
   return {
     object: 'quote' as const,
@@ -167,7 +177,9 @@ export async function prepareOrder(
   batch?: OrderBatch,
 ): Promise<PreparedOrder> {
   const { body, geocode } = await located(ctx, sent);
-  const c = await compute(ctx, accountId, body);
+  // Only an order sent with a pickup address pays for locating it and reading the depots.
+  const pickup = body.pickup_address == null ? null : await pickupOf(ctx, mode, body.pickup_address);
+  const c = await compute(ctx, accountId, body, pickup);
   const proof = orderProof(batch?.proof ?? (await proofSettingsFor(ctx.db, accountId)).levels, body);
   const pin = newDeliveryPin(proof);
   const row: repo.OrderRow = {
@@ -180,6 +192,7 @@ export async function prepareOrder(
     status: 'pending',
     customer: body.customer,
     delivery_address: body.delivery_address,
+    pickup_address: pickup,
     items: body.items ?? [],
     requested_date: body.requested_date === undefined ? null : requestedDate(body.requested_date, c.timezone),
     time_window: body.time_window ?? null,

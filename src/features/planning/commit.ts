@@ -21,7 +21,8 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
   const plan = await planOrThrow(ctx, scope, id);
   const result = openResult(plan, 'committed');
   const { versions } = plan;
-  const routed = result.routes.flatMap((r) => r.stops.map((s) => s.order_id));
+  // A pair's pickup stop names its order again: each order once.
+  const routed = result.routes.flatMap((r) => r.stops.filter((s) => s.kind !== 'pickup').map((s) => s.order_id));
   const current = new Map((await repo.ordersByIds(ctx.db, plan.mode, routed)).map((o) => [o.id, o]));
   const changed = routed.filter((oid) => {
     const o = current.get(oid);
@@ -36,12 +37,18 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
 
   const prepared: PreparedRoute[] = [];
   for (const r of result.routes) {
+    const stops = r.stops.map((s) => ({ order_id: s.order_id, kind: s.kind ?? ('delivery' as const) }));
     prepared.push(
-      await prepareRoute(ctx, scope, {
-        courier_id: r.courier_id,
-        order_ids: r.stops.map((s) => s.order_id),
-        date: plan.date,
-      }),
+      await prepareRoute(
+        ctx,
+        scope,
+        {
+          courier_id: r.courier_id,
+          order_ids: stops.filter((s) => s.kind === 'delivery').map((s) => s.order_id),
+          date: plan.date,
+        },
+        stops,
+      ),
     );
   }
   const now = ctx.clock();

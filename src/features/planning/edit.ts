@@ -37,6 +37,9 @@ export function applyEdit(plan: repo.PlanRow, current: StoredResult, body: PlanE
       r.courier_id,
       r.stops.map((s) => s.order_id),
     );
+  const paired = new Set(
+    current.routes.flatMap((r) => r.stops.filter((x) => x.kind === 'pickup').map((x) => x.order_id)),
+  );
   const replaced = new Map<string, string[]>();
   /** Where each order is named in the body, for the message when it is named again. */
   const named = new Map<string, string>();
@@ -51,7 +54,10 @@ export function applyEdit(plan: repo.PlanRow, current: StoredResult, body: PlanE
       const p = `${param}.order_ids[${k}]`;
       if (!planned.has(oid)) throw invalid(p, `order '${oid}' is not one of this plan's orders.`);
       const again = named.get(oid);
-      if (again !== undefined) throw invalid(p, `order ${oid} appears twice (also at ${again}).`);
+      // A pair (planned with a pickup stop) may be named twice on one route: its pickup, then its delivery.
+      const pairTwice =
+        paired.has(oid) && again?.startsWith(`${param}.`) && r.order_ids.filter((x) => x === oid).length === 2;
+      if (again !== undefined && !pairTwice) throw invalid(p, `order ${oid} appears twice (also at ${again}).`);
       if (before.get(oid) === 'no_coordinates') throw invalid(p, `order ${oid} has no coordinates to drive to.`);
       named.set(oid, p);
     }
@@ -87,16 +93,29 @@ async function recompute(ctx: AppContext, plan: repo.PlanRow, edited: Edited): P
     }
     throw err;
   }
+  // A pair has two jobs, its pickup first (problem.ts): the delivery's index is the order's.
   const jobOf = new Map(built.jobs.map((o, j) => [o.id, j]));
+  const pickupOf = new Map<string, number>();
+  built.kinds.forEach((kind, j) => {
+    if (kind === 'pickup') pickupOf.set((built.jobs[j] as OrderRow).id, j);
+  });
   const unassigned = [...edited.unassigned];
   const solution: Solution = { routes: [], unassigned: [] };
   for (const c of couriers) {
     const jobs: number[] = [];
-    for (const oid of edited.routes.get(c.courier_id) ?? []) {
+    const names = edited.routes.get(c.courier_id) ?? [];
+    for (const [k, oid] of names.entries()) {
       const j = jobOf.get(oid);
+      const pickup = pickupOf.get(oid);
+      const twice = names.indexOf(oid) !== names.lastIndexOf(oid);
       // Kept on an unnamed route but its address lost its coordinates since the plan.
-      if (j === undefined) unassigned.push({ order_id: oid, reason: 'no_coordinates' });
-      else jobs.push(j);
+      if (j === undefined) {
+        if (names.indexOf(oid) === k) unassigned.push({ order_id: oid, reason: 'no_coordinates' });
+      } else if (pickup === undefined) {
+        if (twice) throw invalid('routes', `order ${oid} appears twice, and it is not a pickup-and-delivery order.`);
+        jobs.push(j);
+      } else if (!twice) jobs.push(pickup, j);
+      else jobs.push(names.indexOf(oid) === k ? pickup : j);
     }
     solution.routes.push(jobs);
   }

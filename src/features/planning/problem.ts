@@ -1,7 +1,9 @@
 import type { Config } from '../../shared/config.js';
 import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
+import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import type { Point } from '../../shared/geo.js';
 import { atLocalTime, localClock, startOfDay } from '../../shared/local-time.js';
+import { isPaired, pointOfAddress } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
 import type { PlanResult } from './schemas.js';
 import type { Job, Problem, RouteSchedule, SolveResult, Vehicle, Violation } from './solver/index.js';
@@ -31,8 +33,10 @@ const MS_PER_MIN = 60_000;
 
 export interface Built {
   problem: Problem;
-  /** The order of each job index. */
+  /** The order of each job index (a pickup-and-delivery order has two: its pickup, then its delivery). */
   jobs: OrderRow[];
+  /** Each job index's stop: `pickup` for a pair's first job, `delivery` otherwise. */
+  kinds: StopKind[];
   /** Orders left out before solving: no coordinates to drive to. */
   noCoordinates: string[];
   /** The instant of minute 0 (the local midnight that starts the plan's day). */
@@ -44,6 +48,11 @@ export interface Built {
 function pointOf(o: OrderRow): Point | null {
   const a = o.delivery_address as { lat?: unknown; lng?: unknown };
   return typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
+}
+
+/** The pickup of a pickup-and-delivery order (an address of its own, not a depot); null for every other order. */
+function pickupPointOf(o: OrderRow): Point | null {
+  return isPaired(o) ? pointOfAddress(o.pickup_address as NonNullable<OrderRow['pickup_address']>) : null;
 }
 
 /**
@@ -82,6 +91,7 @@ export async function buildProblem(
 
   const jobs: Job[] = [];
   const jobOrders: OrderRow[] = [];
+  const kinds: StopKind[] = [];
   const noCoordinates: string[] = [];
   for (const order of o.orders) {
     const p = pointOf(order);
@@ -90,7 +100,7 @@ export async function buildProblem(
       continue;
     }
     const w = order.time_window;
-    jobs.push({
+    const job: Job = {
       location: points.push(p) - 1,
       demand: [order.packages, order.weight_kg],
       service: config.serviceMinutesPerStop,
@@ -100,13 +110,24 @@ export async function buildProblem(
       // Urgent outranks every priority; priority 1–3 maps to 0–2.
       priority: order.is_urgent ? 3 : Math.max(0, Math.min(2, order.priority - 1)),
       ...(order.requirements.length > 0 ? { requirements: order.requirements } : {}),
-    });
+    };
+    // A pair (DESIGN §16): the pickup job carries the load to the delivery job, which follows it on
+    // the same route. The window is the customer's, so it binds the delivery; the pickup has the day.
+    const pickup = order.pickup_address === null ? null : pickupPointOf(order);
+    if (pickup) {
+      jobs.push({ ...job, location: points.push(pickup) - 1, ready: 0, due: dayEnd, delivery: jobs.length + 1 });
+      jobOrders.push(order);
+      kinds.push('pickup');
+    }
+    jobs.push(job);
     jobOrders.push(order);
+    kinds.push('delivery');
   }
   const m = await travelMatrices(config, points, signal);
   return {
     problem: { size: points.length, time: m.minutes, distance: m.km, jobs, vehicles },
     jobs: jobOrders,
+    kinds,
     noCoordinates,
     dayStart,
     tz,
@@ -199,6 +220,7 @@ export function presentRoutes(
       courier_id: (couriers[s.vehicle] as PlannedCourier).courier_id,
       stops: s.stops.map((st) => ({
         order_id: (built.jobs[st.job] as OrderRow).id,
+        kind: built.kinds[st.job] ?? 'delivery',
         arrival_at: at(st.arrival),
         service_start_at: at(st.serviceStart),
         departure_at: at(st.departure),
@@ -222,7 +244,8 @@ export function presentRoutes(
 export function totalsOf(routes: PlanRoute[], unassigned: PlanResult['unassigned']): PlanResult['totals'] {
   return {
     routes: routes.length,
-    orders: routes.reduce((n, x) => n + x.stops.length, 0),
+    // A pair's pickup is a stop, not another order.
+    orders: routes.reduce((n, x) => n + x.stops.filter((st) => st.kind !== 'pickup').length, 0),
     unassigned: unassigned.length,
     distance_km: round(routes.reduce((n, x) => n + x.distance_km, 0)),
     duration_min: round(
@@ -238,7 +261,10 @@ export function presentResult(built: Built, couriers: PlannedCourier[], r: Solve
   const routes = presentRoutes(built, couriers, r.schedules);
   const unassigned = [
     ...built.noCoordinates.map((id) => ({ order_id: id, reason: 'no_coordinates' as const })),
-    ...r.unassigned.map((u) => ({ order_id: (built.jobs[u.job] as OrderRow).id, reason: u.reason })),
+    // A pair is left out whole: its delivery names it, its pickup would name it again.
+    ...r.unassigned
+      .filter((u) => built.kinds[u.job] !== 'pickup')
+      .map((u) => ({ order_id: (built.jobs[u.job] as OrderRow).id, reason: u.reason })),
   ];
   return { routes, unassigned, totals: totalsOf(routes, unassigned) };
 }

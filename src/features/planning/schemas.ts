@@ -123,6 +123,12 @@ const PlanViolation = Type.Object(
 const PlanStop = Type.Object(
   {
     order_id: Type.String(),
+    kind: Type.Optional(
+      Type.Union([Type.Literal('pickup'), Type.Literal('delivery')], {
+        description:
+          '`pickup`: where a pickup-and-delivery order is collected (its pickup_address), before its `delivery` stop on the same route. Absent in plans made before pairs: delivery',
+      }),
+    ),
     arrival_at: Type.String({ format: 'date-time' }),
     service_start_at: Type.String({ format: 'date-time' }),
     departure_at: Type.String({ format: 'date-time' }),
@@ -237,7 +243,11 @@ export const PlanEdit = Type.Object(
       Type.Object(
         {
           courier_id: Id,
-          order_ids: Type.Array(Id, { maxItems: 2000, description: 'The route\u2019s stops, in order' }),
+          order_ids: Type.Array(Id, {
+            maxItems: 2000,
+            description:
+              'The route\u2019s stops, in order. A pickup-and-delivery order is named twice (its pickup, then its delivery), or once: its pickup then goes just before its delivery',
+          }),
         },
         { additionalProperties: false, $id: 'RoutePlanRouteEdit' },
       ),

@@ -56,14 +56,18 @@ export function watchedOrders(db: Executor, ids: string[]): Promise<WatchedRow[]
 
 /** The stops of many routes in order, with their status and point: the ETA of every watched stop without a query each. */
 export function stopsOfRoutes(db: Executor, routeIds: string[]) {
-  return db
-    .selectFrom('route_stops as s')
-    .innerJoin('orders as o', 'o.id', 's.order_id')
-    .select(['s.route_id', 's.position', 's.order_id', 'o.status', 'o.route_id as order_route', 'o.delivery_address'])
-    .where('s.route_id', 'in', routeIds)
-    .orderBy('s.route_id')
-    .orderBy('s.position')
-    .execute();
+  return (
+    db
+      .selectFrom('route_stops as s')
+      .innerJoin('orders as o', 'o.id', 's.order_id')
+      .select(['s.route_id', 's.position', 's.order_id', 'o.status', 'o.route_id as order_route', 'o.delivery_address'])
+      .where('s.route_id', 'in', routeIds)
+      // Deliveries only: a pickup stop (032_pickup_pairs) is not a customer's door on the page's count.
+      .where('s.kind', '=', 'delivery')
+      .orderBy('s.route_id')
+      .orderBy('s.position')
+      .execute()
+  );
 }
 
 /** Couriers' last positions, for the streams opened or refreshed. */

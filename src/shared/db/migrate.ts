@@ -26,6 +26,7 @@ import * as m023 from './migrations/023_labels.js';
 import * as m024 from './migrations/024_move_positions.js';
 import * as m028 from './migrations/028_orders_delivered_partial.js';
 import * as m030 from './migrations/030_messages_provider_id_partial.js';
+import * as m032 from './migrations/032_pickup_pairs.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '024_move_positions': m024,
   '028_orders_delivered_partial': m028,
   '030_messages_provider_id_partial': m030,
+  '032_pickup_pairs': m032,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -71,7 +71,13 @@ export const isActive = (status: string) => (ON_BOARD_STATUSES as readonly strin
  * Today's stops in route order: the orders the courier session can read (its unfinished assigned
  * orders), each route's stop order from GET /v1/routes/{id}, orders without a route last.
  */
-export async function loadStops(client: CourierClient, me: CourierMe): Promise<Order[]> {
+/**
+ * An order of the courier's route with its stop numbers as last read: `stop_at` its delivery's,
+ * `pickup_at` its pickup's when it is a pickup-and-delivery order (collected at its pickup_address).
+ */
+export type RouteOrder = Order & { stop_at?: number; pickup_at?: number };
+
+export async function loadStops(client: CourierClient, me: CourierMe): Promise<RouteOrder[]> {
   const page = await unwrap(client.GET('/v1/orders', { params: { query: { limit: 100 } } }));
   const mine = page.data.filter(
     (o) =>
@@ -79,16 +85,17 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<O
       !['delivered', 'partially_delivered', 'returned', 'cancelled'].includes(o.status),
   );
   const position = new Map<string, number>();
+  const pickup = new Map<string, number>();
   const routeIds = [...new Set(mine.map((o) => o.route).filter((r): r is string => !!r))];
   let base = 0;
   for (const id of routeIds) {
     try {
       const r = await unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } }));
-      for (const s of r.stops) position.set(s.order, base + s.position);
+      for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
       base += r.stops.length + 1;
     } catch {}
   }
-  return mine.sort(
-    (a, b) => (position.get(a.id) ?? 1e9) - (position.get(b.id) ?? 1e9) || (a.created_at < b.created_at ? -1 : 1),
-  );
+  return mine
+    .map((o): RouteOrder => ({ ...o, stop_at: position.get(o.id), pickup_at: pickup.get(o.id) }))
+    .sort((a, b) => (a.stop_at ?? 1e9) - (b.stop_at ?? 1e9) || (a.created_at < b.created_at ? -1 : 1));
 }

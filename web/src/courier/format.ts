@@ -7,8 +7,9 @@ export function firstName(name: string): string {
 }
 
 /** A link that opens the phone's map app with directions to the stop. */
-export function navLink(o: Order): string {
-  const a = o.delivery_address;
+/** Directions to the order's delivery address, or to `to` (a pair's pickup address). */
+export function navLink(o: Order, to?: Order['delivery_address']): string {
+  const a = to ?? o.delivery_address;
   const dest =
     typeof a.lat === 'number' && typeof a.lng === 'number'
       ? `${a.lat},${a.lng}`

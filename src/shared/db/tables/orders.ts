@@ -48,6 +48,11 @@ export interface OrdersTable {
   customer: string;
   /** JSON Address. */
   delivery_address: string;
+  /**
+   * Added by 032_pickup_pairs: JSON Address where the parcel is collected, with `depot` (the id of
+   * the depot it names, or null); null when it leaves from the depot like every other order.
+   */
+  pickup_address: string | null;
   /** JSON array of items. */
   items: string;
   /**

@@ -5,6 +5,7 @@ import { streamable, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge } from '../ui';
+import { orderToSuggest } from './auto-suggest';
 import { BoardCounts, BoardFilters, fieldOf } from './BoardFilters';
 import { apiFilters, type Filters, readFilters, stillMatches, useDebounced, writeFilters } from './board-filters';
 import { DispatchSuggestions } from './DispatchSuggestions';
@@ -159,6 +160,8 @@ export function Board() {
     const inSpan = (o: Order) => !data.has_more || !oldest || byNewest(o, oldest) <= 0;
     const ids = [...changed.current];
     changed.current.clear();
+    const known = new Set(ordersNow.current.map((o) => o.id));
+    suggestArrived(data.data.filter((o) => !known.has(o.id)));
     // More new orders than the page holds (an import): what lies between it and the loaded ones is
     // unknown, so the list starts over instead of showing a gap.
     const newest = ordersNow.current[0];
@@ -170,6 +173,17 @@ export function Board() {
       if (fresh.has(id)) continue;
       void client.GET('/v1/orders/{id}', { params: { path: { id } } }).then(({ data: o }) => o && upsert(o));
     }
+  };
+  /** Auto-dispatch `suggest`: a new order opens its suggested couriers when nothing is selected (auto-suggest.ts). */
+  const selectedNow = useRef(selected);
+  selectedNow.current = selected;
+  const suggestArrived = (arrived: Order[]) => {
+    if (!isDispatch || arrived.length === 0 || selectedNow.current.size > 0) return;
+    void orderToSuggest(client, arrived).then((o) => {
+      if (!o || selectedNow.current.size > 0) return;
+      setSelected(new Set([o.id]));
+      setNote(`New order ${o.tracking_code}: its suggested couriers are open (auto-dispatch: suggest).`);
+    });
   };
   // The timer and the poll call the refresh of the latest render: its filters, not those of the
   // render that set the timer (a search typed meanwhile would be merged under the old one's rows).

@@ -56,12 +56,14 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
       {list?.length === 0 && <p className="muted">No courier is on duty for this order\u2019s day.</p>}
       <ol>
         {list?.map((s) => {
-          const eta = s.stops.find((x) => x.order_id === order.id)?.arrival_at;
+          // The delivery's ETA (a pair's pickup stop, marked `kind`, comes first).
+          const eta = s.stops.find((x) => x.order_id === order.id && !x.kind)?.arrival_at;
           return (
             <li key={s.courier.id} className="suggestion-row" data-courier={s.courier.id}>
               <span className="main">
                 <strong>{s.courier.name}</strong>
                 <small>
+                  {s.pickup_position !== undefined ? `pickup at stop ${s.pickup_position} · ` : ''}
                   stop {s.position} · +{s.added_km.toFixed(1)} km · +{Math.round(s.added_minutes)} min
                   {eta ? ` · ETA ${whenIn(eta, order.timezone)}` : ''}
                 </small>

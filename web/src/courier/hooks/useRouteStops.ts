@@ -32,7 +32,8 @@ export function useRouteStops(session: CourierSession) {
   const moved = useCallback((order: unknown) => {
     const o = order as Order;
     moves.current++;
-    setStops((prev) => prev.map((p) => (p.id === o.id ? o : p)));
+    // Merged, so the stop numbers read with the route (stop_at, pickup_at) stay.
+    setStops((prev) => prev.map((p) => (p.id === o.id ? { ...p, ...o } : p)));
   }, []);
 
   return { stops, refresh, moved };

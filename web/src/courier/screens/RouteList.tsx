@@ -1,6 +1,7 @@
 import { lazy, Suspense } from 'react';
 import type { Action } from '../../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../../shared/api';
+import type { RouteOrder } from '../client';
 import type { MoveEntry } from '../queue';
 import type { DoneStop } from '../storage';
 import { Stop } from './Stop';
@@ -12,11 +13,29 @@ const TO_LOAD = ['assigned', 'ready_for_pickup', 'picked_up'];
 const StopsMap = lazy(() => import('./StopsMap'));
 
 /** The stops as the phone shows them: the server's status, moved on by the actions still waiting to sync. */
-export function withQueued(stops: Order[], queued: MoveEntry[]): Order[] {
+export function withQueued(stops: RouteOrder[], queued: MoveEntry[]): RouteOrder[] {
   return stops.map((o) => {
     const last = queued.filter((q) => q.orderId === o.id).pop();
-    return last ? ({ ...o, status: last.to } as Order) : o;
+    return last ? ({ ...o, status: last.to } as RouteOrder) : o;
   });
+}
+
+/** A pickup-and-delivery order whose parcel is still to collect at its own pickup address. */
+export const toCollect = (o: Order) =>
+  !!o.pickup_address && o.pickup_address.depot === null && ['assigned', 'ready_for_pickup'].includes(o.status);
+
+/**
+ * The stops in route order: each order's delivery, and before it, while the parcel is still to
+ * collect, a pair's pickup stop at its own place on the route (just before the delivery when the
+ * route's numbers are unknown).
+ */
+export function stopsOf(orders: RouteOrder[]): { order: RouteOrder; kind: 'pickup' | 'delivery' }[] {
+  const out = orders.flatMap((o, i) => {
+    const at = o.stop_at ?? 1e9 + i;
+    const delivery = { order: o, kind: 'delivery' as const, at };
+    return toCollect(o) ? [{ order: o, kind: 'pickup' as const, at: o.pickup_at ?? at - 0.5 }, delivery] : [delivery];
+  });
+  return out.sort((a, b) => a.at - b.at).map(({ order, kind }) => ({ order, kind }));
 }
 
 /**
@@ -32,7 +51,7 @@ export function RouteList({
   onRefresh,
   onScan,
 }: {
-  stops: Order[];
+  stops: RouteOrder[];
   queued: MoveEntry[];
   done: DoneStop[];
   onStart: () => void;
@@ -79,10 +98,11 @@ export function RouteList({
             <StopsMap stops={open} />
           </Suspense>
           <ol className="stops">
-            {shown.map((o, i) => (
+            {stopsOf(shown).map(({ order: o, kind }, i) => (
               <Stop
-                key={o.id}
+                key={`${o.id}:${kind}`}
                 order={o}
+                kind={kind}
                 index={i}
                 loaded={!!o.loaded_at || queued.some((q) => q.orderId === o.id && q.action === 'load')}
                 onAction={onAction}

@@ -6,34 +6,46 @@ import { firstName, navLink } from '../format';
 /** One stop of the route: who, where, when, what to collect, and the moves the transition table allows. */
 export function Stop({
   order,
+  kind = 'delivery',
   index,
   loaded,
   onAction,
 }: {
   order: Order;
+  /** `pickup`: where a pickup-and-delivery order is collected (its pickup_address), before its delivery. */
+  kind?: 'pickup' | 'delivery';
   index: number;
   /** Its label was scanned into the vehicle (on the server, or queued on the phone). */
   loaded: boolean;
   onAction: (o: Order, a: Action) => void;
 }) {
-  const a = order.delivery_address;
+  const pickup = kind === 'pickup' && order.pickup_address ? order.pickup_address : null;
+  const a = pickup ?? order.delivery_address;
   const active = isActive(order.status);
   // "Ready for pickup" is the warehouse's word that a parcel is packed: the API lets a courier send
   // it, but on the phone it is one more button before "Picked up", which is allowed from assigned.
-  const moves = allowedMoves(order.status, COURIER_MOVES).filter((m) => m !== 'ready');
+  // A pair's "Picked up" belongs to its pickup stop, every other move to its delivery stop.
+  const collect = !!order.pickup_address && order.pickup_address.depot === null;
+  const moves = allowedMoves(order.status, COURIER_MOVES).filter(
+    (m) => m !== 'ready' && (pickup ? m === 'pickup' : !(collect && m === 'pickup')),
+  );
   const access = (a as { access_notes?: string }).access_notes;
   return (
     <li
       className={`stop${active ? ' active' : ''}`}
       data-order={order.id}
-      aria-label={`Stop ${index + 1}: ${firstName(order.customer.name)}`}
+      data-kind={kind}
+      aria-label={`Stop ${index + 1}: ${pickup ? 'pickup for ' : ''}${firstName(order.customer.name)}`}
     >
       <div className="stop-head">
         <span className="num" aria-hidden="true">
           {index + 1}
         </span>
         <div>
-          <h2>{firstName(order.customer.name)}</h2>
+          <h2>
+            {pickup ? 'Pickup · ' : ''}
+            {firstName(order.customer.name)}
+          </h2>
           <p className="status">
             <span className={`badge s-${order.status}`}>{order.status.replace(/_/g, ' ')}</span>
             {loaded && <span className="badge loaded"> Loaded</span>}
@@ -46,15 +58,15 @@ export function Stop({
       </p>
       {a.reference && <p className="muted">Ref: {a.reference}</p>}
       {access && <p className="muted">Access: {access}</p>}
-      {order.delivery_instructions && <p className="note">Customer: {order.delivery_instructions}</p>}
-      {order.safe_place && <p className="note">Safe place: {order.safe_place}</p>}
+      {!pickup && order.delivery_instructions && <p className="note">Customer: {order.delivery_instructions}</p>}
+      {!pickup && order.safe_place && <p className="note">Safe place: {order.safe_place}</p>}
       <p className="facts">
         {order.time_window ? `${order.time_window.start}–${order.time_window.end} · ` : ''}
         {order.packages} pkg
-        {(order.cash_on_delivery ?? 0) > 0 ? ` · COD ${money(order.cash_on_delivery, order.currency)}` : ''}
+        {!pickup && (order.cash_on_delivery ?? 0) > 0 ? ` · COD ${money(order.cash_on_delivery, order.currency)}` : ''}
       </p>
       <div className="buttons">
-        <a className="btn" href={navLink(order)} target="_blank" rel="noreferrer">
+        <a className="btn" href={navLink(order, pickup ?? undefined)} target="_blank" rel="noreferrer">
           Navigate
         </a>
         {active && order.customer.phone && (
