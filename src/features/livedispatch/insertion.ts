@@ -48,22 +48,20 @@ interface Screened {
   broken: number;
 }
 
+const EPS = 1e-9;
+
 /**
- * Every position timed in plain arithmetic, with no allocation: O(k) per position, the same model
- * as the checker (leave at the vehicle's start time, wait when early, serve `service`, late when
- * service starts after `due`; capacity on the route's total; back at the end by the shift's end).
- * It only ranks: the chosen positions are timed again by the independent checker.
+ * The lane's first k jobs as the route stands, timed as the screens' model times them: each stop's
+ * departure and whether it is late already, the route's end and whether it already breaks the
+ * shift, and whether `added` (the new job, or a pair's pickup) newly breaks a capacity; capacity
+ * does not depend on the position: everything is on board from the start.
  */
-function screen(p: Problem): Screened[] {
+function routeAsItStands(p: Problem, k: number, added: Problem['jobs'][number]) {
   const { size, time, distance, jobs } = p;
   const v = p.vehicles[0] as Problem['vehicles'][number];
-  const k = jobs.length - 1;
-  const n = jobs[k] as Problem['jobs'][number];
-  const EPS = 1e-9;
   const loc = (j: number) => (jobs[j] as Problem['jobs'][number]).location;
   const t = (a: number, b: number) => time[a * size + b] as number;
   const dist = (a: number, b: number) => distance[a * size + b] as number;
-  // The route as it stands.
   const dep = new Float64Array(k);
   const late = new Uint8Array(k);
   let clock = v.shiftStart;
@@ -81,14 +79,25 @@ function screen(p: Problem): Screened[] {
     });
   }
   const baseEnd = clock + t(at, v.endLocation);
-  const baseShiftBroken = baseEnd > v.shiftEnd + EPS;
-  // Capacity does not depend on the position: everything is on board from the start.
   const capacityBroken = v.capacity.some((cap, d) => {
     const before = load[d] ?? 0;
-    return before <= cap + EPS && before + (n.demand[d] ?? 0) > cap + EPS;
+    return before <= cap + EPS && before + (added.demand[d] ?? 0) > cap + EPS;
   })
     ? 1
     : 0;
+  return { jobs, v, loc, t, dist, dep, late, baseEnd, baseShiftBroken: baseEnd > v.shiftEnd + EPS, capacityBroken };
+}
+
+/**
+ * Every position timed in plain arithmetic, with no allocation: O(k) per position, the same model
+ * as the checker (leave at the vehicle's start time, wait when early, serve `service`, late when
+ * service starts after `due`; capacity on the route's total; back at the end by the shift's end).
+ * It only ranks: the chosen positions are timed again by the independent checker.
+ */
+function screen(p: Problem): Screened[] {
+  const k = p.jobs.length - 1;
+  const n = p.jobs[k] as Problem['jobs'][number];
+  const { jobs, v, loc, t, dist, dep, late, baseEnd, baseShiftBroken, capacityBroken } = routeAsItStands(p, k, n);
   const out: Screened[] = [];
   for (let pos = 0; pos <= k; pos++) {
     const prev = pos === 0 ? v.startLocation : loc(pos - 1);
@@ -183,39 +192,10 @@ interface ScreenedPair extends Screened {
  * is screened as if the pair were on board the whole way (conservative; the checker decides).
  */
 function screenPairs(p: Problem): ScreenedPair[] {
-  const { size, time, distance, jobs } = p;
-  const v = p.vehicles[0] as Problem['vehicles'][number];
-  const k = jobs.length - 2;
-  const P = jobs[k] as Problem['jobs'][number];
-  const D = jobs[k + 1] as Problem['jobs'][number];
-  const EPS = 1e-9;
-  const loc = (j: number) => (jobs[j] as Problem['jobs'][number]).location;
-  const t = (a: number, b: number) => time[a * size + b] as number;
-  const dist = (a: number, b: number) => distance[a * size + b] as number;
-  const dep = new Float64Array(k);
-  const late = new Uint8Array(k);
-  let clock = v.shiftStart;
-  let at = v.startLocation;
-  const load = v.capacity.map(() => 0);
-  for (let i = 0; i < k; i++) {
-    const job = jobs[i] as Problem['jobs'][number];
-    const start = Math.max(clock + t(at, job.location), job.ready);
-    late[i] = start > job.due + EPS ? 1 : 0;
-    clock = start + job.service;
-    dep[i] = clock;
-    at = job.location;
-    job.demand.forEach((q, d) => {
-      load[d] = (load[d] ?? 0) + q;
-    });
-  }
-  const baseEnd = clock + t(at, v.endLocation);
-  const baseShiftBroken = baseEnd > v.shiftEnd + EPS;
-  const capacityBroken = v.capacity.some((cap, d) => {
-    const before = load[d] ?? 0;
-    return before <= cap + EPS && before + (P.demand[d] ?? 0) > cap + EPS;
-  })
-    ? 1
-    : 0;
+  const k = p.jobs.length - 2;
+  const P = p.jobs[k] as Problem['jobs'][number];
+  const D = p.jobs[k + 1] as Problem['jobs'][number];
+  const { jobs, v, loc, t, dist, dep, late, baseEnd, baseShiftBroken, capacityBroken } = routeAsItStands(p, k, P);
   const out: ScreenedPair[] = [];
   for (let i = 0; i <= k; i++) {
     const prevP = i === 0 ? v.startLocation : loc(i - 1);
