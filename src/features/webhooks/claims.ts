@@ -48,8 +48,8 @@ export class Leases {
     }));
   }
 
-  /** Hands back leases still held (on shutdown), so another worker need not wait for them to expire. */
-  release(ids: string[]): Promise<void> {
-    return repo.releaseLeases(this.db, this.owner, ids);
+  /** Hands back leases still held (on shutdown), so another worker need not wait for them to expire; `unsent`: never attempted. */
+  release(ids: string[], unsent = false): Promise<void> {
+    return repo.releaseLeases(this.db, this.owner, ids, unsent);
   }
 }

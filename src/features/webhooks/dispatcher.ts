@@ -107,6 +107,15 @@ export class Dispatcher {
         if (free <= 0 || (this.inFlight.size > 0 && free < this.claimBatch)) break;
         const saturated = [...this.perEndpoint].filter(([, n]) => n >= this.perEndpointCap).map(([id]) => id);
         const claimed = await this.leases.claim(this.now(), free, saturated);
+        if (this.stopped) {
+          // stop() ran during the claim and waits only for what was in flight then: hand these back
+          // rather than send them from a dispatcher that is going away.
+          await this.leases.release(
+            claimed.map((c) => c.delivery.id),
+            true,
+          );
+          break;
+        }
         for (const c of claimed) this.launch(c);
         if (claimed.length === free) this.pendingWake = true;
       }

@@ -106,11 +106,16 @@ export async function insertDeliveries(db: Executor, rows: DeliveryRow[]): Promi
   if (rows.length > 0) await db.insertInto('webhook_deliveries').values(rows).execute();
 }
 
-export async function releaseLeases(db: Executor, owner: string, ids: string[]): Promise<void> {
+export async function releaseLeases(db: Executor, owner: string, ids: string[], unsent = false): Promise<void> {
   if (ids.length === 0) return;
   await db
     .updateTable('webhook_deliveries')
-    .set({ lease_owner: null, lease_expires_at: null })
+    // The claim counted an attempt; one never sent is taken back.
+    .set((eb) => ({
+      lease_owner: null,
+      lease_expires_at: null,
+      ...(unsent ? { attempts: eb('attempts', '-', 1) } : {}),
+    }))
     .where('lease_owner', '=', owner)
     .where('id', 'in', ids)
     .execute();

@@ -61,6 +61,9 @@ function start(root: HTMLElement): void {
   function onLine(up: boolean): void {
     const el = document.getElementById('live') ?? live;
     if (el) el.textContent = (up ? el.dataset.live : el.dataset.offline) ?? '';
+    // A stream that connects after the customer's action (a rated delivery's page has no form
+    // left, so its thanks lives in this same line) must not wipe the thanks.
+    if (up) showThanks();
   }
 
   function bindForms(): void {
