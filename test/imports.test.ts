@@ -392,6 +392,50 @@ describeEach('order imports', (engine) => {
     expect(await orderBy('G-14')).toHaveLength(0);
   });
 
+  it('reads a pickup address (pickup-and-delivery pairs) from pickup columns; blank ones leave a plain delivery', async () => {
+    const head = [
+      'Pedido',
+      'Nombre',
+      'Dirección',
+      'Latitud',
+      'Longitud',
+      'Recojo',
+      'pickup_lat',
+      'Pickup Lng',
+      'Producto',
+    ];
+    const done = await run(
+      csv([
+        head,
+        ['PK-1', 'Ana', 'Av. Uno 1', '-12.12', '-77.03', 'Almacén Tienda, Surquillo', '-12.11', '-77.01', 'Caja'],
+        ['PK-2', 'Luis', 'Av. Dos 2', '-12.13', '-77.02', '', '', '', 'Caja'],
+        ['PK-3', 'Eva', 'Av. Tres 3', '-12.14', '-77.02', 'Calle Mala 9', '95', '-77.01', 'Caja'],
+        ['PK-4', 'Rosa', 'Av. Cuatro 4', '-12.14', '-77.02', '', '-12.11', '', 'Caja'],
+      ]),
+    );
+    expect(done).toMatchObject({ status: 'succeeded', created: 2, failed: 2 });
+    const [pair] = await orderBy('PK-1');
+    expect(pair.pickup_address).toMatchObject({
+      address: 'Almacén Tienda, Surquillo',
+      lat: -12.11,
+      lng: -77.01,
+      depot: null,
+    });
+    expect((await orderBy('PK-2'))[0].pickup_address).toBeNull();
+    // Each refused row points at its own pickup column, with what POST /v1/orders says.
+    const err = (r: number) => done.errors.find((e: { row: number }) => e.row === r);
+    expect(err(4)).toMatchObject({ column: 'Recojo', param: 'pickup_address' });
+    expect(err(5)).toMatchObject({ column: 'Recojo', param: 'pickup_address.address' });
+    const direct = await client(t.app, m.test)('POST', '/v1/orders', {
+      customer: { name: 'Eva' },
+      delivery_address: { address: 'Av. Tres 3', lat: -12.14, lng: -77.02 },
+      pickup_address: { address: 'Calle Mala 9', lat: 95, lng: -77.01 },
+      items: [{ description: 'Caja' }],
+    });
+    expect(direct.status).toBe(422);
+    expect(err(4)).toMatchObject({ code: direct.body.error.code, message: direct.body.error.message });
+  });
+
   it('rejects a row exactly as POST /v1/orders rejects the same order (same code, param, message)', async () => {
     const head = ['customer_name', 'address', 'customer_phone', 'item_description', 'item_declared_value'];
     const done = await run(
@@ -571,7 +615,7 @@ describeEach('order imports', (engine) => {
     expect(tcsv.headers['content-type']).toContain('text/csv');
     const header = tcsv.raw.body.slice(1).split('\r\n')[0];
     expect(header.split(',')).toContain('item_declared_value');
-    expect(header.split(',')).toHaveLength(33);
+    expect(header.split(',')).toHaveLength(42);
     const txlsx = await get('/v1/order_imports/template.xlsx');
     expect(txlsx.status).toBe(200);
     expect(txlsx.headers['content-type']).toBe(XLSX);

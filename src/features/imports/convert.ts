@@ -332,6 +332,12 @@ export function locate(group: Group, columns: Column[], err: ApiError): { row: n
     const col = columns.find((c) => c.kind === 'metadata' && (key === undefined || c.key === key));
     return { row: first, column: col?.header ?? null };
   }
-  const col = columns.find((c) => c.kind === 'field' && !c.target.item && c.target.path.join('.') === param);
+  // An error about an address as a whole (`pickup_address`: not located) points at its address column.
+  const col = columns.find(
+    (c) =>
+      c.kind === 'field' &&
+      !c.target.item &&
+      (c.target.path.join('.') === param || c.target.path.join('.') === `${param}.address`),
+  );
   return { row: first, column: col?.header ?? null };
 }
