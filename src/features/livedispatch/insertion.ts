@@ -43,6 +43,8 @@ function endOf(r: CheckResult, start: number): number {
 /** One position as the screen sees it: what it adds and how many constraints it newly breaks. */
 interface Screened {
   at: number;
+  /** A pair's pickup position (≤ at). */
+  pickupAt?: number;
   addedDistance: number;
   addedTime: number;
   broken: number;
@@ -133,29 +135,48 @@ const CHECKED = 3;
  * by the solver's checker (whose violations and stop times are what the caller reports).
  */
 export function bestInsertion(lane: Lane): Insertion {
+  return checkShortlist(lane, 1, screen(lane.problem), ({ at }, current, k) => [
+    ...current.slice(0, at),
+    k,
+    ...current.slice(at),
+  ]);
+}
+
+/**
+ * The best few screened places of the lane's last `added` jobs (1, or a pair's 2) timed by the
+ * checker against the route as it stands (the first k jobs), and the best of them.
+ */
+function checkShortlist(
+  lane: Lane,
+  added: 1 | 2,
+  screened: Screened[],
+  routeOf: (s: Screened, current: number[], k: number) => number[],
+): Insertion {
   const p = lane.problem;
-  const k = p.jobs.length - 1;
+  const k = p.jobs.length - added;
   const start = p.vehicles[0]?.shiftStart ?? 0;
   const current = Array.from({ length: k }, (_, i) => i);
-  const base = checkLane(p, current, [{ job: k, reason: 'shift' }]);
+  const unplaced = Array.from({ length: added }, (_, i) => ({ job: k + i, reason: 'shift' as const }));
+  const base = checkLane(p, current, unplaced);
   const already = new Set(base.violations.map(keyOf));
   const before = new Map((base.schedules[0]?.stops ?? []).map((s) => [s.job, s]));
   const baseEnd = endOf(base, start);
-  const shortlist = screen(p)
+  const shortlist = screened
     .sort(
       (a, b) =>
         (a.broken > 0 ? 1 : 0) - (b.broken > 0 ? 1 : 0) ||
         a.broken - b.broken ||
         a.addedDistance - b.addedDistance ||
         a.addedTime - b.addedTime ||
-        a.at - b.at,
+        a.at - b.at ||
+        (a.pickupAt ?? 0) - (b.pickupAt ?? 0),
     )
     .slice(0, CHECKED);
-  const checked = shortlist.map(({ at }) => {
-    const route = [...current.slice(0, at), k, ...current.slice(at)];
-    const r = checkLane(p, route);
+  const checked = shortlist.map((s): Insertion => {
+    const r = checkLane(p, routeOf(s, current, k));
     return {
-      at,
+      at: s.at,
+      ...(s.pickupAt === undefined ? {} : { pickupAt: s.pickupAt }),
       addedDistance: r.distance - base.distance,
       addedTime: endOf(r, start) - baseEnd,
       broken: r.violations.filter((v) => !already.has(keyOf(v))),
@@ -180,23 +201,18 @@ export function compareInsertions(a: Insertion, b: Insertion): number {
   );
 }
 
-/** A pair's places as the screen sees them: pickup before remaining stop `i`, delivery before `at` (≥ i). */
-interface ScreenedPair extends Screened {
-  pickupAt: number;
-}
-
 /**
  * Every place of a pickup-and-delivery pair (the lane's last two jobs: the pickup k, its delivery
  * k + 1) timed in plain arithmetic, as `screen` does for one job: O(k) per pickup and delivery
  * position, no allocation. The route before the pickup's place is the route as it stands. Capacity
  * is screened as if the pair were on board the whole way (conservative; the checker decides).
  */
-function screenPairs(p: Problem): ScreenedPair[] {
+function screenPairs(p: Problem): Screened[] {
   const k = p.jobs.length - 2;
   const P = p.jobs[k] as Problem['jobs'][number];
   const D = p.jobs[k + 1] as Problem['jobs'][number];
   const { jobs, v, loc, t, dist, dep, late, baseEnd, baseShiftBroken, capacityBroken } = routeAsItStands(p, k, P);
-  const out: ScreenedPair[] = [];
+  const out: Screened[] = [];
   for (let i = 0; i <= k; i++) {
     const prevP = i === 0 ? v.startLocation : loc(i - 1);
     const nextP = i === k ? v.endLocation : loc(i);
@@ -250,41 +266,11 @@ function screenPairs(p: Problem): ScreenedPair[] {
  * untouched.
  */
 export function bestPairInsertion(lane: Lane): Insertion {
-  const p = lane.problem;
-  const k = p.jobs.length - 2;
-  const start = p.vehicles[0]?.shiftStart ?? 0;
-  const current = Array.from({ length: k }, (_, i) => i);
-  const base = checkLane(p, current, [
-    { job: k, reason: 'shift' },
-    { job: k + 1, reason: 'shift' },
+  return checkShortlist(lane, 2, screenPairs(lane.problem), ({ at, pickupAt = at }, current, k) => [
+    ...current.slice(0, pickupAt),
+    k,
+    ...current.slice(pickupAt, at),
+    k + 1,
+    ...current.slice(at),
   ]);
-  const already = new Set(base.violations.map(keyOf));
-  const before = new Map((base.schedules[0]?.stops ?? []).map((s) => [s.job, s]));
-  const baseEnd = endOf(base, start);
-  const shortlist = screenPairs(p)
-    .sort(
-      (a, b) =>
-        (a.broken > 0 ? 1 : 0) - (b.broken > 0 ? 1 : 0) ||
-        a.broken - b.broken ||
-        a.addedDistance - b.addedDistance ||
-        a.addedTime - b.addedTime ||
-        a.at - b.at ||
-        a.pickupAt - b.pickupAt,
-    )
-    .slice(0, CHECKED);
-  const checked = shortlist.map(({ at, pickupAt: i }): Insertion => {
-    const route = [...current.slice(0, i), k, ...current.slice(i, at), k + 1, ...current.slice(at)];
-    const r = checkLane(p, route);
-    return {
-      at,
-      pickupAt: i,
-      addedDistance: r.distance - base.distance,
-      addedTime: endOf(r, start) - baseEnd,
-      broken: r.violations.filter((v) => !already.has(keyOf(v))),
-      stops: r.schedules[0]?.stops ?? [],
-      before,
-      end: endOf(r, start),
-    };
-  });
-  return checked.sort(compareInsertions)[0] as Insertion;
 }
