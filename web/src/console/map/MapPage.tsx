@@ -122,10 +122,17 @@ export default function MapPage() {
     const points = [...orderMarkers.current.values(), ...courierMarkers.current.values()].map((x) => x.getLatLng());
     if (points.length === 0) return;
     const all = L.latLngBounds(points);
-    if (fitted.current && m.getBounds().contains(all)) return;
+    // In view means inside the same margins the fit leaves (a marker at the very edge is cut off).
+    const size = m.getSize();
+    const inner = L.latLngBounds(
+      m.containerPointToLatLng([30, 50]),
+      m.containerPointToLatLng([Math.max(30, size.x - 30), Math.max(50, size.y - 30)]),
+    );
+    if (fitted.current && inner.contains(all)) return;
     fitting.current = true;
     try {
-      m.fitBounds(all, { padding: [30, 30], maxZoom: 15, animate: false });
+      // More room at the top: a courier's name sits above its marker and would be cut off there.
+      m.fitBounds(all, { paddingTopLeft: [30, 50], paddingBottomRight: [30, 30], maxZoom: 15, animate: false });
     } finally {
       fitting.current = false;
     }
