@@ -436,6 +436,34 @@ describeEach('order imports', (engine) => {
     expect(err(4)).toMatchObject({ code: direct.body.error.code, message: direct.body.error.message });
   });
 
+  it('reads requirements (skills) as a list in one cell; a bad one points at its column as the API words it', async () => {
+    const head = ['Pedido', 'Nombre', 'Dirección', 'Requisitos', 'Producto'];
+    const done = await run(
+      csv([
+        head,
+        ['RQ-1', 'Ana', 'Av. Uno 1', 'Cold, LARGE; ', 'Caja'],
+        ['RQ-2', 'Luis', 'Av. Dos 2', '', 'Caja'],
+        ['RQ-3', 'Eva', 'Av. Tres 3', 'cold, frío', 'Caja'],
+      ]),
+    );
+    expect(done).toMatchObject({ status: 'succeeded', created: 2, failed: 1 });
+    expect((await orderBy('RQ-1'))[0].requirements).toEqual(['cold', 'large']);
+    expect((await orderBy('RQ-2'))[0].requirements).toEqual([]);
+    const direct = await client(t.app, m.test)('POST', '/v1/orders', {
+      customer: { name: 'Eva' },
+      delivery_address: { address: 'Av. Tres 3' },
+      requirements: ['cold', 'frío'],
+      items: [{ description: 'Caja' }],
+    });
+    expect(direct.status).toBe(422);
+    expect(done.errors[0]).toMatchObject({
+      row: 4,
+      column: 'Requisitos',
+      param: direct.body.error.param,
+      message: direct.body.error.message,
+    });
+  });
+
   it('rejects a row exactly as POST /v1/orders rejects the same order (same code, param, message)', async () => {
     const head = ['customer_name', 'address', 'customer_phone', 'item_description', 'item_declared_value'];
     const done = await run(
@@ -615,7 +643,7 @@ describeEach('order imports', (engine) => {
     expect(tcsv.headers['content-type']).toContain('text/csv');
     const header = tcsv.raw.body.slice(1).split('\r\n')[0];
     expect(header.split(',')).toContain('item_declared_value');
-    expect(header.split(',')).toHaveLength(42);
+    expect(header.split(',')).toHaveLength(43);
     const txlsx = await get('/v1/order_imports/template.xlsx');
     expect(txlsx.status).toBe(200);
     expect(txlsx.headers['content-type']).toBe(XLSX);

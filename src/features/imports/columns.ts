@@ -12,7 +12,7 @@ export interface Target {
   /** Path in the order body; item fields are relative to the item (`quantity`). */
   path: string[];
   item: boolean;
-  kind: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'time';
+  kind: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'time' | 'list';
 }
 
 const F = (canonical: string, path: string, kind: Target['kind'], aliases: string[] = []) => ({
@@ -98,6 +98,7 @@ const FIELDS = [
   F('requested_date', 'requested_date', 'date', ['date', 'delivery_date', 'fecha', 'fecha_entrega']),
   F('time_window_start', 'time_window.start', 'time', ['window_start', 'from', 'desde', 'hora_desde']),
   F('time_window_end', 'time_window.end', 'time', ['window_end', 'to', 'hasta', 'hora_hasta']),
+  F('requirements', 'requirements', 'list', ['skills', 'requisitos', 'requerimientos', 'requisitos_vehiculo']),
   F('priority', 'priority', 'integer', ['prioridad']),
   F('is_urgent', 'is_urgent', 'boolean', ['urgent', 'urgente']),
   F('requires_signature', 'requires_signature', 'boolean', ['signature', 'firma']),

@@ -233,6 +233,15 @@ function convert(v: Cell, kind: Target['kind'], format: DateFormat | null, tz: s
       return date(v, format, tz);
     case 'time':
       return time(v);
+    case 'list': {
+      // `cold, large` or `Cold; Large`: one cell, several values (lower case, as the API writes them).
+      const t = text(v);
+      if (typeof t !== 'string') return t;
+      return t
+        .split(/[,;|]/)
+        .map((x) => x.trim().toLowerCase())
+        .filter((x) => x !== '');
+    }
     default:
       return text(v);
   }
@@ -332,12 +341,14 @@ export function locate(group: Group, columns: Column[], err: ApiError): { row: n
     const col = columns.find((c) => c.kind === 'metadata' && (key === undefined || c.key === key));
     return { row: first, column: col?.header ?? null };
   }
-  // An error about an address as a whole (`pickup_address`: not located) points at its address column.
+  // An error about an address as a whole (`pickup_address`: not located) points at its address
+  // column; one about a list's value (`requirements[1]`) at the list's column.
+  const bare = param.replace(/\[\d+\]$/, '');
   const col = columns.find(
     (c) =>
       c.kind === 'field' &&
       !c.target.item &&
-      (c.target.path.join('.') === param || c.target.path.join('.') === `${param}.address`),
+      (c.target.path.join('.') === bare || c.target.path.join('.') === `${bare}.address`),
   );
   return { row: first, column: col?.header ?? null };
 }
