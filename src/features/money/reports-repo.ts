@@ -21,6 +21,10 @@ export interface CountRow {
   cancelled: number;
   on_time: number;
   first_attempt: number;
+  /** Rated orders, the sum of their ratings, and how many gave each star (index 0: one star). */
+  rated: number;
+  rating_sum: number;
+  stars: [number, number, number, number, number];
 }
 
 /** The column a group is keyed by; a district is read from the address's JSON (the one not in the index). */
@@ -55,8 +59,9 @@ const inList = (statuses: readonly string[]) => sql.join(statuses.map((s) => sql
 
 /**
  * Every count of the summary in one pass over `orders_report` (mode, due_day, account_id,
- * courier_id, status, attempts, on_time, ...): both engines answer from the index alone, except
- * by district, which reads each row's address.
+ * courier_id, status, attempts, on_time, ..., feedback_rating): both engines answer from the
+ * index alone, except by district, which reads each row's address. The ratings are counted in the
+ * same pass (033_report_ratings put their column in the index).
  */
 export async function counts(db: Executor, engine: Engine, f: ReportFilter, by?: GroupBy): Promise<CountRow[]> {
   const rows = await countsQuery(db, engine, f, by).execute();
@@ -68,6 +73,9 @@ export async function counts(db: Executor, engine: Engine, f: ReportFilter, by?:
     cancelled: Number(r.cancelled ?? 0),
     on_time: Number(r.on_time ?? 0),
     first_attempt: Number(r.first_attempt ?? 0),
+    rated: Number(r.rated ?? 0),
+    rating_sum: Number(r.rating_sum ?? 0),
+    stars: [Number(r.s1 ?? 0), Number(r.s2 ?? 0), Number(r.s3 ?? 0), Number(r.s4 ?? 0), Number(r.s5 ?? 0)],
   }));
 }
 
@@ -85,6 +93,14 @@ export function countsQuery(db: Executor, engine: Engine, f: ReportFilter, by?: 
         sql<number>`sum(case when status = 'cancelled' then 1 else 0 end)`.as('cancelled'),
         sql<number>`sum(case when on_time = 1 then 1 else 0 end)`.as('on_time'),
         sql<number>`sum(case when status in (${delivered}) and attempts = 1 then 1 else 0 end)`.as('first_attempt'),
+        // count() and sum() skip the unrated (null); a rating is only given after delivery.
+        sql<number>`count(feedback_rating)`.as('rated'),
+        sql<number>`sum(feedback_rating)`.as('rating_sum'),
+        sql<number>`sum(case when feedback_rating = 1 then 1 else 0 end)`.as('s1'),
+        sql<number>`sum(case when feedback_rating = 2 then 1 else 0 end)`.as('s2'),
+        sql<number>`sum(case when feedback_rating = 3 then 1 else 0 end)`.as('s3'),
+        sql<number>`sum(case when feedback_rating = 4 then 1 else 0 end)`.as('s4'),
+        sql<number>`sum(case when feedback_rating = 5 then 1 else 0 end)`.as('s5'),
       ])
       // PostgreSQL refuses GROUP BY a constant (the total's key): the total is one group anyway.
       .$if(by !== undefined, (qb) => qb.groupBy(key))

@@ -10,6 +10,12 @@ import type { ReportFigures, ReportQuery, ReportSummary } from './schemas.js';
 
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
 
+/**
+ * The mean of the ratings to two decimals, half up (as a courier's average, dispatch/service.ts):
+ * `sum * 100 / count` is rounded, not `sum / count` scaled, so 4.125 is 4.13 and never 4.12.
+ */
+export const averageRating = (sum: number, count: number) => (count === 0 ? null : Math.round((sum * 100) / count) / 100);
+
 /** The smallest bucket bound under which `p` of the deliveries fall (minutes); null without any. */
 export function percentile(hist: { bucket: number; n: number }[], p: number): number | null {
   const total = hist.reduce((s, h) => s + h.n, 0);
@@ -45,10 +51,14 @@ function figures(
     first_attempt: c.first_attempt,
     first_attempt_rate: ratio(c.first_attempt, c.delivered),
     delivery_minutes: { p50: percentile(hist, 0.5), p90: percentile(hist, 0.9) },
-    // Not measured yet: no per-order distance or working hours are recorded, and no ratings (docs/money.md).
+    // Not measured yet: no per-order distance or working hours are recorded (docs/money.md).
     km: null,
     stops_per_hour: null,
-    ratings: { count: 0, average: null },
+    ratings: {
+      count: c.rated,
+      average: averageRating(c.rating_sum, c.rated),
+      distribution: { '1': c.stars[0], '2': c.stars[1], '3': c.stars[2], '4': c.stars[3], '5': c.stars[4] },
+    },
     links: {
       orders: link(orders),
       delivered: link(orders, { outcome: 'delivered' }),
@@ -56,6 +66,7 @@ function figures(
       cancelled: link(orders, { outcome: 'cancelled' }),
       on_time: link(orders, { on_time: 'true' }),
       first_attempt: link(orders, { first_attempt: 'true' }),
+      rated: link(orders, { rated: 'true' }),
     },
   };
 }
@@ -90,6 +101,9 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
     cancelled: 0,
     on_time: 0,
     first_attempt: 0,
+    rated: 0,
+    rating_sum: 0,
+    stars: [0, 0, 0, 0, 0],
   };
   const out: ReportSummary = {
     object: 'report_summary',
