@@ -58,7 +58,7 @@ export interface ReportsResult {
   plans: string;
 }
 
-interface Seed {
+export interface Seed {
   n: number;
   now: number;
   accounts: [string, string];
@@ -94,7 +94,7 @@ const COLS = `id, account_id, mode, tracking_code, status, customer, delivery_ad
   feedback_rating`;
 const CUSTOMER = JSON.stringify({ name: 'Ana Cliente', phone: '+51999000111' });
 
-function seedSqlite(file: string, s: Seed): void {
+export function seedSqlite(file: string, s: Seed): void {
   const db = new (loadSqlite())(file);
   db.pragma('journal_mode = WAL');
   db.pragma('synchronous = NORMAL');
@@ -131,7 +131,7 @@ function seedSqlite(file: string, s: Seed): void {
   db.close();
 }
 
-async function seedPostgres(url: string, s: Seed): Promise<void> {
+export async function seedPostgres(url: string, s: Seed): Promise<void> {
   const c = new pg.Client({ connectionString: url });
   await c.connect();
   try {
