@@ -11,8 +11,8 @@ import type { ReportFigures, ReportQuery, ReportSummary } from './schemas.js';
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
 
 /**
- * The mean of the ratings to two decimals, half up (as a courier's average, dispatch/service.ts):
- * `sum * 100 / count` is rounded, not `sum / count` scaled, so 4.125 is 4.13 and never 4.12.
+ * The mean of the ratings to two decimals, half up (docs/money.md): `sum * 100 / count` is
+ * rounded, not `sum / count` scaled, so 4.005 is 4.01 and not the 4 of 400.49999… in floating point.
  */
 export const averageRating = (sum: number, count: number) =>
   count === 0 ? null : Math.round((sum * 100) / count) / 100;
