@@ -1,6 +1,8 @@
 import fc from 'fast-check';
+import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { averageRating } from '../src/features/money/reports.js';
+import { reading } from '../src/features/money/reports-repo.js';
 import { client, describeEach, newOperator, startApp, type TestApp } from './helpers.js';
 import { merchantIn, newCourier, orderWith } from './money-helpers.js';
 
@@ -127,6 +129,20 @@ describeEach('reports summary: ratings', (engine) => {
     expect(lines.find((l) => l.startsWith('Alpha,'))).toMatch(/,3,4\.33$/);
     expect(lines.at(-1)).toMatch(/^total 2026-11-20\.\.2026-11-20,.*,4,3\.75$/);
   });
+
+  it.runIf(engine === 'postgres')(
+    'prices random page reads at 1.1 for the summary’s own transaction only',
+    async () => {
+      const show = async (db: typeof t.ctx.db) =>
+        (await sql<{ random_page_cost: string }>`show random_page_cost`.execute(db)).rows[0]?.random_page_cost;
+      const before = await show(t.ctx.db);
+      expect(await reading(t.ctx.db, engine, (db) => show(db as typeof t.ctx.db))).toBe('1.1');
+      // Every connection of the pool is back to the server's setting (poolSize 10: read them all at once).
+      const after = await Promise.all(Array.from({ length: 10 }, () => t.ctx.db.transaction().execute(show)));
+      expect(new Set(after)).toEqual(new Set([before]));
+      expect(before).not.toBe('1.1');
+    },
+  );
 
   it('totals are the sum of the rows for every grouping, and both match a count of random orders', async () => {
     const m = [await merchantIn(t, 'Prop A', 'PEN'), await merchantIn(t, 'Prop B', 'PEN')];

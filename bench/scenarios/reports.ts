@@ -13,7 +13,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import pg from 'pg';
-import { countsQuery, durationsQuery, type GroupBy, type ReportFilter } from '../../src/features/money/reports-repo.js';
+import {
+  countsQuery,
+  durationsQuery,
+  type GroupBy,
+  type ReportFilter,
+  reading,
+} from '../../src/features/money/reports-repo.js';
 import { openDatabase } from '../../src/shared/db/index.js';
 import { loadSqlite } from '../../src/shared/db/sqlite-driver.js';
 import { localDay } from '../../src/shared/local-time.js';
@@ -183,17 +189,20 @@ async function plans(ctx: Ctx, cases: [string, ReportFilter, GroupBy | undefined
   const out: string[] = [];
   try {
     for (const [name, f, by] of cases) {
-      for (const [what, q] of [
-        ['counts', countsQuery(database.db, ctx.kind, f, by)],
-        ['delivery-time histogram', durationsQuery(database.db, ctx.kind, f, by)],
-      ] as const) {
-        const c = q.compile();
-        // PostgreSQL's plan as run: its times, and the heap fetches an index-only scan still made.
-        const explain = ctx.kind === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (ANALYZE, BUFFERS)';
-        const r = await database.db.executeQuery<Record<string, string>>({ ...c, sql: `${explain} ${c.sql}` });
-        const lines = r.rows.map((x) => (ctx.kind === 'sqlite' ? x.detail : x['QUERY PLAN']));
-        out.push(`## ${name}: ${what}\n${c.sql}\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
-      }
+      // As the summary runs them: on PostgreSQL, inside reading()'s planner setting.
+      await reading(database.db, ctx.kind, async (db) => {
+        for (const [what, q] of [
+          ['counts', countsQuery(db, ctx.kind, f, by)],
+          ['delivery-time histogram', durationsQuery(db, ctx.kind, f, by)],
+        ] as const) {
+          const c = q.compile();
+          // PostgreSQL's plan as run: its times, and the heap fetches an index-only scan still made.
+          const explain = ctx.kind === 'sqlite' ? 'EXPLAIN QUERY PLAN' : 'EXPLAIN (ANALYZE, BUFFERS)';
+          const r = await db.executeQuery<Record<string, string>>({ ...c, sql: `${explain} ${c.sql}` });
+          const lines = r.rows.map((x) => (ctx.kind === 'sqlite' ? x.detail : x['QUERY PLAN']));
+          out.push(`## ${name}: ${what}\n${c.sql}\n${lines.map((l) => `  ${l}`).join('\n')}\n`);
+        }
+      });
     }
   } finally {
     await database.close();

@@ -120,8 +120,10 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
   }
   // Grouped, the totals are the sum of the groups (every order is in exactly one, and histograms
   // add up), so each of the two queries scans the period once, not twice.
-  const rows = await repo.counts(ctx.db, ctx.engine, filter, by);
-  const hists = await repo.durations(ctx.db, ctx.engine, filter, by);
+  const [rows, hists] = await repo.reading(ctx.db, ctx.engine, async (db) => [
+    await repo.counts(db, ctx.engine, filter, by),
+    await repo.durations(db, ctx.engine, filter, by),
+  ]);
   // A merchant's links carry no account: its key already limits the orders to its own.
   const orders = {
     due_from: from,

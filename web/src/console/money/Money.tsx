@@ -85,17 +85,26 @@ function CashDay() {
   );
 }
 
-// Each chart: its figure per group, and the orders behind a group's bar.
-const CHARTS: [string, string, (f: Figures) => number | null, (f: Figures) => string][] = [
+// Each chart: its figure per group, the orders behind a group's bar, and the top of its scale
+// when the figure has one (a rate: 1, a rating: 5 stars; otherwise the largest bar).
+const CHARTS: [string, string, (f: Figures) => number | null, (f: Figures) => string, number?][] = [
   ['orders', 'Volume', (f) => f.orders, (f) => f.links.orders],
-  ['on_time_rate', 'On-time rate', (f) => f.on_time_rate, (f) => f.links.orders],
-  ['first_attempt_rate', 'First-attempt success', (f) => f.first_attempt_rate, (f) => f.links.orders],
+  ['on_time_rate', 'On-time rate', (f) => f.on_time_rate, (f) => f.links.orders, 1],
+  ['first_attempt_rate', 'First-attempt success', (f) => f.first_attempt_rate, (f) => f.links.orders, 1],
   ['delivery_minutes', 'Delivery time p50 (min)', (f) => f.delivery_minutes.p50, (f) => f.links.orders],
-  ['ratings', 'Average rating', (f) => f.ratings.average, (f) => f.links.rated],
+  ['ratings', 'Average rating', (f) => f.ratings.average, (f) => f.links.rated, 5],
 ];
 
-function Bars({ title, groups }: { title: string; groups: { label: string; value: number | null; href: string }[] }) {
-  const max = Math.max(1, ...groups.map((g) => g.value ?? 0));
+function Bars({
+  title,
+  groups,
+  scale,
+}: {
+  title: string;
+  groups: { label: string; value: number | null; href: string }[];
+  scale?: number;
+}) {
+  const max = scale ?? Math.max(1, ...groups.map((g) => g.value ?? 0));
   const h = 120;
   const w = Math.max(1, groups.length) * 28;
   return (
@@ -167,10 +176,11 @@ function Reports() {
             .
           </p>
           <div className="charts">
-            {CHARTS.map(([key, title, value, href]) => (
+            {CHARTS.map(([key, title, value, href, scale]) => (
               <Bars
                 key={key}
                 title={title}
+                scale={scale}
                 groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(href(g)) }))}
               />
             ))}
@@ -182,10 +192,10 @@ function Reports() {
   );
 }
 
-/** The average as five stars, the filled ones rounded to the nearest whole star, and the number. */
+/** The average as five stars, filled for each whole star it reaches (4.5: four), and the number. */
 function Stars({ average }: { average: number | null }) {
   if (average === null) return <span>—</span>;
-  const full = Math.round(average);
+  const full = Math.floor(average);
   return (
     <span className="stars" role="img" aria-label={`${average} out of 5 stars`}>
       <span aria-hidden="true">{'★'.repeat(full) + '☆'.repeat(5 - full)}</span> {average}
