@@ -95,7 +95,9 @@ describeEach('reports summary: ratings', (engine) => {
     expect(await ids(op, `${s.body.totals.links.rated}&rating=4`)).toEqual([a4.id, b4.id].sort());
     const beto = s.body.groups.find((g: any) => g.label === 'Beto');
     expect(await ids(op, beto.links.rated)).toEqual([b4.id, b2.id].sort());
-    expect(await ids(op, `/v1/orders?due_from=2026-11-20&rated=false&outcome=delivered`)).toHaveLength(2);
+    expect(
+      await ids(op, `/v1/orders?due_from=2026-11-20&due_to=2026-11-20&rated=false&outcome=delivered`),
+    ).toHaveLength(2);
 
     // A merchant: its own ratings only, in its totals, its groups and its links.
     const alpha = client(t.app, a.test);
@@ -128,6 +130,35 @@ describeEach('reports summary: ratings', (engine) => {
     expect(lines[0]).toMatch(/,ratings,rating_average$/);
     expect(lines.find((l) => l.startsWith('Alpha,'))).toMatch(/,3,4\.33$/);
     expect(lines.at(-1)).toMatch(/^total 2026-11-20\.\.2026-11-20,.*,4,3\.75$/);
+  });
+
+  it('keeps the rating in orders_report, so the summary reads the index alone (033_report_ratings)', async () => {
+    const columns =
+      engine === 'sqlite'
+        ? (
+            await sql<{ name: string }>`select name from pragma_index_info('orders_report') order by seqno`.execute(
+              t.ctx.db,
+            )
+          ).rows.map((r) => r.name)
+        : (
+            await sql<{ name: string }>`select a.attname as name from pg_index i
+              join pg_class c on c.oid = i.indexrelid
+              join lateral unnest(i.indkey) with ordinality as k(attnum, n) on true
+              join pg_attribute a on a.attrelid = i.indrelid and a.attnum = k.attnum
+              where c.relname = 'orders_report' order by k.n`.execute(t.ctx.db)
+          ).rows.map((r) => r.name);
+    expect(columns).toEqual([
+      'mode',
+      'due_day',
+      'account_id',
+      'courier_id',
+      'status',
+      'attempts',
+      'on_time',
+      'created_at',
+      'delivered_at',
+      'feedback_rating',
+    ]);
   });
 
   it.runIf(engine === 'postgres')(
