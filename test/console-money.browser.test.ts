@@ -38,6 +38,15 @@ describeEach('console money in headless Chromium', (engine) => {
         deliver: { collected_amount: 10, payment_method: 'cash' },
       });
       await orderWith(t, m.test, op, courier, 0, { fail: true });
+      // Two customers rate their deliveries on the tracking page: 4 stars, and 5 for another shop's.
+      const other = await merchantIn(t, 'Kiosko', 'PEN');
+      const fives = await orderWith(t, other.test, op, await newCourier(t, op, 'Luis Rated'), 0, { deliver: {} });
+      for (const [o, rating] of [
+        [paid, 4],
+        [fives, 5],
+      ] as const) {
+        expect((await client(t.app)('POST', `/track/${o.tracking_code}/feedback`, { rating })).status).toBe(200);
+      }
 
       const page = await openPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
       const admin = await newUser(t, 'admin');
@@ -88,15 +97,22 @@ describeEach('console money in headless Chromium', (engine) => {
       expect(list.body.data.map((s: any) => s.status)).toEqual(['paid']);
 
       // The report: charts, and a figure opens exactly the orders it counted.
-      for (const title of ['Volume', 'On-time rate', 'First-attempt success', 'Delivery time p50 (min)']) {
+      const charts = ['Volume', 'On-time rate', 'First-attempt success', 'Delivery time p50 (min)', 'Average rating'];
+      for (const title of [...charts, 'Ratings']) {
         await page.getByRole('figure', { name: title }).waitFor();
       }
-      await page.getByText(/2 orders/).waitFor();
+      await page.getByText(/3 orders/).waitFor();
+      await page.getByRole('img', { name: '4.5 out of 5 stars' }).waitFor();
       await page.locator('section.reports').screenshot({ path: join(IMAGES, 'console-reports.png') });
-      await page.getByRole('link', { name: '1 delivered' }).click();
+      await page.getByRole('link', { name: '2 customers' }).click();
       const behind = page.getByRole('table', { name: 'Orders behind the figure' });
+      await behind.getByText(fives.tracking_code).waitFor();
+      expect(await behind.getByRole('row').count()).toBe(3);
+      await page.getByText('rated, due').waitFor();
+      await page.goBack();
+      await page.getByRole('link', { name: '2 delivered' }).click();
       await behind.getByText(paid.tracking_code).waitFor();
-      expect(await behind.getByRole('row').count()).toBe(2);
+      expect(await behind.getByRole('row').count()).toBe(3);
 
       // The short day on the Exceptions page, resolved with a note.
       await page.goto(`${base}/console/#/exceptions`);

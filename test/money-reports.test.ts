@@ -89,7 +89,7 @@ describeEach('reports summary', (engine) => {
       .trim()
       .split('\r\n');
     expect(lines[0]).toBe(
-      'courier,orders,delivered,failed,cancelled,on_time_rate,first_attempt_rate,delivery_minutes_p50,delivery_minutes_p90',
+      'courier,orders,delivered,failed,cancelled,on_time_rate,first_attempt_rate,delivery_minutes_p50,delivery_minutes_p90,ratings,rating_average',
     );
     expect(lines.at(-1)).toMatch(/^total 2026-11-20\.\.2026-11-20,4,2,1,1,0\.5,1,/);
     const xlsx = await call('GET', '/v1/reports/summary/export?format=xlsx');

@@ -10,6 +10,13 @@ import type { ReportFigures, ReportQuery, ReportSummary } from './schemas.js';
 
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
 
+/**
+ * The mean of the ratings to two decimals, half up (docs/money.md): `sum * 100 / count` is
+ * rounded, not `sum / count` scaled, so 4.005 is 4.01 and not the 4 of 400.49999… in floating point.
+ */
+export const averageRating = (sum: number, count: number) =>
+  count === 0 ? null : Math.round((sum * 100) / count) / 100;
+
 /** The smallest bucket bound under which `p` of the deliveries fall (minutes); null without any. */
 export function percentile(hist: { bucket: number; n: number }[], p: number): number | null {
   const total = hist.reduce((s, h) => s + h.n, 0);
@@ -35,6 +42,7 @@ function figures(
   hist: { bucket: number; n: number }[],
   orders: Record<string, string | undefined>,
 ): ReportFigures {
+  const rated = c.stars.reduce((sum, n) => sum + n, 0);
   return {
     orders: c.orders,
     delivered: c.delivered,
@@ -45,10 +53,17 @@ function figures(
     first_attempt: c.first_attempt,
     first_attempt_rate: ratio(c.first_attempt, c.delivered),
     delivery_minutes: { p50: percentile(hist, 0.5), p90: percentile(hist, 0.9) },
-    // Not measured yet: no per-order distance or working hours are recorded, and no ratings (docs/money.md).
+    // Not measured yet: no per-order distance or working hours are recorded (docs/money.md).
     km: null,
     stops_per_hour: null,
-    ratings: { count: 0, average: null },
+    ratings: {
+      count: rated,
+      average: averageRating(
+        c.stars.reduce((sum, n, i) => sum + n * (i + 1), 0),
+        rated,
+      ),
+      distribution: { '1': c.stars[0], '2': c.stars[1], '3': c.stars[2], '4': c.stars[3], '5': c.stars[4] },
+    },
     links: {
       orders: link(orders),
       delivered: link(orders, { outcome: 'delivered' }),
@@ -56,8 +71,35 @@ function figures(
       cancelled: link(orders, { outcome: 'cancelled' }),
       on_time: link(orders, { on_time: 'true' }),
       first_attempt: link(orders, { first_attempt: 'true' }),
+      rated: link(orders, { rated: 'true' }),
     },
   };
+}
+
+/** The counts of every row added up (none: all zero). */
+function sumRows(rows: repo.CountRow[]): repo.CountRow {
+  const total: repo.CountRow = {
+    key: null,
+    orders: 0,
+    delivered: 0,
+    failed: 0,
+    cancelled: 0,
+    on_time: 0,
+    first_attempt: 0,
+    stars: [0, 0, 0, 0, 0],
+  };
+  for (const r of rows) {
+    total.orders += r.orders;
+    total.delivered += r.delivered;
+    total.failed += r.failed;
+    total.cancelled += r.cancelled;
+    total.on_time += r.on_time;
+    total.first_attempt += r.first_attempt;
+    r.stars.forEach((n, i) => {
+      total.stars[i] = (total.stars[i] ?? 0) + n;
+    });
+  }
+  return total;
 }
 
 /**
@@ -73,23 +115,21 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
   const { from, to } = daySpan(q, localDay(ctx.clock(), zone), 30);
   const filter: repo.ReportFilter = { mode: scope.mode, from, to, account, courier: q.courier };
   const by = q.group_by;
-  const [total] = await repo.counts(ctx.db, ctx.engine, filter);
-  const hist = await repo.durations(ctx.db, ctx.engine, filter);
+  if (by === 'merchant' && scope.accountId !== null) {
+    throw new ApiError('parameter_invalid', 'Invalid group_by: a merchant sees its own orders only.', 'group_by');
+  }
+  // Grouped, the totals are the sum of the groups (every order is in exactly one, and histograms
+  // add up), so each of the two queries scans the period once, not twice.
+  const [rows, hists] = await repo.reading(ctx.db, ctx.engine, async (db) => [
+    await repo.counts(db, ctx.engine, filter, by),
+    await repo.durations(db, ctx.engine, filter, by),
+  ]);
   // A merchant's links carry no account: its key already limits the orders to its own.
   const orders = {
     due_from: from,
     due_to: to,
     account: scope.accountId === null ? account : undefined,
     courier: q.courier,
-  };
-  const empty: repo.CountRow = {
-    key: null,
-    orders: 0,
-    delivered: 0,
-    failed: 0,
-    cancelled: 0,
-    on_time: 0,
-    first_attempt: 0,
   };
   const out: ReportSummary = {
     object: 'report_summary',
@@ -98,15 +138,10 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
     to,
     timezone: zone,
     group_by: by ?? null,
-    totals: figures(total ?? empty, hist, orders),
+    totals: figures(sumRows(rows), hists, orders),
     groups: [],
   };
   if (by === undefined) return out;
-  if (by === 'merchant' && scope.accountId !== null) {
-    throw new ApiError('parameter_invalid', 'Invalid group_by: a merchant sees its own orders only.', 'group_by');
-  }
-  const rows = await repo.counts(ctx.db, ctx.engine, filter, by);
-  const hists = await repo.durations(ctx.db, ctx.engine, filter, by);
   const ids = rows.map((r) => r.key).filter((k): k is string => k !== null);
   const labels =
     by === 'courier'
@@ -114,6 +149,12 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
       : by === 'merchant'
         ? await repo.names(ctx.db, 'accounts', ids)
         : new Map<string, string>();
+  const histOf = new Map<string | null, typeof hists>();
+  for (const h of hists) {
+    const list = histOf.get(h.key);
+    if (list) list.push(h);
+    else histOf.set(h.key, [h]);
+  }
   out.groups = rows
     .map((r) => {
       const key = r.key;
@@ -125,11 +166,7 @@ export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Pr
       return {
         key,
         label: key === null ? (by === 'courier' ? 'Unassigned' : 'None') : (labels.get(key) ?? key),
-        ...figures(
-          r,
-          hists.filter((h) => h.key === key),
-          narrowed,
-        ),
+        ...figures(r, histOf.get(key) ?? [], narrowed),
       };
     })
     .sort((a, b) => (by === 'day' ? String(a.key).localeCompare(String(b.key)) : b.orders - a.orders));
@@ -145,6 +182,8 @@ const COLUMNS = [
   'first_attempt_rate',
   'delivery_minutes_p50',
   'delivery_minutes_p90',
+  'ratings',
+  'rating_average',
 ] as const;
 
 function cells(f: ReportFigures): ReportCell[] {
@@ -157,6 +196,8 @@ function cells(f: ReportFigures): ReportCell[] {
     f.first_attempt_rate,
     f.delivery_minutes.p50,
     f.delivery_minutes.p90,
+    f.ratings.count,
+    f.ratings.average,
   ];
 }
 

@@ -241,6 +241,7 @@ export const ReportExportQuery = Type.Object(
 );
 
 const Rate = Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'A fraction of delivered; null with none' }));
+const Stars = Type.Integer({ minimum: 0 });
 const figureFields = {
   orders: Type.Integer({ description: 'Orders due in the period' }),
   delivered: Type.Integer({ description: 'Delivered or partially delivered' }),
@@ -257,8 +258,17 @@ const figureFields = {
   km: Nullable(Type.Number({ description: 'Not measured yet: null' })),
   stops_per_hour: Nullable(Type.Number({ description: 'Not measured yet: null' })),
   ratings: Type.Object(
-    { count: Type.Integer(), average: Nullable(Type.Number()) },
-    { description: 'No ratings are collected yet' },
+    {
+      count: Type.Integer({ description: 'Orders the customer rated (tracking page), of those due in the period' }),
+      average: Nullable(
+        Type.Number({ minimum: 1, maximum: 5, description: 'Mean rating, to two decimals (half up); null with none' }),
+      ),
+      distribution: Type.Object(
+        { '1': Stars, '2': Stars, '3': Stars, '4': Stars, '5': Stars },
+        { description: 'How many rated orders gave each number of stars' },
+      ),
+    },
+    { description: 'Customers\u2019 ratings of their deliveries (1\u20135 stars, given once after delivery)' },
   ),
   links: Type.Object(
     {
@@ -268,6 +278,7 @@ const figureFields = {
       cancelled: Type.String(),
       on_time: Type.String(),
       first_attempt: Type.String(),
+      rated: Type.String({ description: 'The rated orders; add rating=1..5 for one number of stars' }),
     },
     { description: 'GET /v1/orders queries that list the orders behind each figure' },
   ),

@@ -42,6 +42,9 @@ export interface OrderFilter {
   outcome?: 'delivered' | 'failed' | 'cancelled';
   onTime?: boolean;
   firstAttempt?: boolean;
+  /** Orders the customer rated (true) or did not (false); `rating`: exactly this many stars. */
+  rated?: boolean;
+  rating?: number;
   /** Orders whose last attempt was measured far from (true) or near (false) the address. */
   farFromAddress?: boolean;
   /** Orders whose proof of delivery recorded this cash-on-delivery outcome. */
@@ -113,6 +116,8 @@ function filtered<O>(q: SelectQueryBuilder<DB, 'orders', O>, f: OrderFilter) {
   if (f.firstAttempt !== undefined) {
     q = q.where('status', 'in', [...OUTCOME_STATUSES.delivered]).where('attempts', f.firstAttempt ? '=' : '>', 1);
   }
+  if (f.rated !== undefined) q = q.where('feedback_rating', f.rated ? 'is not' : 'is', null);
+  if (f.rating !== undefined) q = q.where('feedback_rating', '=', f.rating);
   // The district lives in the address's JSON; both engines read it with the same path.
   if (f.district !== undefined)
     q = q.where(jsonText(f.district.engine, 'delivery_address', 'district'), '=', f.district.name);

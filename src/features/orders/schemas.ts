@@ -356,6 +356,12 @@ const filterFields = {
   first_attempt: Type.Optional(
     Type.Boolean({ description: 'Delivered orders delivered at their first attempt (true) or a later one (false)' }),
   ),
+  rated: Type.Optional(
+    Type.Boolean({ description: 'Orders the customer rated on the tracking page (true) or did not (false)' }),
+  ),
+  rating: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 5, description: 'Orders the customer rated with exactly this many stars' }),
+  ),
   search: Type.Optional(
     Type.String({
       minLength: 1,

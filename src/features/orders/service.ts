@@ -325,6 +325,8 @@ function filterOf(ctx: AppContext, scope: Scope, q: CountsQuery): OrderFilter {
     outcome: q.outcome,
     onTime: q.on_time,
     firstAttempt: q.first_attempt,
+    rated: q.rated,
+    rating: q.rating,
     search: q.search === undefined ? undefined : searchOf(q.search),
     codStatus: q.cod_status,
     farFromAddress: q.far_from_address,

@@ -27,6 +27,7 @@ import * as m024 from './migrations/024_move_positions.js';
 import * as m028 from './migrations/028_orders_delivered_partial.js';
 import * as m030 from './migrations/030_messages_provider_id_partial.js';
 import * as m032 from './migrations/032_pickup_pairs.js';
+import * as m033 from './migrations/033_report_ratings.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -58,6 +59,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '028_orders_delivered_partial': m028,
   '030_messages_provider_id_partial': m030,
   '032_pickup_pairs': m032,
+  '033_report_ratings': m033,
 };
 
 class StaticProvider implements MigrationProvider {

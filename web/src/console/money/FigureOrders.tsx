@@ -13,6 +13,9 @@ function describe(q: URLSearchParams): string {
   if (outcome) parts.push(outcome);
   if (q.get('on_time') === 'true') parts.push('on time');
   if (q.get('first_attempt') === 'true') parts.push('at the first attempt');
+  const rating = q.get('rating');
+  if (rating) parts.push(`rated ${rating} ${rating === '1' ? 'star' : 'stars'}`);
+  else if (q.get('rated') === 'true') parts.push('rated');
   for (const key of ['account', 'courier', 'district']) {
     const v = q.get(key);
     if (v) parts.push(`${key} ${v}`);
@@ -26,7 +29,7 @@ function describe(q: URLSearchParams): string {
 /**
  * `#/money/orders?<query>`: the orders behind one figure of the report. Each figure's `links` entry
  * is a GET /v1/orders query (due_from, due_to, account, courier, district, outcome, on_time,
- * first_attempt); this page runs it as it is, so the list is exactly what the number counted.
+ * first_attempt, rated, rating); this page runs it as it is, so the list is exactly what the number counted.
  */
 export default function FigureOrders() {
   const { client, mode } = useSession();

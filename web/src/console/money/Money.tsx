@@ -85,15 +85,26 @@ function CashDay() {
   );
 }
 
-const CHARTS: [keyof Figures, string, (f: Figures) => number | null][] = [
-  ['orders', 'Volume', (f) => f.orders],
-  ['on_time_rate', 'On-time rate', (f) => f.on_time_rate],
-  ['first_attempt_rate', 'First-attempt success', (f) => f.first_attempt_rate],
-  ['delivery_minutes', 'Delivery time p50 (min)', (f) => f.delivery_minutes.p50],
+// Each chart: its figure per group, the orders behind a group's bar, and the top of its scale
+// when the figure has one (a rate: 1, a rating: 5 stars; otherwise the largest bar).
+const CHARTS: [string, string, (f: Figures) => number | null, (f: Figures) => string, number?][] = [
+  ['orders', 'Volume', (f) => f.orders, (f) => f.links.orders],
+  ['on_time_rate', 'On-time rate', (f) => f.on_time_rate, (f) => f.links.orders, 1],
+  ['first_attempt_rate', 'First-attempt success', (f) => f.first_attempt_rate, (f) => f.links.orders, 1],
+  ['delivery_minutes', 'Delivery time p50 (min)', (f) => f.delivery_minutes.p50, (f) => f.links.orders],
+  ['ratings', 'Average rating', (f) => f.ratings.average, (f) => f.links.rated, 5],
 ];
 
-function Bars({ title, groups }: { title: string; groups: { label: string; value: number | null; href: string }[] }) {
-  const max = Math.max(1, ...groups.map((g) => g.value ?? 0));
+function Bars({
+  title,
+  groups,
+  scale,
+}: {
+  title: string;
+  groups: { label: string; value: number | null; href: string }[];
+  scale?: number;
+}) {
+  const max = scale ?? Math.max(1, ...groups.map((g) => g.value ?? 0));
   const h = 120;
   const w = Math.max(1, groups.length) * 28;
   return (
@@ -157,20 +168,68 @@ function Reports() {
             <a href={toOrders(r.totals.links.failed)}>{r.totals.failed} failed</a>, on time{' '}
             <a href={toOrders(r.totals.links.on_time)}>{pct(r.totals.on_time_rate)}</a>, first attempt{' '}
             <a href={toOrders(r.totals.links.first_attempt)}>{pct(r.totals.first_attempt_rate)}</a>, delivery time p50{' '}
-            {r.totals.delivery_minutes.p50 ?? '—'} min, p90 {r.totals.delivery_minutes.p90 ?? '—'} min.
+            {r.totals.delivery_minutes.p50 ?? '—'} min, p90 {r.totals.delivery_minutes.p90 ?? '—'} min. Rated{' '}
+            <Stars average={r.totals.ratings.average} /> by{' '}
+            <a href={toOrders(r.totals.links.rated)}>
+              {r.totals.ratings.count} {r.totals.ratings.count === 1 ? 'customer' : 'customers'}
+            </a>
+            .
           </p>
           <div className="charts">
-            {CHARTS.map(([key, title, value]) => (
+            {CHARTS.map(([key, title, value, href, scale]) => (
               <Bars
                 key={key}
                 title={title}
-                groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(g.links.orders) }))}
+                scale={scale}
+                groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(href(g)) }))}
               />
             ))}
+            <Distribution ratings={r.totals.ratings} rated={toOrders(r.totals.links.rated)} />
           </div>
         </>
       )}
     </section>
+  );
+}
+
+/** The average as five stars, filled for each whole star it reaches (4.5: four), and the number. */
+function Stars({ average }: { average: number | null }) {
+  if (average === null) return <span>—</span>;
+  const full = Math.floor(average);
+  return (
+    <span className="stars" role="img" aria-label={`${average} out of 5 stars`}>
+      <span aria-hidden="true">{'★'.repeat(full) + '☆'.repeat(5 - full)}</span> {average}
+    </span>
+  );
+}
+
+const STARS = ['5', '4', '3', '2', '1'] as const;
+
+/** How many customers gave each number of stars: a bar per star, each opening those orders. */
+function Distribution({ ratings, rated }: { ratings: Figures['ratings']; rated: string }) {
+  const max = Math.max(1, ...STARS.map((k) => ratings.distribution[k]));
+  const w = 160;
+  return (
+    <figure className="chart">
+      <figcaption>Ratings</figcaption>
+      <svg viewBox={`0 0 ${w + 60} ${STARS.length * 18}`} width={w + 60} height={STARS.length * 18}>
+        <title>Ratings</title>
+        {STARS.map((k, i) => {
+          const n = ratings.distribution[k];
+          return (
+            <a key={k} href={`${rated}&rating=${k}`}>
+              <text x={0} y={i * 18 + 12} fontSize="10">{`${k} ★`}</text>
+              <rect x={24} y={i * 18 + 3} width={(n / max) * w} height={12} fill="#d97706">
+                <title>{`${k} stars: ${n}`}</title>
+              </rect>
+              <text x={28 + (n / max) * w} y={i * 18 + 12} fontSize="10">
+                {n}
+              </text>
+            </a>
+          );
+        })}
+      </svg>
+    </figure>
   );
 }
 
