@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { averageRating } from '../src/features/money/reports.js';
 import { reading } from '../src/features/money/reports-repo.js';
+import { averageRating } from '../src/shared/rating.js';
 import { client, describeEach, newOperator, startApp, type TestApp } from './helpers.js';
 import { merchantIn, newCourier, orderWith } from './money-helpers.js';
 

@@ -2,6 +2,7 @@ import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { averageRating } from '../../shared/rating.js';
 import { iso, parseInstant } from '../../shared/time.js';
 import { constraintsOf, NO_CONSTRAINTS, toConstraintColumns } from './constraints.js';
 import { LOCATIONS, type Point } from './location-writer.js';
@@ -47,7 +48,7 @@ export function presentCourier(c: repo.CourierRow): Courier {
     start_depot: c.start_depot,
     end_depot: c.end_depot,
     rating: {
-      average: c.rating_count === 0 ? null : Math.round((c.rating_total / c.rating_count) * 100) / 100,
+      average: averageRating(c.rating_total, c.rating_count),
       count: c.rating_count,
     },
     ...constraintsOf(c),

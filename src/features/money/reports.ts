@@ -2,6 +2,7 @@ import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { localDay } from '../../shared/local-time.js';
+import { averageRating } from '../../shared/rating.js';
 import type { ReportCell } from '../../shared/spreadsheet.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { daySpan } from './cash.js';
@@ -9,13 +10,6 @@ import * as repo from './reports-repo.js';
 import type { ReportFigures, ReportQuery, ReportSummary } from './schemas.js';
 
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
-
-/**
- * The mean of the ratings to two decimals, half up (docs/money.md): `sum * 100 / count` is
- * rounded, not `sum / count` scaled, so 4.005 is 4.01 and not the 4 of 400.49999… in floating point.
- */
-export const averageRating = (sum: number, count: number) =>
-  count === 0 ? null : Math.round((sum * 100) / count) / 100;
 
 /** The smallest bucket bound under which `p` of the deliveries fall (minutes); null without any. */
 export function percentile(hist: { bucket: number; n: number }[], p: number): number | null {
