@@ -1,4 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { procStatus, ROOT } from '../env.js';
 import { sql } from '../sql.js';
 import { type Ctx, checked, percentile, require2xx, round, Skip } from './context.js';
@@ -105,6 +106,12 @@ export async function trackingStreamsScenario(ctx: Ctx): Promise<TrackingStreams
   const besideRounds = ctx.quick ? 1 : 2;
   const seconds = Math.round((periods * PERIOD_MS) / 1000);
   const base = ctx.server.base;
+  const files = openFilesLimit(ctx.server.pid);
+  if (files !== null && files < n + 200) {
+    throw new Skip(
+      `the server may hold ${files} open files and ${n} streams need about ${n + 200}: raise the hard limit (ulimit -Hn; node raises its own soft limit to it) or set BENCH_TRACK_STREAMS`,
+    );
+  }
   const rss = new RssSampler(ctx.server.pid);
   ctx.server.resetPeak();
   const settle = new Settle(ctx);
@@ -301,6 +308,16 @@ async function openStreams(ctx: Ctx, base: string, codes: string[]): Promise<Chi
   } catch (err) {
     await closeAll(children);
     throw err;
+  }
+}
+
+/** A process's limit of open files (each stream is a socket), from /proc; null where unreadable. */
+function openFilesLimit(pid: number): number | null {
+  try {
+    const line = /^Max open files\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/limits`, 'utf8'));
+    return line ? Number(line[1]) : null;
+  } catch {
+    return null;
   }
 }
 
