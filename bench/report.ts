@@ -159,8 +159,8 @@ export function rows(r: Results): string[][] {
     ts
       ? [
           'tracking_streams',
-          `${ts.streams} streams (${ts.orders} orders, ${ts.couriers} couriers): RSS ${ts.rss_mb} MB (${ts.rss_before_mb} before they opened, peak ${ts.rss_peak_mb}); position → all streams p99 ${ts.all_streams_p99_ms} ms (each stream p50 ${ts.each_p50_ms}, p99 ${ts.each_p99_ms} ms, ${ts.missed} missed); create ${ts.create_rps} rps beside them`,
-          `create ${ts.create_alone_rps} rps without streams (before and after)`,
+          `${ts.streams} streams (${ts.orders} orders, ${ts.couriers} couriers): RSS ${ts.rss_mb} MB (${ts.rss_before_mb} before they opened, peak ${ts.rss_peak_mb}${ts.rss_peak_by_phase_mb ? `: alone ${ts.rss_peak_by_phase_mb.alone}, opening ${ts.rss_peak_by_phase_mb.opening}, beside ${ts.rss_peak_by_phase_mb.beside}` : ''}); position → all streams p99 ${ts.all_streams_p99_ms} ms (each stream p50 ${ts.each_p50_ms}, p99 ${ts.each_p99_ms} ms, ${ts.missed} missed); create ${ts.create_rps} rps beside them`,
+          `create ${ts.create_alone_rps} rps without streams (${ts.rounds ? 'rounds alternating with those beside them' : 'before and after'})`,
           String(ts.create_ratio),
           'RSS < 400 MB, p99 < 1 s, ≥ 0.80',
           yes(ts.rss_peak_mb < 400 && ts.all_streams_p99_ms < 1000 && ts.missed === 0 && ts.create_ratio >= 0.8),

@@ -1,8 +1,19 @@
-import type { FastifyInstance, FastifyRequest, onSendHookHandler } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, onSendHookHandler } from 'fastify';
 import { ApiError } from './errors.js';
 
 /** How long app.close() waits for requests still being handled before it gives up on them. */
 export const DRAIN_TIMEOUT_MS = 10_000;
+
+declare module 'fastify' {
+  interface FastifyReply {
+    /**
+     * For a handler that writes its response itself (`reply.hijack()`, the tracking streams): the
+     * answer has started, so a client hanging up from now on ends the request here too (otherwise
+     * the sign is Fastify's onSend, which a hijacked reply never runs).
+     */
+    markAnswered(): void;
+  }
+}
 
 interface Progress {
   aborted: boolean;
@@ -52,6 +63,12 @@ export function installDrain(app: FastifyInstance, timeoutMs = DRAIN_TIMEOUT_MS)
     }
     return payload;
   };
+  app.decorateReply('markAnswered', function (this: FastifyReply) {
+    const p = active.get(this.request);
+    if (!p) return;
+    p.sent = true;
+    if (p.aborted) release(this.request);
+  });
   app.addHook('onRoute', (route) => {
     const own = route.onSend === undefined ? [] : Array.isArray(route.onSend) ? route.onSend : [route.onSend];
     route.onSend = [...own, sent];

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { type Point, roadKm } from '../../shared/geo.js';
@@ -21,13 +20,25 @@ const POSITION_STATUSES = new Set(['in_transit', 'arriving', 'at_location']);
 /** Stops still to serve before this one (as dispatch/eta.ts counts them). */
 const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
 
+/**
+ * Where a stream's frames go: the HTTP response itself (`reply.raw`, the route hijacks the reply).
+ * Not a Readable piped to it: ten thousand open pages would each hold the Readable's state and the
+ * pipe's and Fastify's end-of-stream listeners on both sides: 6.9 of the 16.1 KB a stream held
+ * (BENCHMARKS.md, "10 000 tracking streams within 400 MB").
+ */
+export interface FrameSink {
+  write(chunk: string): boolean;
+  end(): void;
+  destroy(): void;
+  readonly writableLength: number;
+  readonly destroyed: boolean;
+  readonly writableEnded: boolean;
+  once(event: 'close', listener: () => void): unknown;
+}
+
 interface Conn {
-  /**
-   * The frames, as a plain Readable that Fastify pipes to the response. Not a PassThrough: ten
-   * thousand open pages hold ten thousand of these, and a Transform carries a writable side
-   * (its state, buffers and callbacks) that nothing here needs.
-   */
-  out: Readable;
+  /** Null until the order has been read and the response started. */
+  out: FrameSink | null;
   lang: Lang;
   code: string;
   client: string;
@@ -78,7 +89,11 @@ export class TrackingHub {
     return n;
   }
 
-  async open(row: repo.PublicOrderRow, lang: Lang, client: string): Promise<Readable> {
+  /**
+   * Opens a stream on the order: checks the caps (an ApiError, before anything is written), reads
+   * the order, then calls `start` for the response (headers written) and sends the first state.
+   */
+  async open(row: repo.PublicOrderRow, lang: Lang, client: string, start: () => FrameSink): Promise<void> {
     if (this.closed) throw new ApiError('service_unavailable', 'The server is shutting down; reconnect.');
     const code = row.tracking_code;
     const limit = this.ctx.config.trackStreamsPerClient;
@@ -89,7 +104,7 @@ export class TrackingHub {
     }
     bump(this.perCode, code, 1);
     bump(this.perClient, client, 1);
-    const conn: Conn = { out: new Readable({ read() {} }), lang, code, client };
+    const conn: Conn = { out: null, lang, code, client };
     let w = this.orders.get(row.id);
     if (!w) {
       w = {
@@ -111,16 +126,28 @@ export class TrackingHub {
     }
     w.conns.add(conn);
     const watched = w;
-    conn.out.on('close', () => this.release(watched, conn));
     this.start();
-    conn.out.push('retry: 5000\n\n');
     try {
       await this.read([row.id]);
     } catch (err) {
       this.ctx.logger.warn({ err }, 'tracking stream: first read failed; the refresh retries');
     }
-    this.write(conn, this.frame(watched, lang));
-    return conn.out;
+    if (this.closed) {
+      this.release(watched, conn);
+      throw new ApiError('service_unavailable', 'The server is shutting down; reconnect.');
+    }
+    let out: FrameSink;
+    try {
+      out = start();
+    } catch (err) {
+      this.release(watched, conn);
+      throw err;
+    }
+    conn.out = out;
+    out.once('close', () => this.release(watched, conn));
+    // A client that left during the read: its response has already closed, and says so only now.
+    if (out.destroyed) return this.release(watched, conn);
+    this.write(conn, `retry: 5000\n\n${this.frame(watched, lang)}`);
   }
 
   close(): void {
@@ -129,7 +156,7 @@ export class TrackingHub {
     this.unsubscribe?.();
     for (const w of this.orders.values()) {
       clearTimeout(w.positionTimer);
-      for (const c of w.conns) c.out.push(null);
+      for (const c of w.conns) if (c.out && !c.out.destroyed) c.out.end();
     }
     this.orders.clear();
     this.byCourier.clear();
@@ -308,11 +335,12 @@ export class TrackingHub {
   }
 
   private write(c: Conn, frame: string): void {
-    // After close() has pushed the end, another push would be an error.
-    if (this.closed || c.out.destroyed || c.out.readableEnded) return;
-    c.out.push(frame);
+    const out = c.out;
+    // Not started yet (its first frame, written at the start, will be current), or already ended.
+    if (this.closed || !out || out.destroyed || out.writableEnded) return;
+    out.write(frame);
     // A page this far behind is cut off; it reconnects (EventSource) or polls.
-    if (c.out.readableLength > 64 * 1024) c.out.destroy();
+    if (out.writableLength > 64 * 1024) out.destroy();
   }
 }
 

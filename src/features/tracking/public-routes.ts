@@ -1,3 +1,4 @@
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
@@ -155,12 +156,18 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
     async (req, reply) => {
       privateHeaders(reply);
       const row = await rowOf(req);
-      const out = await ctx.instance.get(TRACKING_HUB).open(row, langOf(req), clientOf(req.ip));
-      reply
-        .header('Content-Type', 'text/event-stream; charset=utf-8')
-        .header('Cache-Control', 'no-store, no-transform')
-        .header('X-Accel-Buffering', 'no');
-      return reply.send(out as unknown as string);
+      await ctx.instance.get(TRACKING_HUB).open(row, langOf(req), clientOf(req.ip), () => {
+        // The hub writes frames to the response itself (live-hub.ts, FrameSink): Fastify's part
+        // ends here, with the headers it has gathered (Request-Id and the rest) written as they are.
+        reply
+          .header('Content-Type', 'text/event-stream; charset=utf-8')
+          .header('Cache-Control', 'no-store, no-transform')
+          .header('X-Accel-Buffering', 'no')
+          .hijack();
+        reply.markAnswered();
+        reply.raw.writeHead(200, reply.getHeaders() as OutgoingHttpHeaders);
+        return reply.raw;
+      });
     },
   );
 
