@@ -69,11 +69,12 @@ export async function putSettings(db: Executor, accountId: string, settings: Mes
 }
 
 /**
- * Writes messages and their send jobs in the caller's transaction (the move's or the create's).
- * A message that already exists for its (order, trigger, channel) is skipped, and so is its job:
- * the unique index is what makes "one message each" hold across retries and races.
+ * Writes a move's messages and their send job in the caller's transaction. A message that already
+ * exists for its (order, trigger, channel) is skipped, and the job sends only the ones written:
+ * the unique index is what makes "one message each" hold across retries and races. Returns how
+ * many queued messages the job sends.
  */
-export async function insertMessages(db: Executor, rows: MessageRow[], jobs: Map<string, JobsTable>): Promise<number> {
+export async function insertMessages(db: Executor, rows: MessageRow[], job: JobsTable | null): Promise<number> {
   if (rows.length === 0) return 0;
   const written = await db
     .insertInto('messages')
@@ -81,8 +82,10 @@ export async function insertMessages(db: Executor, rows: MessageRow[], jobs: Map
     .onConflict((oc) => oc.columns(['order_id', 'trigger', 'channel']).doNothing())
     .returning('id')
     .execute();
-  const due = written.map((r) => jobs.get(r.id)).filter((j): j is JobsTable => j !== undefined);
-  if (due.length > 0) await db.insertInto('jobs').values(due).execute();
+  if (job === null) return 0;
+  const mine = new Set(written.map((r) => r.id));
+  const due = (JSON.parse(job.payload ?? '[]') as string[]).filter((id) => mine.has(id));
+  if (due.length > 0) await db.insertInto('jobs').values({ ...job, payload: JSON.stringify(due) }).execute();
   return due.length;
 }
 
@@ -168,17 +171,6 @@ export async function isOptedOut(db: Executor, accountId: string, address: strin
     .where('address', '=', address)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-export async function optedOutAmong(db: Executor, accountId: string, addresses: string[]): Promise<Set<string>> {
-  if (addresses.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('message_opt_outs')
-    .select('address')
-    .where('account_id', '=', accountId)
-    .where('address', 'in', addresses)
-    .execute();
-  return new Set(rows.map((r) => r.address));
 }
 
 export async function optOut(db: Executor, accountId: string, address: string, source: string, now: number) {

@@ -244,7 +244,7 @@ export interface Created {
   row: OrderRow;
   timeline: TimelineEntry;
   event: PreparedEvent;
-  /** The customer's order_confirmed messages and their send jobs (features/messages). */
+  /** The customer's order_confirmed messages and the job that sends them (features/messages). */
   messages: Prepared;
 }
 
@@ -300,7 +300,7 @@ async function writeEach(db: Executor, orders: Created[]): Promise<void> {
 function messagesOf(orders: Created[]) {
   return {
     messages: orders.flatMap((o) => o.messages.rows),
-    jobs: orders.flatMap((o) => [...o.messages.jobs.values()]),
+    jobs: orders.flatMap((o) => (o.messages.job ? [o.messages.job] : [])),
   };
 }
 

@@ -76,7 +76,7 @@ export async function claimJobs(db: Db, engine: Engine, o: ClaimOptions): Promis
 }
 
 /** Extends a lease still held by `owner`; false when another worker took the job over. */
-export async function renewLease(db: Db, id: string, owner: string, leaseUntil: number): Promise<boolean> {
+export async function renewLease(db: Executor, id: string, owner: string, leaseUntil: number): Promise<boolean> {
   const r = await db
     .updateTable('jobs')
     .set({ lease_expires_at: leaseUntil })
