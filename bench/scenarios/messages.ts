@@ -161,7 +161,11 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
         }
       }),
     );
-    const queuedMessages = await count(ctx.kind, ctx.dbUrl, "select count(*) as n from messages where status = 'queued'");
+    const queuedMessages = await count(
+      ctx.kind,
+      ctx.dbUrl,
+      "select count(*) as n from messages where status = 'queued'",
+    );
     if (queuedMessages !== backlog) throw new Skip(`backlog of ${queuedMessages} messages, expected ${backlog}`);
     const received = () => twilio.created.length + smtp.mails.length;
     const worker = spawn(process.execPath, [...START_FLAGS, 'dist/cli.js', 'worker'], {

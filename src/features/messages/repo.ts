@@ -89,7 +89,11 @@ export async function insertMessages(db: Executor, rows: MessageRow[], job: Jobs
   if (job === null) return 0;
   const mine = new Set(written.map((r) => r.id));
   const due = (JSON.parse(job.payload ?? '[]') as string[]).filter((id) => mine.has(id));
-  if (due.length > 0) await db.insertInto('jobs').values({ ...job, payload: JSON.stringify(due) }).execute();
+  if (due.length > 0)
+    await db
+      .insertInto('jobs')
+      .values({ ...job, payload: JSON.stringify(due) })
+      .execute();
   return due.length;
 }
 

@@ -49,7 +49,10 @@ export function compiledInsertRows<T extends keyof DB & string>(
   return async (db, rows) => {
     const adapter = db.getExecutor().adapter;
     let byCount = texts.get(adapter);
-    if (byCount === undefined) texts.set(adapter, (byCount = new Map()));
+    if (byCount === undefined) {
+      byCount = new Map();
+      texts.set(adapter, byCount);
+    }
     for (let i = 0; i < rows.length; i += perStatement) {
       const part = rows.slice(i, i + perStatement) as Record<string, unknown>[];
       let text = byCount.get(part.length);
