@@ -182,6 +182,52 @@ describeEach('leased jobs', (engine) => {
     expect(k.failures).toEqual([]);
   });
 
+  it('a step commits on its own and renews the lease; a runner that lost the job writes no further step', async () => {
+    const log: string[] = [];
+    const firstHeld = gate();
+    const firstRuns = gate();
+    const kind: JobKind = {
+      kind: 'test.steps',
+      maxAttempts: 3,
+      leaseMs: LEASE_MS,
+      concurrency: () => 1,
+      handler: () => ({
+        async run(job: Job, run: JobRun) {
+          await run.step(async () => log.push(`step 1 #${job.attempts}`));
+          if (job.attempts === 1) {
+            firstHeld.open();
+            await firstRuns.opened;
+          }
+          await run.step(async () => log.push(`step 2 #${job.attempts}`));
+          await run.complete(async () => log.push(`done #${job.attempts}`));
+        },
+        async failed() {
+          return undefined;
+        },
+      }),
+    };
+    await add(kind, 's');
+    const first = runner([kind]);
+    const claimedAt = now;
+    expect(await first.tick()).toBe(1);
+    await firstHeld.opened;
+    expect(log).toEqual(['step 1 #1']);
+    // The step renewed the lease from the clock's time (the claim's, here): a full lease from now.
+    now += 1000;
+    expect((await row(kind, 's'))?.lease_expires_at).toBe(claimedAt + LEASE_MS);
+    // Its worker hangs; the lease lapses and another runner takes the job over and finishes it.
+    now = claimedAt + LEASE_MS;
+    const second = runner([kind]);
+    expect(await second.tick()).toBe(1);
+    await second.idle();
+    expect(log).toEqual(['step 1 #1', 'step 1 #2', 'step 2 #2', 'done #2']);
+    // The first wakes: its next step finds the lease gone and writes nothing.
+    firstRuns.open();
+    await first.idle();
+    expect(log).toEqual(['step 1 #1', 'step 1 #2', 'step 2 #2', 'done #2']);
+    expect(await row(kind, 's')).toBeUndefined();
+  });
+
   it('a job interrupted on every attempt fails with the reason instead of running again', async () => {
     const k = testKind('interrupted', { maxAttempts: 2 });
     await add(k.kind, 'y');

@@ -96,6 +96,8 @@ describeEach('customer messages over SMTP, Twilio and Meta (local servers speaki
     });
     expect(post.status).toBe(200);
     const again = await order(a.live, { name: 'Ana', email: 'ana@example.com' });
+    // Opt-outs are read by the send job, right before a send.
+    await t.jobs.idle();
     expect((await messagesOf(again.id)).find((m) => m.channel === 'email').reason).toBe('opted_out');
 
     // Status callbacks: a wrong signature is 401 and changes nothing; a signed one is recorded.
@@ -164,8 +166,13 @@ describeEach('customer messages over SMTP, Twilio and Meta (local servers speaki
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toContain('text/xml');
     const stopped = await order(a.live, { name: 'Beto', phone });
+    await t.jobs.idle();
     const phones = async (id: string) => (await messagesOf(id)).filter((m) => m.channel !== 'email');
-    expect((await phones(stopped.id)).map((m) => m.reason)).toEqual(['opted_out', 'opted_out']);
+    expect((await phones(stopped.id)).map((m) => [m.status, m.reason])).toEqual([
+      ['suppressed', 'opted_out'],
+      ['suppressed', 'opted_out'],
+    ]);
+    expect(twilio.requests.filter((r) => (r.To ?? '').endsWith(phone))).toHaveLength(2);
     await signedPost(inbound, { From: phone, Body: 'START' });
     const back = await order(a.live, { name: 'Beto', phone });
     await t.jobs.idle();

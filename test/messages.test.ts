@@ -153,6 +153,8 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
       ).status,
     ).toBe(404);
     const o = await order(a.live, { customer: { name: 'Olga', email: 'OptOut@example.com', phone: '+99912345678' } });
+    // The opted-out address is found by the send job (right before a send), the invalid numbers at once.
+    await t.jobs.idle();
     const msgs = await messagesOf(a.live, o.id);
     const by = Object.fromEntries(msgs.map((m) => [m.channel, [m.status, m.reason]]));
     expect(by).toEqual({

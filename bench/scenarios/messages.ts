@@ -12,7 +12,15 @@ export interface MessagesResult {
   create_off_rps: number;
   /** on ÷ off (target ≥ 0.9, issue #19). */
   ratio: number;
-  /** Message rows written (queued, each with its send job) per second during the "on" rounds. */
+  /**
+   * The API server's CPU time (user + system, /proc) per create in the "on" and "off" rounds, in µs,
+   * and off ÷ on: what the throughput ratio is on a quiet machine (the server is CPU-bound), and
+   * what other processes on a busy one cannot inflate as they do the rounds' wall-clock rates.
+   */
+  cpu_per_create_on_us: number;
+  cpu_per_create_off_us: number;
+  cpu_ratio: number;
+  /** Message rows written (queued, with their order's send job) per second during the "on" rounds. */
   queued_per_s: number;
   /** A backlog of this many messages drained by one `ruta worker`… */
   backlog: number;
@@ -108,14 +116,22 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     const on: number[] = [];
     const off: number[] = [];
     const queued: number[] = [];
+    const cpu = { on: { ms: 0, n: 0 }, off: { ms: 0, n: 0 } };
+    const load = async (which: 'on' | 'off') => {
+      const c0 = cpuMs(api!.pid);
+      const r = checked(`create, notifications ${which}`, await createLoad(ctx.loader, base, key, seconds));
+      cpu[which].ms += cpuMs(api!.pid) - c0;
+      cpu[which].n += r.requests;
+      return r.rps;
+    };
     for (let i = 0; i < n; i++) {
       await settings(false);
-      off.push(checked('create, notifications off', await createLoad(ctx.loader, base, key, seconds)).rps);
+      off.push(await load('off'));
       await sleep(500);
       await settings(true);
       const m0 = await messages();
       const t0 = performance.now();
-      on.push(checked('create, notifications on', await createLoad(ctx.loader, base, key, seconds)).rps);
+      on.push(await load('on'));
       const wall = (performance.now() - t0) / 1000;
       // The requests in flight when wrk stopped still commit: counted once they have.
       await sleep(500);
@@ -127,6 +143,7 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
 
     // The drain: only the fresh backlog is left to send (the last round's stragglers committed by now).
     await sql(ctx.kind, ctx.dbUrl, "delete from jobs where kind = 'message.send'");
+    await sql(ctx.kind, ctx.dbUrl, "delete from messages where status = 'queued'");
     const orders = ctx.quick ? 500 : 2000;
     const backlog = orders * CHANNELS;
     let next = 0;
@@ -144,8 +161,12 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
         }
       }),
     );
-    const queuedJobs = await count(ctx.kind, ctx.dbUrl, "select count(*) as n from jobs where kind = 'message.send'");
-    if (queuedJobs !== backlog) throw new Skip(`backlog of ${queuedJobs} send jobs, expected ${backlog}`);
+    const queuedMessages = await count(
+      ctx.kind,
+      ctx.dbUrl,
+      "select count(*) as n from messages where status = 'queued'",
+    );
+    if (queuedMessages !== backlog) throw new Skip(`backlog of ${queuedMessages} messages, expected ${backlog}`);
     const received = () => twilio.created.length + smtp.mails.length;
     const worker = spawn(process.execPath, [...START_FLAGS, 'dist/cli.js', 'worker'], {
       cwd: ROOT,
@@ -154,7 +175,7 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     });
     let first = 0;
     let last = 0;
-    let cpu = 0;
+    let workerCpu = 0;
     try {
       // Arrivals polled every 5 ms: the resolution is far below the seconds a drain takes.
       const deadline = Date.now() + 180_000;
@@ -165,7 +186,7 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
       }
       last = Date.now();
       // Start-up (loading, migrations check) included: a bound from above.
-      cpu = worker.exitCode === null ? cpuMs(worker.pid!) : 0;
+      workerCpu = worker.exitCode === null ? cpuMs(worker.pid!) : 0;
       if (received() < backlog) throw new Skip(`${backlog - received()} of ${backlog} messages not sent after 180 s`);
     } finally {
       worker.kill('SIGTERM');
@@ -173,6 +194,9 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     }
     const sentPerS = (backlog - 1) / (Math.max(1, last - first) / 1000);
     ctx.log(`  one worker sent ${backlog} messages at ${round(sentPerS, 0)}/s`);
+    ctx.log(
+      `  server CPU per create: off ${round((1000 * cpu.off.ms) / cpu.off.n, 0)} µs, on ${round((1000 * cpu.on.ms) / cpu.on.n, 0)} µs`,
+    );
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
     const onRps = mean(on);
     const offRps = mean(off);
@@ -180,10 +204,13 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
       create_on_rps: round(onRps, 0),
       create_off_rps: round(offRps, 0),
       ratio: round(onRps / offRps, 3),
+      cpu_per_create_on_us: round((1000 * cpu.on.ms) / cpu.on.n, 0),
+      cpu_per_create_off_us: round((1000 * cpu.off.ms) / cpu.off.n, 0),
+      cpu_ratio: round(cpu.off.ms / cpu.off.n / (cpu.on.ms / cpu.on.n), 3),
       queued_per_s: round(mean(queued), 0),
       backlog,
       sent_per_s: round(sentPerS, 0),
-      worker_cpu_ms_per_message: round(cpu / backlog, 2),
+      worker_cpu_ms_per_message: round(workerCpu / backlog, 2),
       twilio_received: twilio.created.length,
       smtp_received: smtp.mails.length,
     };

@@ -122,7 +122,7 @@ export async function move(
   const updated = await ctx.db.transaction().execute(async (trx) => {
     const row = await applyMove(trx, current, action, e, now);
     // The customer's messages commit with the move that triggers them (DESIGN §14).
-    jobs = await insertMessages(trx, messages.rows, messages.jobs);
+    jobs = await insertMessages(trx, messages.rows, messages.job);
     return row;
   });
   // Every move writes an event; after the commit, this instance's dispatcher may have work.

@@ -41,13 +41,23 @@ export interface MoveFacts {
   etaMinutes?: number | null;
 }
 
-/** Messages to write with a move or a create, and their jobs by message id. */
+/**
+ * Messages to write with a move or a create, and the one job that sends the queued ones (null when
+ * none is queued). One job per (order, trigger), not one per message: a job row and its indexes
+ * cost a create about as much as a message row (BENCHMARKS.md, "Messages: one send job per
+ * order"). The job lists its messages in its payload (`sendJob`); a retry is per message.
+ */
 export interface Prepared {
   rows: repo.MessageRow[];
-  jobs: Map<string, JobsTable>;
+  job: JobsTable | null;
 }
 
-export const NOTHING: Prepared = { rows: [], jobs: new Map() };
+export const NOTHING: Prepared = { rows: [], job: null };
+
+/** The job that sends `ids` (messages of one order and trigger, all due at `runAt`). */
+export function sendJob(ids: string[], now: number, runAt: number): JobsTable {
+  return jobRow(MESSAGE_SEND, { payload: ids, now, runAt });
+}
 
 /** The settings in force for an account: its own, else the carrier's defaults, else the shipped ones. */
 export async function settingsFor(
@@ -133,8 +143,11 @@ export function valuesFor(order: MessageOrder, r: RenderInput, locale: MessageLo
 /**
  * The messages a trigger asks for, one per channel turned on in the account's settings, rendered
  * now in the customer's locale and the order's zone. Suppressed ones are written too, with their
- * reason (no valid address, opted out, test mode); quiet hours defer a message (it stays queued,
- * its job due at their end). Reads only: the caller writes the result in its transaction.
+ * reason (no valid address, test mode); quiet hours defer a message (it stays queued, its job due
+ * at their end). Reads only: the caller writes the result in its transaction. Opt-outs are not
+ * read here: the send job reads them right before each send (an address may opt out while a
+ * message waits), so a read here too would only record `opted_out` a moment sooner, at the cost
+ * of a query on every create and move.
  */
 export async function prepareMessages(
   ctx: AppContext,
@@ -171,11 +184,10 @@ export async function prepareMessages(
     else if (ch === 'sms' || !who.whatsapp || who.whatsapp === who.phone) addresses.set(ch, phone);
     else addresses.set(ch, e164(who.whatsapp, settings.default_country));
   }
-  const wanted = [...new Set(channels.map((c) => addresses.get(c)).filter((a): a is string => !!a))];
-  const optedOut = await repo.optedOutAmong(ctx.db, order.account_id, wanted);
   const quiet =
     !QUIET_HOURS_EXEMPT.includes(trigger) && inQuietHours(settings.quiet_hours, localClock(now, order.timezone));
-  const out: Prepared = { rows: [], jobs: new Map() };
+  const rows: repo.MessageRow[] = [];
+  const queued: string[] = [];
   for (const channel of channels) {
     const to = addresses.get(channel) ?? null;
     const tpl = templateFor(settings, trigger, channel, locale);
@@ -183,7 +195,6 @@ export async function prepareMessages(
     let status: repo.MessageRow['status'] = 'queued';
     let reason: string | null = null;
     if (to === null) [status, reason] = ['suppressed', channel === 'email' ? 'no_email' : 'no_valid_phone'];
-    else if (optedOut.has(to)) [status, reason] = ['suppressed', 'opted_out'];
     else if (order.mode === 'test') [status, reason] = ['suppressed', 'test_mode'];
     else if (quiet) reason = 'quiet_hours';
     const row: repo.MessageRow = {
@@ -212,11 +223,10 @@ export async function prepareMessages(
       sent_at: null,
       delivered_at: null,
     };
-    out.rows.push(row);
-    if (status === 'queued') {
-      const runAt = quiet && settings.quiet_hours ? quietEnd(now, settings.quiet_hours, order.timezone) : now;
-      out.jobs.set(row.id, jobRow(MESSAGE_SEND, { ref: row.id, now, runAt }));
-    }
+    rows.push(row);
+    if (status === 'queued') queued.push(row.id);
   }
-  return out;
+  if (queued.length === 0) return { rows, job: null };
+  const runAt = quiet && settings.quiet_hours ? quietEnd(now, settings.quiet_hours, order.timezone) : now;
+  return { rows, job: sendJob(queued, now, runAt) };
 }

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { compiledInsert } from '../../shared/db/compiled.js';
+import { compiledInsertRows } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { JobsTable, Mode } from '../../shared/db/schema.js';
 import type { MessageStatus, MessagesTable } from '../../shared/db/tables/messages.js';
@@ -7,38 +7,42 @@ import type { MessageSettings } from './settings.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
+const MESSAGE_COLUMNS = Object.keys({
+  id: 1,
+  account_id: 1,
+  mode: 1,
+  order_id: 1,
+  trigger: 1,
+  channel: 1,
+  to_address: 1,
+  locale: 1,
+  subject: 1,
+  body: 1,
+  body_masked: 1,
+  status: 1,
+  reason: 1,
+  provider: 1,
+  provider_message_id: 1,
+  segments: 1,
+  attempts: 1,
+  send_started_at: 1,
+  last_error: 1,
+  created_at: 1,
+  updated_at: 1,
+  sent_at: 1,
+  delivered_at: 1,
+} satisfies Record<keyof MessagesTable, 1>) as (keyof MessagesTable)[];
+
 /**
- * One new message, precompiled: a create with order_confirmed on writes one per channel, and
- * Kysely's building and compiling of a multi-row INSERT cost more than SQLite's writing of them.
- * Only for messages of new orders (no conflict possible); a move's go through insertMessages.
+ * New messages, precompiled, many rows a statement: a create with order_confirmed on writes one
+ * per channel, and Kysely's building and compiling of a multi-row INSERT, or a statement per row,
+ * cost more than SQLite's writing of them. Only for messages of new orders (no conflict possible);
+ * a move's go through insertMessages. 23 columns: 100 rows stay far below SQLite's 32 766 values.
  */
-export const insertNewMessage: (db: Executor, row: MessageRow) => Promise<void> = compiledInsert(
+export const insertNewMessages: (db: Executor, rows: readonly MessageRow[]) => Promise<void> = compiledInsertRows(
   'messages',
-  Object.keys({
-    id: 1,
-    account_id: 1,
-    mode: 1,
-    order_id: 1,
-    trigger: 1,
-    channel: 1,
-    to_address: 1,
-    locale: 1,
-    subject: 1,
-    body: 1,
-    body_masked: 1,
-    status: 1,
-    reason: 1,
-    provider: 1,
-    provider_message_id: 1,
-    segments: 1,
-    attempts: 1,
-    send_started_at: 1,
-    last_error: 1,
-    created_at: 1,
-    updated_at: 1,
-    sent_at: 1,
-    delivered_at: 1,
-  } satisfies Record<keyof MessagesTable, 1>) as (keyof MessagesTable)[],
+  MESSAGE_COLUMNS,
+  100,
 );
 
 /** Who reads: a merchant (its account) or the carrier (every account), always one environment. */
@@ -69,11 +73,12 @@ export async function putSettings(db: Executor, accountId: string, settings: Mes
 }
 
 /**
- * Writes messages and their send jobs in the caller's transaction (the move's or the create's).
- * A message that already exists for its (order, trigger, channel) is skipped, and so is its job:
- * the unique index is what makes "one message each" hold across retries and races.
+ * Writes a move's messages and their send job in the caller's transaction. A message that already
+ * exists for its (order, trigger, channel) is skipped, and the job sends only the ones written:
+ * the unique index is what makes "one message each" hold across retries and races. Returns how
+ * many queued messages the job sends.
  */
-export async function insertMessages(db: Executor, rows: MessageRow[], jobs: Map<string, JobsTable>): Promise<number> {
+export async function insertMessages(db: Executor, rows: MessageRow[], job: JobsTable | null): Promise<number> {
   if (rows.length === 0) return 0;
   const written = await db
     .insertInto('messages')
@@ -81,8 +86,14 @@ export async function insertMessages(db: Executor, rows: MessageRow[], jobs: Map
     .onConflict((oc) => oc.columns(['order_id', 'trigger', 'channel']).doNothing())
     .returning('id')
     .execute();
-  const due = written.map((r) => jobs.get(r.id)).filter((j): j is JobsTable => j !== undefined);
-  if (due.length > 0) await db.insertInto('jobs').values(due).execute();
+  if (job === null) return 0;
+  const mine = new Set(written.map((r) => r.id));
+  const due = (JSON.parse(job.payload ?? '[]') as string[]).filter((id) => mine.has(id));
+  if (due.length > 0)
+    await db
+      .insertInto('jobs')
+      .values({ ...job, payload: JSON.stringify(due) })
+      .execute();
   return due.length;
 }
 
@@ -168,17 +179,6 @@ export async function isOptedOut(db: Executor, accountId: string, address: strin
     .where('address', '=', address)
     .executeTakeFirst();
   return row !== undefined;
-}
-
-export async function optedOutAmong(db: Executor, accountId: string, addresses: string[]): Promise<Set<string>> {
-  if (addresses.length === 0) return new Set();
-  const rows = await db
-    .selectFrom('message_opt_outs')
-    .select('address')
-    .where('account_id', '=', accountId)
-    .where('address', 'in', addresses)
-    .execute();
-  return new Set(rows.map((r) => r.address));
 }
 
 export async function optOut(db: Executor, accountId: string, address: string, source: string, now: number) {

@@ -27,12 +27,15 @@ const BACKOFF_S = [30, 120, 600, 1800, 3600];
 const backoffMs = (attempts: number) => 1000 * (BACKOFF_S[Math.min(attempts, BACKOFF_S.length) - 1] ?? 30);
 
 /**
- * Sends one message (`ref` is its id). A message is sent by one job at a time (the lease), and the
- * job is written with the message, so a message is never lost between its write and its send.
+ * Sends the messages of one order and trigger (their ids in the payload, in order), or one message
+ * whose send is retried (`ref` is its id). A message is sent by one job at a time (the lease), and
+ * the job is written with the message, so a message is never lost between its write and its send.
  * Before the provider is called the message is marked `send_started_at` (committed); a worker that
  * finds the mark left by one that died asks the provider whether it has the message (Twilio's list;
- * SMTP resends with the same Message-ID) before sending again. The outcome, and any retry's new job,
- * commit with the job's completion while the lease is still ours.
+ * SMTP resends with the same Message-ID) before sending again. Each message's outcome commits on its
+ * own while the lease is still ours (with the job's completion for a retry), so a job taken over
+ * after a crash skips the messages already sent. A retry (429, 5xx, network) gets a job of its own
+ * and the message is marked `retrying`: the job that listed it leaves it to that one from then on.
  */
 export const MESSAGE_SEND_JOB: JobKind = {
   ...MESSAGE_SEND,
@@ -61,11 +64,22 @@ class MessageSend implements JobHandler {
   }
 
   async run(job: Job, run: JobRun): Promise<void> {
+    if (job.ref !== null) return this.sendOne(job.ref, run, (work) => run.complete(work), false);
+    for (const id of listed(job)) {
+      run.signal.throwIfAborted();
+      await this.sendOne(id, run, (work) => run.step(work), true);
+    }
+  }
+
+  /** `commit` writes the outcome under the lease; `inList`: the job lists several messages (it is not a retry's). */
+  private async sendOne(id: string, run: JobRun, commit: JobRun['step'], inList: boolean): Promise<void> {
     const { ctx } = this;
-    const msg = await repo.messageById(ctx.db, job.ref ?? '');
+    const msg = await repo.messageById(ctx.db, id);
     if (msg?.status !== 'queued' || msg.to_address === null) return;
+    // Handed to its own retry job by an earlier attempt of this one.
+    if (inList && msg.reason === 'retrying') return;
     if (await repo.isOptedOut(ctx.db, msg.account_id, msg.to_address)) {
-      await run.complete((trx) => this.settle(trx, msg, { status: 'suppressed', reason: 'opted_out' }));
+      await commit((trx) => this.settle(trx, msg, { status: 'suppressed', reason: 'opted_out' }));
       return;
     }
     const provider = this.provider(msg.provider);
@@ -74,14 +88,14 @@ class MessageSend implements JobHandler {
       // A worker died during this message's provider call: the provider may have it already.
       const found = await provider.find(out, run.signal);
       if (found) {
-        await run.complete((trx) => this.sent(trx, msg, found));
+        await commit((trx) => this.sent(trx, msg, found));
         return;
       }
       if (found === undefined) throw new Error('the provider could not say whether it has the message yet');
     }
     if (!(await repo.markSending(ctx.db, msg.id, ctx.clock()))) return;
     const result = await provider.send(out, run.signal);
-    await run.complete((trx) => this.record(trx, { ...msg, attempts: msg.attempts + 1 }, result));
+    await commit((trx) => this.record(trx, { ...msg, attempts: msg.attempts + 1 }, result));
     // A failure wrote message.failed: this instance's webhook dispatcher may have work.
     if (!result.ok) signalQueued(ctx);
   }
@@ -165,12 +179,19 @@ class MessageSend implements JobHandler {
   }
 
   async failed(trx: Tx, job: Job, failure: JobFailure) {
-    const msg = await repo.messageById(trx, job.ref ?? '');
-    if (msg?.status !== 'queued') return undefined;
-    await this.settle(trx, msg, {
-      status: 'failed',
-      reason: failure.reason === 'interrupted' ? 'interrupted' : 'error',
-    });
-    return () => signalQueued(this.ctx);
+    const reason = failure.reason === 'interrupted' ? 'interrupted' : 'error';
+    let settled = false;
+    for (const id of job.ref !== null ? [job.ref] : listed(job)) {
+      const msg = await repo.messageById(trx, id);
+      if (msg?.status !== 'queued' || (job.ref === null && msg.reason === 'retrying')) continue;
+      await this.settle(trx, msg, { status: 'failed', reason });
+      settled = true;
+    }
+    return settled ? () => signalQueued(this.ctx) : undefined;
   }
+}
+
+/** The messages a send job lists (its payload). */
+function listed(job: Job): string[] {
+  return job.payload === null ? [] : (JSON.parse(job.payload) as string[]);
 }

@@ -5,11 +5,11 @@ import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, OrderStatus, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES, phoneKey, searchKey } from '../../shared/db/tables/orders.js';
 import type { ProofLevels } from '../../shared/db/tables/proof_settings.js';
-import { insertJob } from '../../shared/jobs/repo.js';
+import { insertJobs } from '../../shared/jobs/repo.js';
 import { localDay } from '../../shared/local-time.js';
 import { parseInstant } from '../../shared/time.js';
 import type { Prepared } from '../messages/queue.js';
-import { insertNewMessage } from '../messages/repo.js';
+import { insertNewMessages } from '../messages/repo.js';
 import { insertEvent } from '../webhooks/events-repo.js';
 import type { PreparedEvent } from '../webhooks/outbox.js';
 import { insertDeliveries } from '../webhooks/repo.js';
@@ -244,7 +244,7 @@ export interface Created {
   row: OrderRow;
   timeline: TimelineEntry;
   event: PreparedEvent;
-  /** The customer's order_confirmed messages and their send jobs (features/messages). */
+  /** The customer's order_confirmed messages and the job that sends them (features/messages). */
   messages: Prepared;
 }
 
@@ -290,17 +290,17 @@ async function writeEach(db: Executor, orders: Created[]): Promise<void> {
   for (let i = 0; i < deliveries.length; i += DELIVERIES_PER_STATEMENT) {
     await insertDeliveries(db, deliveries.slice(i, i + DELIVERIES_PER_STATEMENT));
   }
-  // Messages and jobs one precompiled row at a time, like the order itself.
+  // Messages and their send jobs, all of the group's in one precompiled statement each.
   const { messages, jobs } = messagesOf(orders);
-  for (const m of messages) await insertNewMessage(db, m);
-  for (const j of jobs) await insertJob(db, j);
+  if (messages.length > 0) await insertNewMessages(db, messages);
+  if (jobs.length > 0) await insertJobs(db, jobs);
 }
 
 /** The messages and jobs of new orders: new order ids, so none can collide with an existing one. */
 function messagesOf(orders: Created[]) {
   return {
     messages: orders.flatMap((o) => o.messages.rows),
-    jobs: orders.flatMap((o) => [...o.messages.jobs.values()]),
+    jobs: orders.flatMap((o) => (o.messages.job ? [o.messages.job] : [])),
   };
 }
 

@@ -254,7 +254,7 @@ export async function createOrder(ctx: AppContext, accountId: string, mode: Mode
   const p = await prepareOrder(ctx, accountId, mode, body);
   await ctx.instance.get(ORDER_WRITES).write(p);
   announce(ctx, p.event);
-  if (p.messages.jobs.size > 0) signalJobs(ctx);
+  if (p.messages.job) signalJobs(ctx);
   // The merchant who created it is the one caller that sees the PIN.
   return presentOrder(p.row, true);
 }

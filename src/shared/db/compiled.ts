@@ -33,3 +33,42 @@ export function compiledInsert<T extends keyof DB & string>(
     );
   };
 }
+
+/**
+ * The same for up to `perStatement` rows in one INSERT (its text compiled once per row count): a
+ * create with customer messages writes three of them and a job, and on SQLite each statement costs
+ * its own preparation (Kysely's SQLite driver prepares every query) on top of the rows' writing.
+ */
+export function compiledInsertRows<T extends keyof DB & string>(
+  table: T,
+  columns: readonly (keyof Insertable<DB[T]> & string)[],
+  perStatement: number,
+): (db: Executor, rows: readonly Insertable<DB[T]>[]) => Promise<void> {
+  const texts = new WeakMap<DialectAdapter, Map<number, string>>();
+  const sample = Object.fromEntries(columns.map((c) => [c, null])) as Insertable<DB[T]>;
+  return async (db, rows) => {
+    const adapter = db.getExecutor().adapter;
+    let byCount = texts.get(adapter);
+    if (byCount === undefined) {
+      byCount = new Map();
+      texts.set(adapter, byCount);
+    }
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const part = rows.slice(i, i + perStatement) as Record<string, unknown>[];
+      let text = byCount.get(part.length);
+      if (text === undefined) {
+        text = db
+          .insertInto(table)
+          .values(part.map(() => sample) as never)
+          .compile().sql;
+        byCount.set(part.length, text);
+      }
+      await db.executeQuery(
+        CompiledQuery.raw(
+          text,
+          part.flatMap((r) => columns.map((c) => r[c] ?? null)),
+        ),
+      );
+    }
+  };
+}

@@ -30,6 +30,12 @@ export interface JobRun {
    * write goes here, so a worker that lost the job can never overwrite what its successor wrote.
    */
   complete<T>(work: (trx: Tx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `work` in one transaction that also renews the lease, only while this runner holds it;
+   * otherwise nothing commits and it throws. For a job that does several things, each of which
+   * must commit on its own (a send job's messages): a worker that lost the job writes none of them.
+   */
+  step<T>(work: (trx: Tx) => Promise<T>): Promise<T>;
 }
 
 /** The work of one kind, bound to one runner's context. Each returns what to do after the commit (a live message). */

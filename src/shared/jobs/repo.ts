@@ -1,5 +1,5 @@
 import { type Selectable, sql } from 'kysely';
-import { compiledInsert } from '../db/compiled.js';
+import { compiledInsert, compiledInsertRows } from '../db/compiled.js';
 import type { Db, Engine, Executor } from '../db/index.js';
 import type { JobsTable } from '../db/schema.js';
 
@@ -9,24 +9,30 @@ import type { JobsTable } from '../db/schema.js';
 
 export type JobRow = Selectable<JobsTable>;
 
+const JOB_COLUMNS = Object.keys({
+  id: 1,
+  kind: 1,
+  ref: 1,
+  payload: 1,
+  status: 1,
+  run_at: 1,
+  attempts: 1,
+  max_attempts: 1,
+  lease_owner: 1,
+  lease_expires_at: 1,
+  last_error: 1,
+  created_at: 1,
+  updated_at: 1,
+} satisfies Record<keyof JobsTable, 1>) as (keyof JobsTable)[];
+
 /** Precompiled: a job is written with every create that queues a customer message (the hot path). */
-export const insertJob: (db: Executor, row: JobsTable) => Promise<void> = compiledInsert(
+export const insertJob: (db: Executor, row: JobsTable) => Promise<void> = compiledInsert('jobs', JOB_COLUMNS);
+
+/** Many new jobs, many a statement (the send jobs of a group of creates: SQLite prepares each statement). */
+export const insertJobs: (db: Executor, rows: readonly JobsTable[]) => Promise<void> = compiledInsertRows(
   'jobs',
-  Object.keys({
-    id: 1,
-    kind: 1,
-    ref: 1,
-    payload: 1,
-    status: 1,
-    run_at: 1,
-    attempts: 1,
-    max_attempts: 1,
-    lease_owner: 1,
-    lease_expires_at: 1,
-    last_error: 1,
-    created_at: 1,
-    updated_at: 1,
-  } satisfies Record<keyof JobsTable, 1>) as (keyof JobsTable)[],
+  JOB_COLUMNS,
+  100,
 );
 
 export interface ClaimOptions {
@@ -76,7 +82,7 @@ export async function claimJobs(db: Db, engine: Engine, o: ClaimOptions): Promis
 }
 
 /** Extends a lease still held by `owner`; false when another worker took the job over. */
-export async function renewLease(db: Db, id: string, owner: string, leaseUntil: number): Promise<boolean> {
+export async function renewLease(db: Executor, id: string, owner: string, leaseUntil: number): Promise<boolean> {
   const r = await db
     .updateTable('jobs')
     .set({ lease_expires_at: leaseUntil })

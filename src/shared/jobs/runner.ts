@@ -199,6 +199,7 @@ export class JobRunner {
             completed = true;
             return out;
           },
+          step: (work) => this.step(r, work),
         });
       } catch (err) {
         error = err ?? new Error('the job failed');
@@ -249,6 +250,17 @@ export class JobRunner {
   private async complete<T>(r: Running, work: (trx: Tx) => Promise<T>): Promise<T> {
     return this.ctx.db.transaction().execute(async (trx) => {
       if (!(await repo.completeJob(trx, r.job.id, this.owner))) {
+        r.lost = true;
+        throw new LeaseLost(`job ${r.job.id}: lease lost`);
+      }
+      return work(trx);
+    });
+  }
+
+  /** The handler's write and a renewal of the lease in one transaction, while the lease is ours. */
+  private async step<T>(r: Running, work: (trx: Tx) => Promise<T>): Promise<T> {
+    return this.ctx.db.transaction().execute(async (trx) => {
+      if (!(await repo.renewLease(trx, r.job.id, this.owner, this.ctx.clock() + r.reg.kind.leaseMs))) {
         r.lost = true;
         throw new LeaseLost(`job ${r.job.id}: lease lost`);
       }
