@@ -2,14 +2,14 @@ import { type FormEvent, useState } from 'react';
 import { money, type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
+import { Bars, Distribution } from './charts';
 import { Settlements } from './Settlements';
 
 type Figures = Schemas['ReportFigures'];
 
 /**
  * DESIGN §17 in the console: the day's cash per courier (with a handover form), settlements
- * (Settlements.tsx) and the KPI report drawn as bars. Bars are hand-drawn SVG: one chart kind,
- * no axes library needed, and nothing added to the bundle budget (scripts/web-size.mjs).
+ * (Settlements.tsx) and the KPI report drawn as bar charts (charts.tsx, visx).
  */
 export default function Money() {
   const { me } = useSession();
@@ -95,42 +95,6 @@ const CHARTS: [string, string, (f: Figures) => number | null, (f: Figures) => st
   ['ratings', 'Average rating', (f) => f.ratings.average, (f) => f.links.rated, 5],
 ];
 
-function Bars({
-  title,
-  groups,
-  scale,
-}: {
-  title: string;
-  groups: { label: string; value: number | null; href: string }[];
-  scale?: number;
-}) {
-  const max = scale ?? Math.max(1, ...groups.map((g) => g.value ?? 0));
-  const h = 120;
-  const w = Math.max(1, groups.length) * 28;
-  return (
-    <figure className="chart">
-      <figcaption>{title}</figcaption>
-      {/* Not role="img": its bars are links, which an image's children cannot be (axe nested-interactive). */}
-      <svg viewBox={`0 0 ${w} ${h + 16}`} width={w} height={h + 16}>
-        <title>{title}</title>
-        {groups.map((g, i) => {
-          const bar = ((g.value ?? 0) / max) * h;
-          return (
-            <a key={g.label} href={g.href}>
-              <rect x={i * 28 + 4} y={h - bar} width={20} height={bar} fill="#2563eb">
-                <title>{`${g.label}: ${g.value ?? '—'}`}</title>
-              </rect>
-              <text x={i * 28 + 14} y={h + 12} fontSize="8" textAnchor="middle">
-                {g.label.slice(-5)}
-              </text>
-            </a>
-          );
-        })}
-      </svg>
-    </figure>
-  );
-}
-
 function Reports() {
   const { client, mode } = useSession();
   const [groupBy, setGroupBy] = useState<'day' | 'courier' | 'district' | 'merchant'>('day');
@@ -181,10 +145,11 @@ function Reports() {
                 key={key}
                 title={title}
                 scale={scale}
+                format={scale === 1 ? pct : undefined}
                 groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(href(g)) }))}
               />
             ))}
-            <Distribution ratings={r.totals.ratings} rated={toOrders(r.totals.links.rated)} />
+            <Distribution distribution={r.totals.ratings.distribution} rated={toOrders(r.totals.links.rated)} />
           </div>
         </>
       )}
@@ -200,36 +165,6 @@ function Stars({ average }: { average: number | null }) {
     <span className="stars" role="img" aria-label={`${average} out of 5 stars`}>
       <span aria-hidden="true">{'★'.repeat(full) + '☆'.repeat(5 - full)}</span> {average}
     </span>
-  );
-}
-
-const STARS = ['5', '4', '3', '2', '1'] as const;
-
-/** How many customers gave each number of stars: a bar per star, each opening those orders. */
-function Distribution({ ratings, rated }: { ratings: Figures['ratings']; rated: string }) {
-  const max = Math.max(1, ...STARS.map((k) => ratings.distribution[k]));
-  const w = 160;
-  return (
-    <figure className="chart">
-      <figcaption>Ratings</figcaption>
-      <svg viewBox={`0 0 ${w + 60} ${STARS.length * 18}`} width={w + 60} height={STARS.length * 18}>
-        <title>Ratings</title>
-        {STARS.map((k, i) => {
-          const n = ratings.distribution[k];
-          return (
-            <a key={k} href={`${rated}&rating=${k}`}>
-              <text x={0} y={i * 18 + 12} fontSize="10">{`${k} ★`}</text>
-              <rect x={24} y={i * 18 + 3} width={(n / max) * w} height={12} fill="#d97706">
-                <title>{`${k} stars: ${n}`}</title>
-              </rect>
-              <text x={28 + (n / max) * w} y={i * 18 + 12} fontSize="10">
-                {n}
-              </text>
-            </a>
-          );
-        })}
-      </svg>
-    </figure>
   );
 }
 
