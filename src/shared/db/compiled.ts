@@ -37,7 +37,8 @@ export function compiledInsert<T extends keyof DB & string>(
 /**
  * The same for up to `perStatement` rows in one INSERT (its text compiled once per row count): a
  * create with customer messages writes three of them and a job, and on SQLite each statement costs
- * its own preparation (Kysely's SQLite driver prepares every query) on top of the rows' writing.
+ * its own trip through Kysely's driver and better-sqlite3 (the statement-cache lookup of
+ * db/index.ts, binding, a step) on top of the rows' writing.
  */
 export function compiledInsertRows<T extends keyof DB & string>(
   table: T,
