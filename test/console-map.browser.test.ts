@@ -101,6 +101,9 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
       await signIn(page, 'dispatcher');
       await page.getByRole('link', { name: 'Live map' }).click();
       await marker(page, rosa.id).waitFor();
+      // The courier too: its marker arriving after the orders' widens the view, which would move the
+      // marker under a click already aimed at it.
+      await page.locator(`path[data-courier="${ana.id}"]`).waitFor();
 
       // A click on a marker selects it, in the list too.
       await marker(page, rosa.id).click();
