@@ -217,7 +217,3 @@ export async function nextOrderEvent(db: Executor, orderId: string) {
     .returning(['id', 'account_id', 'mode', 'external_order_id', 'tracking_code', 'status', 'event_seq'])
     .executeTakeFirst();
 }
-
-export async function insertJob(db: Executor, row: JobsTable): Promise<void> {
-  await db.insertInto('jobs').values(row).execute();
-}

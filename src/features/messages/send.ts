@@ -9,6 +9,7 @@ import {
   type JobRun,
   jobRow,
 } from '../../shared/jobs/job.js';
+import { insertJob } from '../../shared/jobs/repo.js';
 import { signalQueued } from '../webhooks/outbox.js';
 import { recordMessageEvent } from './events.js';
 import { logProvider } from './providers/log.js';
@@ -130,7 +131,7 @@ class MessageSend implements JobHandler {
         send_started_at: r.ambiguous ? (msg.send_started_at ?? now) : null,
         updated_at: now,
       });
-      await repo.insertJob(trx, jobRow(MESSAGE_SEND, { ref: msg.id, now, runAt: now + backoffMs(msg.attempts) }));
+      await insertJob(trx, jobRow(MESSAGE_SEND, { ref: msg.id, now, runAt: now + backoffMs(msg.attempts) }));
       return;
     }
     await this.settle(trx, msg, {

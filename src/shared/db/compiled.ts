@@ -12,22 +12,12 @@ export function compiledInsert<T extends keyof DB & string>(
   table: T,
   columns: readonly (keyof Insertable<DB[T]> & string)[],
 ): (db: Executor, row: Insertable<DB[T]>) => Promise<void> {
-  const texts = new WeakMap<DialectAdapter, string>();
+  const textOf = insertTexts(table, columns);
   return async (db, row) => {
-    const adapter = db.getExecutor().adapter;
-    let text = texts.get(adapter);
-    if (text === undefined) {
-      const sample = Object.fromEntries(columns.map((c) => [c, null])) as Insertable<DB[T]>;
-      text = db
-        .insertInto(table)
-        .values(sample as never)
-        .compile().sql;
-      texts.set(adapter, text);
-    }
     const r = row as Record<string, unknown>;
     await db.executeQuery(
       CompiledQuery.raw(
-        text,
+        textOf(db, 1),
         columns.map((c) => r[c] ?? null),
       ),
     );
@@ -45,31 +35,42 @@ export function compiledInsertRows<T extends keyof DB & string>(
   columns: readonly (keyof Insertable<DB[T]> & string)[],
   perStatement: number,
 ): (db: Executor, rows: readonly Insertable<DB[T]>[]) => Promise<void> {
+  const textOf = insertTexts(table, columns);
+  return async (db, rows) => {
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const part = rows.slice(i, i + perStatement) as Record<string, unknown>[];
+      await db.executeQuery(
+        CompiledQuery.raw(
+          textOf(db, part.length),
+          part.flatMap((r) => columns.map((c) => r[c] ?? null)),
+        ),
+      );
+    }
+  };
+}
+
+/** The INSERT's SQL text for `count` rows, compiled once per database and row count. */
+function insertTexts<T extends keyof DB & string>(
+  table: T,
+  columns: readonly (keyof Insertable<DB[T]> & string)[],
+): (db: Executor, count: number) => string {
   const texts = new WeakMap<DialectAdapter, Map<number, string>>();
   const sample = Object.fromEntries(columns.map((c) => [c, null])) as Insertable<DB[T]>;
-  return async (db, rows) => {
+  return (db, count) => {
     const adapter = db.getExecutor().adapter;
     let byCount = texts.get(adapter);
     if (byCount === undefined) {
       byCount = new Map();
       texts.set(adapter, byCount);
     }
-    for (let i = 0; i < rows.length; i += perStatement) {
-      const part = rows.slice(i, i + perStatement) as Record<string, unknown>[];
-      let text = byCount.get(part.length);
-      if (text === undefined) {
-        text = db
-          .insertInto(table)
-          .values(part.map(() => sample) as never)
-          .compile().sql;
-        byCount.set(part.length, text);
-      }
-      await db.executeQuery(
-        CompiledQuery.raw(
-          text,
-          part.flatMap((r) => columns.map((c) => r[c] ?? null)),
-        ),
-      );
+    let text = byCount.get(count);
+    if (text === undefined) {
+      text = db
+        .insertInto(table)
+        .values(Array.from({ length: count }, () => sample) as never)
+        .compile().sql;
+      byCount.set(count, text);
     }
+    return text;
   };
 }
