@@ -260,7 +260,8 @@ async function main(): Promise<void> {
     create_profile: profile,
   };
   // A partial run (--only, --no-profile) is for trying a change: it does not overwrite the results.
-  if (!opts.only && !opts['no-profile']) save(ROOT, out);
+  const saved = !opts.only && !opts['no-profile'];
+  if (saved) save(ROOT, out);
   console.log(`\n${consoleTable(out)}\n`);
   for (const [k, v] of Object.entries(skipped)) console.log(`${k}: ${v}`);
   if (profile) {
@@ -268,7 +269,8 @@ async function main(): Promise<void> {
     for (const f of profile.top_frames.slice(0, 10))
       console.log(`  ${String(f.self_pct).padStart(5)} %  ${f.frame}  ${f.where}`);
   }
-  console.log(`\nwrote bench/results/latest.json, bench/results/${kind}.json and BENCHMARKS.md (${out.run.wall_s} s)`);
+  const wrote = saved ? `wrote bench/results/latest.json, bench/results/${kind}.json and BENCHMARKS.md` : 'partial run: nothing saved';
+  console.log(`\n${wrote} (${out.run.wall_s} s)`);
 }
 
 main().catch((err) => {
