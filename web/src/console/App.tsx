@@ -141,7 +141,7 @@ function Layout({ session }: { session: Session }) {
               </label>
             ))}
           </fieldset>
-          <span className="who" title={me.email ?? undefined}>
+          <span className="who" title={[me.name, me.email, me.role].filter(Boolean).join(' · ')}>
             {me.name} · {me.role}
           </span>
           {me.via === 'session' && (
