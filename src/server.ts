@@ -46,7 +46,7 @@ function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
 export async function serve(opts: { background: boolean } = { background: true }): Promise<FastifyInstance> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
-  const { ctx, database } = await openContext(config);
+  const { ctx, database } = await openContext(config, { longRunning: true });
   const log = ctx.logger;
   const app = await buildApp(ctx);
   const services = opts.background ? backgroundServices.map((f) => f(ctx, log)) : [];
@@ -82,7 +82,7 @@ export async function serve(opts: { background: boolean } = { background: true }
 export async function worker(): Promise<void> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
-  const { ctx, database } = await openContext(config);
+  const { ctx, database } = await openContext(config, { longRunning: true });
   const log = ctx.logger;
   const services = backgroundServices.map((f) => f(ctx, log));
   collectStartupGarbage();

@@ -11,6 +11,7 @@ import {
   type Transaction,
 } from 'kysely';
 import pg from 'pg';
+import { WalCheckpointer } from './checkpointer.js';
 import type { DB } from './schema.js';
 import { loadSqlite } from './sqlite-driver.js';
 
@@ -28,18 +29,24 @@ export interface KeysetCursor {
 export interface Database {
   db: Db;
   engine: Engine;
+  /** SQLite file databases opened with `walCheckpointer`: the thread that checkpoints the WAL. */
+  checkpointer?: WalCheckpointer;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
 
-function wrap(db: Db, engine: Engine): Database {
+function wrap(db: Db, engine: Engine, checkpointer?: WalCheckpointer): Database {
   return {
     db,
     engine,
+    checkpointer,
     ping: async () => {
       await sql`select 1`.execute(db);
     },
-    close: () => db.destroy(),
+    close: async () => {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 
@@ -83,7 +90,16 @@ function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
   };
 }
 
-export function openDatabase(url: string, opts: { poolSize?: number } = {}): Database {
+export interface OpenOptions {
+  poolSize?: number;
+  /**
+   * SQLite: checkpoint the WAL on a thread of its own (checkpointer.ts), for long-running processes
+   * (`ruta serve`, `ruta worker`); told when that thread fails and the connection checkpoints again.
+   */
+  walCheckpointer?: { onError: (err: unknown) => void; intervalMs?: number };
+}
+
+export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   const engine = engineOf(url);
   if (engine === 'postgres') {
     const pool = new pg.Pool({ connectionString: url, max: opts.poolSize ?? 20 });
@@ -100,5 +116,13 @@ export function openDatabase(url: string, opts: { poolSize?: number } = {}): Dat
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
-  return wrap(new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) }), engine);
+  const checkpointer =
+    opts.walCheckpointer && file !== ':memory:'
+      ? new WalCheckpointer(sqlite, file, opts.walCheckpointer.onError, opts.walCheckpointer.intervalMs)
+      : undefined;
+  return wrap(
+    new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) }),
+    engine,
+    checkpointer,
+  );
 }

@@ -1,15 +1,11 @@
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { startWorker } from '../../../shared/worker-thread.js';
 import { check } from './check.js';
 import type { RunResult } from './run.js';
 import type { Problem, SolveOptions, SolveResult } from './types.js';
 import type { WorkerInput } from './worker.js';
 
 // The solver's public entry: runs the search in a worker thread, so a plan never blocks the event
-// loop, then passes the answer through the checker. From dist/ the worker is worker.js; under tsx or
-// Vitest (this file is .ts) the worker is worker.ts and gets tsx's loader to run it.
+// loop, then passes the answer through the checker (the worker: worker.ts, started by startWorker).
 
 /** The smallest heap cap a solver worker gets (RUTA_PLAN_MEMORY_MB's floor too). */
 export const MIN_HEAP_MB = 32;
@@ -23,13 +19,7 @@ export async function solve(problem: Problem, options: SolveOptions = {}): Promi
   // OOM of the whole process, not ERR_WORKER_OUT_OF_MEMORY: never start a worker under the floor.
   const resourceLimits =
     maxHeapMb === undefined ? undefined : { maxOldGenerationSizeMb: Math.max(maxHeapMb, MIN_HEAP_MB) };
-  const worker = import.meta.url.endsWith('.ts')
-    ? new Worker(viaTsx(new URL('./worker.ts', import.meta.url).href), {
-        eval: true,
-        workerData: input,
-        resourceLimits,
-      })
-    : new Worker(new URL('./worker.js', import.meta.url), { workerData: input, resourceLimits });
+  const worker = startWorker(import.meta.url, 'worker', { workerData: input, resourceLimits });
   let onAbort: (() => void) | undefined;
   const run = await new Promise<RunResult>((resolve, reject) => {
     onAbort = () => {
@@ -60,12 +50,4 @@ export async function solve(problem: Problem, options: SolveOptions = {}): Promi
     iterations: run.iterations,
     ms: performance.now() - t0,
   };
-}
-
-/** A worker bootstrap that registers tsx's loader in the worker, then loads the TypeScript entry. */
-function viaTsx(entry: string): string {
-  // `tsx/esm/api` as an ES module (its `import` export); the CommonJS build misplaces its hooks when imported.
-  const pkg = createRequire(import.meta.url).resolve('tsx/package.json');
-  const api = pathToFileURL(join(dirname(pkg), 'dist/esm/api/index.mjs')).href;
-  return `import(${JSON.stringify(api)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); });`;
 }
