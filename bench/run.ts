@@ -269,7 +269,9 @@ async function main(): Promise<void> {
     for (const f of profile.top_frames.slice(0, 10))
       console.log(`  ${String(f.self_pct).padStart(5)} %  ${f.frame}  ${f.where}`);
   }
-  const wrote = saved ? `wrote bench/results/latest.json, bench/results/${kind}.json and BENCHMARKS.md` : 'partial run: nothing saved';
+  const wrote = saved
+    ? `wrote bench/results/latest.json, bench/results/${kind}.json and BENCHMARKS.md`
+    : 'partial run: nothing saved';
   console.log(`\n${wrote} (${out.run.wall_s} s)`);
 }
 
