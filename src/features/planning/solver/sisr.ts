@@ -144,8 +144,9 @@ export class Sisr {
       let best = Number.POSITIVE_INFINITY;
       let bv = -1;
       let bp = -1;
-      // Large instances: first only the routes of the job's nearest jobs; every route (and an empty
-      // vehicle) when none of those fits.
+      // Large instances: first only the routes of the job's nearest jobs and an empty vehicle (left
+      // out, R2_10_1 kept 23 routes where the best known has 37: +11 % against +2.5 % at 30 000
+      // iterations); every route when none of those fits.
       let near = this.granular > 0;
       if (near) {
         const rs = ++this.routeGen;
@@ -161,7 +162,7 @@ export class Sisr {
         const cs = ++this.classGen;
         for (let v = 0; v < V; v++) {
           const n = len[v] as number;
-          if (near && (n === 0 || this.routeStamp[v] !== rs)) continue;
+          if (near && n > 0 && this.routeStamp[v] !== rs) continue;
           if (n >= (vMaxJobs[v] as number) || (allowed !== null && allowed[j * V + v] === 0)) continue;
           if (n === 0) {
             if (!allowNew) continue;
