@@ -1,10 +1,15 @@
-// `npm run bench:vrp`: the route optimizer on the 56 Solomon VRPTW instances, one after the other on
-// one core, each with the same time limit, every solution checked by the separate checker, and the
-// distance compared with the distance-first best known (`<name>_distance` in BKS.json).
+// `npm run bench:vrp`: the route optimizer on a VRPTW benchmark set, one instance after the other on
+// one core, each with the same time limit, every solution checked by the separate checker.
+// `--set solomon` (default): the 56 Solomon instances, compared with the distance-first best known
+// (`<name>_distance` in BKS.json). `--set gh1000`: the 60 Gehring & Homberger 1000-customer
+// instances (VRPLIB), under the DIMACS convention (distances and times truncated to one decimal),
+// compared with each `.sol` file's `Cost`.
 //
-//   npm run bench:vrp -- [--time-limit-ms 5000] [--seed 1] [--only R1,RC2] [--max-iterations N]
+//   npm run bench:vrp -- [--set solomon|gh1000] [--time-limit-ms 5000] [--seed 1] [--only R1,RC2]
+//                        [--max-iterations N] [--data DIR]
 //
-// Writes bench/results/vrp-<limit>.json and prints Markdown tables (per class, then per instance).
+// Writes bench/results/vrp-<limit>.json (gh1000: vrp-gh1000-<limit>.json) and prints Markdown tables
+// (per class, then per instance).
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,15 +17,19 @@ import { parseArgs } from 'node:util';
 import { check } from '../src/features/planning/solver/check.js';
 import { runSolver } from '../src/features/planning/solver/run.js';
 import { parseSolomon } from '../src/features/planning/solver/solomon.js';
+import type { Problem } from '../src/features/planning/solver/types.js';
+import { parseVrplib, parseVrplibSolution } from '../src/features/planning/solver/vrplib.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const DATA = resolve(ROOT, '../shared/benchmarks/vrptw');
 const CLASSES = ['C1', 'C2', 'R1', 'R2', 'RC1', 'RC2'] as const;
 /** A gap this small is a match: the published costs are rounded to 2 decimals. */
 const MATCH = 0.01;
 
 const { values } = parseArgs({
   options: {
+    set: { type: 'string', default: 'solomon' },
+    /** The instances' folder (solomon/, gh1000/, BKS.json); default ../shared/benchmarks/vrptw beside the checkout. */
+    data: { type: 'string' },
     'time-limit-ms': { type: 'string', default: '5000' },
     seed: { type: 'string', default: '1' },
     only: { type: 'string' },
@@ -32,6 +41,9 @@ const limit = Number(values['time-limit-ms']);
 const seed = Number(values.seed);
 const maxIterations = values['max-iterations'] ? Number(values['max-iterations']) : undefined;
 const only = values.only?.split(',').map((s) => s.trim().toUpperCase());
+const DATA = resolve(values.data ?? resolve(ROOT, '../shared/benchmarks/vrptw'));
+const set = values.set;
+if (set !== 'solomon' && set !== 'gh1000') throw new Error('--set must be solomon or gh1000');
 
 interface Row {
   instance: string;
@@ -45,22 +57,49 @@ interface Row {
   iterations: number;
 }
 
-const bks = JSON.parse(readFileSync(join(DATA, 'BKS.json'), 'utf8')) as Record<string, { best_known_cost: number }>;
-const files = readdirSync(join(DATA, 'solomon'))
-  .filter((f) => f.endsWith('.txt'))
-  .sort();
+/** The instances of the set, in a natural order (C1_10_2 before C1_10_10), each with its best known. */
+function instances(): { name: string; load: () => Problem; best: () => number }[] {
+  if (set === 'gh1000') {
+    const dir = join(DATA, 'gh1000');
+    return readdirSync(dir)
+      .filter((f) => f.endsWith('.vrp'))
+      .map((f) => f.replace(/\.vrp$/, ''))
+      .sort((a, b) => a.localeCompare(b, 'en', { numeric: true }))
+      .map((name) => ({
+        name: name.toUpperCase(),
+        load: () => parseVrplib(readFileSync(join(dir, `${name}.vrp`), 'utf8'), { dimacs: true }).problem,
+        best: () => parseVrplibSolution(readFileSync(join(dir, `${name}.sol`), 'utf8')).cost,
+      }));
+  }
+  const bks = JSON.parse(readFileSync(join(DATA, 'BKS.json'), 'utf8')) as Record<string, { best_known_cost: number }>;
+  return readdirSync(join(DATA, 'solomon'))
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((file) => {
+      const name = file.replace(/\.txt$/, '').toUpperCase();
+      return {
+        name,
+        load: () => parseSolomon(readFileSync(join(DATA, 'solomon', file), 'utf8')).problem,
+        best: () => bks[`${name}_distance`]?.best_known_cost ?? Number.NaN,
+      };
+    });
+}
+
+const all = instances();
+const names = new Set(all.map((i) => i.name));
 const rows: Row[] = [];
-for (const file of files) {
-  const name = file.replace(/\.txt$/, '').toUpperCase();
+for (const inst of all) {
+  const name = inst.name;
   const cls = /^(RC|R|C)\d/.exec(name)?.[0] ?? '?';
-  if (only && !only.some((o) => name.startsWith(o))) continue;
-  const { problem } = parseSolomon(readFileSync(join(DATA, 'solomon', file), 'utf8'));
+  // An instance's full name selects just it (C1_10_1, not C1_10_10); anything else is a prefix.
+  if (only && !only.some((o) => name === o || (!names.has(o) && name.startsWith(o)))) continue;
+  const problem = inst.load();
   const t0 = performance.now();
   const run = runSolver(problem, { timeLimitMs: maxIterations ? 3_600_000 : limit, maxIterations, seed });
   const ms = performance.now() - t0;
   const verdict = check(problem, run);
   const feasible = verdict.ok && run.unassigned.length === 0;
-  const best = bks[`${name}_distance`]?.best_known_cost ?? Number.NaN;
+  const best = inst.best();
   const row: Row = {
     instance: name,
     class: cls,
@@ -74,7 +113,7 @@ for (const file of files) {
   };
   rows.push(row);
   console.error(
-    `${name.padEnd(6)} ${feasible ? 'ok ' : 'BAD'} ${String(row.vehicles).padStart(2)} veh ${row.distance.toFixed(2).padStart(8)} vs ${best.toFixed(2).padStart(8)}  ${fmtGap(row.gap_pct).padStart(7)}  ${Math.round(ms)} ms, ${run.iterations} it${verdict.ok ? '' : ` ${verdict.errors[0]}`}`,
+    `${name.padEnd(set === 'gh1000' ? 9 : 6)} ${feasible ? 'ok ' : 'BAD'} ${String(row.vehicles).padStart(2)} veh ${row.distance.toFixed(2).padStart(8)} vs ${best.toFixed(2).padStart(8)}  ${fmtGap(row.gap_pct).padStart(7)}  ${Math.round(ms)} ms, ${run.iterations} it${verdict.ok ? '' : ` ${verdict.errors[0]}`}`,
   );
 }
 
@@ -91,6 +130,8 @@ function stats(rs: Row[]) {
     worst_gap_pct: gaps[gaps.length - 1] ?? Number.NaN,
     avg_vehicles: rs.reduce((a, r) => a + r.vehicles, 0) / Math.max(1, rs.length),
     avg_ms: rs.reduce((a, r) => a + r.ms, 0) / Math.max(1, rs.length),
+    iterations_per_s:
+      rs.reduce((a, r) => a + r.iterations, 0) / Math.max(1e-9, rs.reduce((a, r) => a + r.ms, 0) / 1000),
   };
 }
 
@@ -103,29 +144,35 @@ const byClass = CLASSES.map((c) => ({ class: c, ...stats(rows.filter((r) => r.cl
   (c) => c.instances > 0,
 );
 mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
-const out = join(ROOT, `bench/results/vrp-${maxIterations ? `${maxIterations}it` : limit}.json`);
+const tag = `${set === 'gh1000' ? 'gh1000-' : ''}${maxIterations ? `${maxIterations}it` : limit}`;
+const out = join(ROOT, `bench/results/vrp-${tag}.json`);
 writeFileSync(
   out,
-  `${JSON.stringify({ time_limit_ms: limit, seed, node: process.version, date: new Date().toISOString(), overall, by_class: byClass, instances: rows }, null, 1)}\n`,
+  `${JSON.stringify({ set, time_limit_ms: limit, max_iterations: maxIterations ?? null, seed, node: process.version, date: new Date().toISOString(), overall, by_class: byClass, instances: rows }, null, 1)}\n`,
 );
 
 const lines: string[] = [];
-lines.push(`### ${limit} ms per instance (seed ${seed}, ${new Date().toISOString().slice(0, 10)})`, '');
-lines.push('| class | instances | feasible | avg vehicles | avg gap | median gap | worst gap | matched | avg time |');
-lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+lines.push(
+  `### ${set}, ${maxIterations ? `${maxIterations} iterations` : `${limit} ms`} per instance (seed ${seed}, ${new Date().toISOString().slice(0, 10)})`,
+  '',
+);
+lines.push(
+  '| class | instances | feasible | avg vehicles | avg gap | median gap | worst gap | matched | avg time | iterations/s |',
+);
+lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const c of [...byClass, { class: 'all', ...overall }]) {
   lines.push(
-    `| ${c.class} | ${c.instances} | ${c.feasible} | ${c.avg_vehicles.toFixed(1)} | ${fmtGap(c.avg_gap_pct)} | ${fmtGap(c.median_gap_pct)} | ${fmtGap(c.worst_gap_pct)} | ${c.matched} | ${(c.avg_ms / 1000).toFixed(2)} s |`,
+    `| ${c.class} | ${c.instances} | ${c.feasible} | ${c.avg_vehicles.toFixed(1)} | ${fmtGap(c.avg_gap_pct)} | ${fmtGap(c.median_gap_pct)} | ${fmtGap(c.worst_gap_pct)} | ${c.matched} | ${(c.avg_ms / 1000).toFixed(2)} s | ${Math.round(c.iterations_per_s)} |`,
   );
 }
 lines.push(
   '',
-  '| instance | vehicles | distance | best known | gap | time |',
-  '| --- | ---: | ---: | ---: | ---: | ---: |',
+  '| instance | vehicles | distance | best known | gap | time | iterations |',
+  '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
 );
 for (const r of rows) {
   lines.push(
-    `| ${r.instance} | ${r.vehicles} | ${r.distance.toFixed(2)} | ${r.best_known.toFixed(2)} | ${fmtGap(r.gap_pct)} | ${(r.ms / 1000).toFixed(2)} s |`,
+    `| ${r.instance} | ${r.vehicles} | ${r.distance.toFixed(2)} | ${r.best_known.toFixed(2)} | ${fmtGap(r.gap_pct)} | ${(r.ms / 1000).toFixed(2)} s | ${r.iterations} |`,
   );
 }
 console.log(lines.join('\n'));

@@ -9,6 +9,8 @@ import { RUTA_CLI } from './cli-run.js';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 // A copy inside the repository (test/fixtures/solomon/README.md says where it comes from).
 const C101 = fileURLToPath(new URL('./fixtures/solomon/C101.txt', import.meta.url));
+// Gehring & Homberger R1_10_1, 1000 customers (test/fixtures/vrplib/README.md).
+const R1_10_1 = fileURLToPath(new URL('./fixtures/vrplib/R1_10_1.vrp', import.meta.url));
 /** Each run starts Node, a second or more on a busy machine. */
 const SLOW = 120_000;
 
@@ -89,11 +91,39 @@ describe('solomon instances and ruta optimize', () => {
   );
 
   it(
+    'solves a 1000-customer VRPLIB instance under the DIMACS convention, every customer once',
+    async () => {
+      const r = await ruta('optimize', '--vrplib', R1_10_1, '--dimacs', '--iterations', '200', '--seed', '3', '--json');
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const out = JSON.parse(r.stdout) as { instance: string; vehicles: number; distance: number; routes: number[][] };
+      expect(out.instance).toBe('R1_10_1');
+      expect(out.vehicles).toBe(out.routes.length);
+      expect(out.vehicles).toBeLessThanOrEqual(250);
+      expect(out.routes.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 1000 }, (_, i) => i + 1));
+      // Every leg is a whole number of tenths, so the total is too (up to the sum's rounding).
+      expect(Math.abs(out.distance * 10 - Math.round(out.distance * 10))).toBeLessThan(1e-6);
+      // Never below the best known under the same convention (53026.1).
+      expect(out.distance).toBeGreaterThanOrEqual(53026.1);
+    },
+    SLOW,
+  );
+
+  it(
     'exits 2 on a usage error',
     async () => {
       const missing = await ruta('optimize', '--time-limit-ms', '100');
       expect(missing.code).toBe(2);
-      expect(missing.stderr).toMatch(/--solomon FILE is required/);
+      expect(missing.stderr).toMatch(/--solomon FILE or --vrplib FILE is required/);
+      const both = await ruta('optimize', '--solomon', C101, '--vrplib', R1_10_1);
+      expect(both.code).toBe(2);
+      expect(both.stderr).toMatch(/one of --solomon FILE and --vrplib FILE/);
+      const dimacs = await ruta('optimize', '--solomon', C101, '--dimacs');
+      expect(dimacs.code).toBe(2);
+      expect(dimacs.stderr).toMatch(/--dimacs goes with --vrplib/);
+      const notVrplib = await ruta('optimize', '--vrplib', C101);
+      expect(notVrplib.code).toBe(2);
+      expect(notVrplib.stderr).toMatch(/not a VRPLIB VRPTW instance/);
       const bad = await ruta('optimize', '--solomon', C101, '--objective', 'fastest');
       expect(bad.code).toBe(2);
       expect(bad.stderr).toMatch(/--objective must be min_distance or min_vehicles/);

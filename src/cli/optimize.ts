@@ -1,16 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
-import { type Objective, parseSolomon, type SolomonInstance, solve } from '../features/planning/solver/index.js';
+import { type Objective, type Problem, parseSolomon, parseVrplib, solve } from '../features/planning/solver/index.js';
 import { type Command, UsageError, type Values } from './command.js';
 
-// `ruta optimize --solomon FILE`: solves a classic Solomon VRPTW instance with the route optimizer,
-// the same solver the route plans use, so anyone can compare it with the published best known.
+// `ruta optimize --solomon FILE` or `--vrplib FILE [--dimacs]`: solves a classic VRPTW instance with
+// the route optimizer, the same solver the route plans use, so anyone can compare it with the
+// published best known.
 
-const USAGE = `  optimize --solomon FILE [--time-limit-ms N] [--iterations N] [--seed S]
-           [--objective min_distance|min_vehicles] [--json]
-                                          solve a Solomon VRPTW instance (Euclidean, unrounded); --json
-                                          prints {instance, vehicles, distance, ms, routes}; with
-                                          --iterations the same seed gives the same routes every run`;
+const USAGE = `  optimize (--solomon FILE | --vrplib FILE [--dimacs]) [--time-limit-ms N] [--iterations N]
+           [--seed S] [--objective min_distance|min_vehicles] [--json]
+                                          solve a Solomon or VRPLIB VRPTW instance (Euclidean, unrounded;
+                                          --dimacs: every distance and time truncated to one decimal, as
+                                          the Gehring & Homberger best known); --json prints {instance,
+                                          vehicles, distance, ms, routes}; with --iterations the same seed
+                                          gives the same routes every run`;
 
 const MAX_TIME_LIMIT_MS = 3_600_000;
 
@@ -19,6 +22,8 @@ export const optimizeCommand: Command = {
   usage: USAGE,
   options: {
     solomon: { type: 'string' },
+    vrplib: { type: 'string' },
+    dimacs: { type: 'boolean' },
     'time-limit-ms': { type: 'string' },
     iterations: { type: 'string' },
     seed: { type: 'string' },
@@ -26,8 +31,13 @@ export const optimizeCommand: Command = {
     json: { type: 'boolean' },
   },
   plan({ values }) {
-    const file = values.solomon;
-    if (typeof file !== 'string' || !file) throw new UsageError('--solomon FILE is required');
+    const format = values.vrplib !== undefined ? 'vrplib' : 'solomon';
+    const file = values[format];
+    if (values.solomon !== undefined && values.vrplib !== undefined) {
+      throw new UsageError('give one of --solomon FILE and --vrplib FILE');
+    }
+    if (typeof file !== 'string' || !file) throw new UsageError('--solomon FILE or --vrplib FILE is required');
+    if (values.dimacs && format !== 'vrplib') throw new UsageError('--dimacs goes with --vrplib');
     const timeLimitMs = integer(values['time-limit-ms'], 'time-limit-ms', 1, MAX_TIME_LIMIT_MS) ?? 5000;
     const seed = integer(values.seed, 'seed', 0, 2 ** 32 - 1) ?? 1;
     // A wall-clock limit makes the result depend on how busy the machine is; an iteration count
@@ -39,18 +49,26 @@ export const optimizeCommand: Command = {
     }
     const timeLimit =
       values['time-limit-ms'] === undefined && maxIterations !== undefined ? MAX_TIME_LIMIT_MS : timeLimitMs;
-    return () => optimize(values, { file, timeLimit, seed, objective, maxIterations });
+    return () => optimize(values, { file, format, timeLimit, seed, objective, maxIterations });
   },
 };
 
 async function optimize(
   values: Values,
-  o: { file: string; timeLimit: number; seed: number; objective: Objective; maxIterations: number | undefined },
+  o: {
+    file: string;
+    format: 'solomon' | 'vrplib';
+    timeLimit: number;
+    seed: number;
+    objective: Objective;
+    maxIterations: number | undefined;
+  },
 ): Promise<void> {
   const { timeLimit, seed, objective, maxIterations } = o;
-  let instance: SolomonInstance;
+  let instance: { name: string; problem: Problem; customers: number[] };
   try {
-    instance = parseSolomon(readFileSync(o.file, 'utf8'));
+    const text = readFileSync(o.file, 'utf8');
+    instance = o.format === 'vrplib' ? parseVrplib(text, { dimacs: values.dimacs === true }) : parseSolomon(text);
   } catch (err) {
     throw new UsageError(`cannot read ${o.file}: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -61,7 +79,7 @@ async function optimize(
     ...(maxIterations !== undefined ? { maxIterations } : {}),
   });
   const routes = result.routes.filter((r) => r.length > 0).map((r) => r.map((j) => instance.customers[j] as number));
-  const name = instance.name || basename(o.file).replace(/\.txt$/i, '');
+  const name = instance.name || basename(o.file).replace(/\.(txt|vrp)$/i, '');
   if (values.json) {
     console.log(
       JSON.stringify({

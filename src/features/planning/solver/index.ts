@@ -17,3 +17,4 @@ export type {
   Vehicle,
   ViolationKind,
 } from './types.js';
+export { parseVrplib, parseVrplibSolution, type VrplibInstance } from './vrplib.js';

@@ -205,6 +205,30 @@ export class Routes {
     this.positions(v, from);
   }
 
+  /** Replaces route v's jobs by seq[0..count) (all of them already assigned, to v or another route). */
+  setRoute(v: number, seq: Int32Array, count: number): void {
+    const m = this.m;
+    const b = v * this.stride;
+    const n = this.len[v] as number;
+    this.used += (count > 0 ? 1 : 0) - (n > 0 ? 1 : 0);
+    for (let q = 0; q < count; q++) {
+      const j = seq[q] as number;
+      this.loc[b + q + 1] = m.loc[j] as number;
+      this.job[b + q + 1] = j;
+      this.sv[b + q + 1] = m.service[j] as number;
+    }
+    this.loc[b + count + 1] = m.vEnd[v] as number;
+    this.job[b + count + 1] = -1;
+    this.sv[b + count + 1] = 0;
+    this.len[v] = count;
+    this.refresh(v);
+    if (count === 0) {
+      this.distance -= this.rdist[v] as number;
+      this.rdist[v] = 0;
+    }
+    this.positions(v, 1);
+  }
+
   /** Makes route v (and the unassigned list) equal to `o`'s. */
   copyRoute(o: Routes, v: number): void {
     const b = v * this.stride;

@@ -1,4 +1,5 @@
 import { INFEASIBLE, schedule } from './constrained.js';
+import { LocalSearch } from './ls.js';
 import type { Model } from './model.js';
 import { Rng } from './rng.js';
 import { Routes } from './routes.js';
@@ -44,8 +45,14 @@ export function search(m: Model, o: SearchOptions): SearchResult {
   const cand = new Routes(m);
   const best = new Routes(m);
   markHopeless(m, ops.hopeless);
+  // The plain path only: breaks, pairs, skills and distance limits keep ruin and recreate alone.
+  const ls = LocalSearch.usable(m) ? new LocalSearch(m) : null;
 
   ops.recreate(cand, true);
+  if (ls) {
+    const all = Int32Array.from({ length: m.vehicles }, (_, v) => v);
+    ls.improve(cand, all, all.length);
+  }
   cur.copyAll(cand);
   best.copyAll(cand);
 
@@ -124,6 +131,12 @@ export function search(m: Model, o: SearchOptions): SearchResult {
     ops.clearTouched();
     ops.ruin(cand);
     ops.recreate(cand, allowNew);
+    // A candidate that beats the current solution is taken to its local optimum before the
+    // acceptance test (only the routes ruin and recreate changed are searched from).
+    if (ls && cand.penalty <= cur.penalty && cand.distance < cur.distance - 1e-7) {
+      ls.improve(cand, ops.touched, ops.nTouched);
+      for (let i = 0; i < ls.nChanged; i++) ops.touch(ls.changed[i] as number);
+    }
     let accept: boolean;
     if (cand.penalty !== cur.penalty) accept = cand.penalty < cur.penalty;
     else if (minVehicles && cand.used !== cur.used) accept = cand.used < cur.used;

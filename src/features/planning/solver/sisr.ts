@@ -14,6 +14,9 @@ const L_MAX = 10;
 const ALPHA = 0.5;
 const BETA = 0.01;
 const BLINK = 0.01;
+/** From this many jobs on, recreate tries the routes of a job's GRANULAR_RECREATE nearest jobs first. */
+const GRANULAR_FROM = 400;
+const GRANULAR_RECREATE = 40;
 /** Recreate orders: random, demand, far, close, window length, window start, window end; by weight. */
 const ORDER_WEIGHTS = [4, 4, 2, 1, 2, 2, 2];
 const ORDER_TOTAL = ORDER_WEIGHTS.reduce((a, b) => a + b, 0);
@@ -27,6 +30,10 @@ export class Sisr {
   private classGen = 1;
   private readonly ruinStamp: Int32Array;
   private readonly classStamp: Int32Array;
+  private readonly routeStamp: Int32Array;
+  private routeGen = 1;
+  /** Neighbours whose routes recreate tries first (0: every route, always). */
+  private readonly granular: number;
   private readonly buf: Int32Array;
   private readonly keys: Float64Array;
   /** Jobs no vehicle can serve even alone: never tried again. */
@@ -42,6 +49,8 @@ export class Sisr {
     this.touchStamp = new Int32Array(m.vehicles);
     this.ruinStamp = new Int32Array(m.vehicles);
     this.classStamp = new Int32Array(m.vehicles);
+    this.routeStamp = new Int32Array(m.vehicles);
+    this.granular = m.n >= GRANULAR_FROM ? Math.min(GRANULAR_RECREATE, m.neighbours) : 0;
     this.buf = new Int32Array(m.n);
     this.keys = new Float64Array(m.n);
     this.hopeless = new Uint8Array(m.n);
@@ -53,7 +62,7 @@ export class Sisr {
     this.stamp++;
   }
 
-  private touch(v: number): void {
+  touch(v: number): void {
     if (this.touchStamp[v] !== this.stamp) {
       this.touchStamp[v] = this.stamp;
       this.touched[this.nTouched++] = v;
@@ -135,46 +144,63 @@ export class Sisr {
       let best = Number.POSITIVE_INFINITY;
       let bv = -1;
       let bp = -1;
-      const cs = ++this.classGen;
-      for (let v = 0; v < V; v++) {
-        const n = len[v] as number;
-        if (n >= (vMaxJobs[v] as number) || (allowed !== null && allowed[j * V + v] === 0)) continue;
-        if (n === 0) {
-          if (!allowNew) continue;
-          const c = vClass[v] as number;
-          if (this.classStamp[c] === cs) continue;
-          this.classStamp[c] = cs;
+      // Large instances: first only the routes of the job's nearest jobs and an empty vehicle (left
+      // out, R2_10_1 kept 23 routes where the best known has 37: +11 % against +2.5 % at 30 000
+      // iterations); every route when none of those fits.
+      let near = this.granular > 0;
+      if (near) {
+        const rs = ++this.routeGen;
+        const row = j * m.neighbours;
+        for (let r = 0; r < this.granular; r++) {
+          const v = s.routeOf[m.adj[row + r] as number] as number;
+          if (v >= 0) this.routeStamp[v] = rs;
         }
-        let fits = true;
-        for (let d = 0; d < K; d++) {
-          if ((load[v * K + d] as number) + (demand[j * K + d] as number) > (cap[v * K + d] as number) + 1e-9) {
-            fits = false;
-            break;
+      }
+      for (let pass = near ? 0 : 1; pass < 2 && bv < 0; pass++) {
+        near = pass === 0;
+        const rs = this.routeGen;
+        const cs = ++this.classGen;
+        for (let v = 0; v < V; v++) {
+          const n = len[v] as number;
+          if (near && n > 0 && this.routeStamp[v] !== rs) continue;
+          if (n >= (vMaxJobs[v] as number) || (allowed !== null && allowed[j * V + v] === 0)) continue;
+          if (n === 0) {
+            if (!allowNew) continue;
+            const c = vClass[v] as number;
+            if (this.classStamp[c] === cs) continue;
+            this.classStamp[c] = cs;
           }
-        }
-        if (!fits) continue;
-        const b = v * S;
-        for (let p = 0; p <= n; p++) {
-          const e = es[b + p] as number;
-          if (e > dueJ) break; // every later position starts even later
-          if (--gap === 0) {
-            gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
-            continue;
+          let fits = true;
+          for (let d = 0; d < K; d++) {
+            if ((load[v * K + d] as number) + (demand[j * K + d] as number) > (cap[v * K + d] as number) + 1e-9) {
+              fits = false;
+              break;
+            }
           }
-          const a = sloc[b + p] as number;
-          const c = sloc[b + p + 1] as number;
-          const delta =
-            (dist[a * size + lj] as number) +
-            (dist[lj * size + c] as number) -
-            (n === 0 ? 0 : (dist[a * size + c] as number));
-          if (delta >= best || (s.rdist[v] as number) + delta > (vMaxDist[v] as number) + 1e-9) continue;
-          const arr = e + (sv[b + p] as number) + (time[a * size + lj] as number);
-          const start = Math.max(arr, readyJ);
-          if (start > dueJ) continue;
-          if (start + svJ + (time[lj * size + c] as number) > (ls[b + p + 1] as number)) continue;
-          best = delta;
-          bv = v;
-          bp = p;
+          if (!fits) continue;
+          const b = v * S;
+          for (let p = 0; p <= n; p++) {
+            const e = es[b + p] as number;
+            if (e > dueJ) break; // every later position starts even later
+            if (--gap === 0) {
+              gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
+              continue;
+            }
+            const a = sloc[b + p] as number;
+            const c = sloc[b + p + 1] as number;
+            const delta =
+              (dist[a * size + lj] as number) +
+              (dist[lj * size + c] as number) -
+              (n === 0 ? 0 : (dist[a * size + c] as number));
+            if (delta >= best || (s.rdist[v] as number) + delta > (vMaxDist[v] as number) + 1e-9) continue;
+            const arr = e + (sv[b + p] as number) + (time[a * size + lj] as number);
+            const start = Math.max(arr, readyJ);
+            if (start > dueJ) continue;
+            if (start + svJ + (time[lj * size + c] as number) > (ls[b + p + 1] as number)) continue;
+            best = delta;
+            bv = v;
+            bp = p;
+          }
         }
       }
       if (bv >= 0) {
