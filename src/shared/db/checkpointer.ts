@@ -36,7 +36,11 @@ export class WalCheckpointer {
     intervalMs = CHECKPOINT_INTERVAL_MS,
   ) {
     const input: CheckpointerInput = { file, intervalMs };
-    const worker = startWorker(import.meta.url, 'checkpoint-worker', { workerData: input });
+    const worker = startWorker(import.meta.url, 'checkpoint-worker', {
+      workerData: input,
+      // The thread allocates next to nothing; small heaps keep its share of the server's memory small.
+      resourceLimits: { maxYoungGenerationSizeMb: 1, maxOldGenerationSizeMb: 16 },
+    });
     // A process that is otherwise done may exit; stop() is for an orderly close.
     worker.unref();
     worker.on('message', (r: CheckpointResult) => {
