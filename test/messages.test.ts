@@ -181,6 +181,77 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
     now = MORNING;
   });
 
+  it('a message is rendered by its send: queued it reads as it will go, the send stores that text once; a bad address is suppressed then', async () => {
+    // 23:00 in Lima: quiet hours keep the messages queued until 08:00.
+    now = Date.parse('2026-11-26T04:00:00Z');
+    const o = await order(a.live, {
+      customer: { name: 'Rosa Diaz', email: 'rosa@example.com', phone: '+51987654324' },
+    });
+    const bad = await order(a.live, { customer: { name: 'Bruno', email: 'bruno@example.com', phone: '+99912345678' } });
+    await move(op, o.id, 'assign', { courier_id: courier });
+    await move(op, o.id, 'pickup');
+    await move(op, o.id, 'fail', { reason: 'customer_absent' });
+    await t.jobs.idle();
+    const stored = async (orderId: string) =>
+      t.ctx.db
+        .selectFrom('messages')
+        .select(['id', 'body', 'to_address', 'segments'])
+        .where('order_id', '=', orderId)
+        .execute();
+    // Written at the move without its text…
+    for (const row of await stored(o.id)) expect([row.body, row.to_address, row.segments]).toEqual([null, null, null]);
+    // …and read as its send will write it, in the list, by id, and (masked) by the carrier.
+    const queued = await messagesOf(a.live, o.id);
+    expect(queued).toHaveLength(6);
+    for (const m of queued) {
+      expect([m.status, m.reason]).toEqual(['queued', 'quiet_hours']);
+      expect(m.body).toContain(`https://ruta.example.com/track/${o.tracking_code}`);
+      expect(m.to).toBe(m.channel === 'email' ? 'rosa@example.com' : '+51987654324');
+      if (m.channel === 'email') expect(m.segments).toBe(0);
+      else expect(m.segments).toBeGreaterThanOrEqual(1);
+    }
+    const confirmedSms = queued.find((m) => m.trigger === 'order_confirmed' && m.channel === 'sms');
+    expect(confirmedSms.body).toMatch(/^Hola Rosa, recibimos tu pedido de Tienda Aurora\./);
+    const one = await client(t.app, a.live)('GET', `/v1/messages/${confirmedSms.id}`);
+    expect([one.status, one.body.body, one.body.to]).toEqual([200, confirmedSms.body, '+51987654324']);
+    const carrier = (await client(t.app, op)('GET', `/v1/messages/${confirmedSms.id}`)).body;
+    expect([carrier.to, carrier.body]).toEqual(['+51•••••4324', confirmedSms.body]);
+    const badQueued = await messagesOf(a.live, bad.id);
+    expect(badQueued.find((m) => m.channel === 'sms')).toMatchObject({ status: 'queued', to: null });
+
+    // The failure's reason is the move's: a second failure the same night (another reason) writes
+    // no second message (one per order, trigger and channel) and does not change the first one's text.
+    await move(op, o.id, 'reschedule', { requested_date: '2026-11-27' });
+    await move(op, o.id, 'assign', { courier_id: courier });
+    await move(op, o.id, 'pickup');
+    await move(op, o.id, 'fail', { reason: 'wrong_address' });
+    const failedSms = (await messagesOf(a.live, o.id)).filter((m) => m.trigger === 'failed' && m.channel === 'sms');
+    expect(failedSms).toHaveLength(1);
+    expect(failedSms[0].body).toContain('no encontramos a nadie en la dirección');
+
+    // 08:01: sent, with the text shown while queued, stored now; the bad number suppressed with its reason.
+    now = Date.parse('2026-11-26T13:01:00Z');
+    await t.jobs.idle();
+    await t.jobs.idle();
+    const sent = await messagesOf(a.live, o.id);
+    for (const m of sent.filter((x) => x.trigger !== 'rescheduled')) {
+      const before = queued.find((q) => q.id === m.id);
+      expect([m.status, m.attempts, m.body, m.to]).toEqual(['sent', 1, before.body, before.to]);
+    }
+    for (const row of await stored(o.id)) expect(row.body).not.toBeNull();
+    const badSent = Object.fromEntries(
+      (await messagesOf(a.live, bad.id)).map((m) => [m.channel, [m.status, m.reason]]),
+    );
+    expect(badSent).toEqual({
+      email: ['sent', null],
+      sms: ['suppressed', 'no_valid_phone'],
+      whatsapp: ['suppressed', 'no_valid_phone'],
+    });
+    const badRow = (await stored(bad.id)).find((r) => r.to_address === null);
+    expect(badRow?.body).toMatch(/^Hola Bruno/);
+    now = MORNING;
+  });
+
   it('settings: defaults, partial updates, template checks and the preview with SMS segments', async () => {
     const c = await newMerchant(t, 'Casa Chavín');
     const call = client(t.app, c.live);

@@ -116,7 +116,7 @@ export async function move(
   const e = await effect(current, now);
   const trigger = MESSAGE_TRIGGER[action];
   const messages = trigger
-    ? await prepareMessages(ctx, messageOrder(current, e), trigger, { etaMinutes: etaOf(e) }, now)
+    ? await prepareMessages(ctx, messageOrder(current, e), trigger, { eta_minutes: etaOf(e) }, now)
     : NOTHING;
   let jobs = 0;
   const updated = await ctx.db.transaction().execute(async (trx) => {

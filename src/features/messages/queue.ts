@@ -1,11 +1,8 @@
 import type { AppContext } from '../../shared/context.js';
-import type { Executor } from '../../shared/db/index.js';
-import type { JobsTable, Mode } from '../../shared/db/schema.js';
+import type { JobsTable } from '../../shared/db/schema.js';
 import {
   MESSAGE_CHANNELS,
-  MESSAGE_LOCALES,
   type MessageChannel,
-  type MessageLocale,
   type MessageProvider,
   type MessageTrigger,
 } from '../../shared/db/tables/messages.js';
@@ -13,33 +10,14 @@ import { newId } from '../../shared/ids.js';
 import { jobRow } from '../../shared/jobs/job.js';
 import { atLocalTime, localClock, localDay } from '../../shared/local-time.js';
 import { accountById } from '../accounts/service.js';
-import { e164, emailKey } from './addresses.js';
-import * as repo from './repo.js';
-import { countSegments } from './segments.js';
-import { inQuietHours, type MessageSettings, QUIET_HOURS_EXEMPT, templateFor, withDefaults } from './settings.js';
-import { FAILURE_WORDS, render, type TemplateValues } from './templates.js';
+import { contentOf, localeOf, type MessageOrder, type MoveFacts, type Names, settingsFor } from './content.js';
+import type * as repo from './repo.js';
+import { inQuietHours, type MessageSettings, QUIET_HOURS_EXEMPT } from './settings.js';
+
+export { type MessageOrder, type MoveFacts, settingsFor } from './content.js';
 
 /** The send job's kind name and attempts (the kind itself, with its handler, is in send.ts). */
 export const MESSAGE_SEND = { kind: 'message.send', maxAttempts: 8 } as const;
-
-/** What a message needs to know of its order: a plain shape, so orders and lifecycle can both pass theirs. */
-export interface MessageOrder {
-  id: string;
-  account_id: string;
-  mode: Mode;
-  tracking_code: string;
-  customer: { name: string; phone?: string; whatsapp?: string; email?: string; locale?: string };
-  timezone: string;
-  time_window: { start: string; end: string } | null;
-  courier_name: string | null;
-  failure_reason: string | null;
-  delivery_pin?: string | null;
-}
-
-/** Facts of the move that the texts use (the ETA of a departure). */
-export interface MoveFacts {
-  etaMinutes?: number | null;
-}
 
 /**
  * Messages to write with a move or a create, and the one job that sends the queued ones (null when
@@ -59,17 +37,6 @@ export function sendJob(ids: string[], now: number, runAt: number): JobsTable {
   return jobRow(MESSAGE_SEND, { payload: ids, now, runAt });
 }
 
-/** The settings in force for an account: its own, else the carrier's defaults, else the shipped ones. */
-export async function settingsFor(
-  db: Executor,
-  accountId: string,
-): Promise<{ own: MessageSettings; carrierName: string }> {
-  const stored = await repo.settingsOf(db, [accountId, repo.CARRIER]);
-  const carrier = withDefaults(stored.get(repo.CARRIER));
-  const own = stored.has(accountId) ? withDefaults(stored.get(accountId)) : carrier;
-  return { own, carrierName: carrier.sender_name ?? 'Ruta' };
-}
-
 /** Which provider a channel uses in this deployment (DESIGN §14): `log` when none is configured. */
 export function providerFor(ctx: AppContext, channel: MessageChannel): MessageProvider {
   const m = ctx.config.messaging;
@@ -79,15 +46,6 @@ export function providerFor(ctx: AppContext, channel: MessageChannel): MessagePr
   return m.twilio?.whatsappFrom ? 'twilio' : 'log';
 }
 
-const firstWord = (s: string | null | undefined): string => (s ?? '').trim().split(/\s+/)[0] ?? '';
-
-/** An hour's window from the ETA, its start rounded down to a quarter hour, as local `HH:mm`. */
-function etaWindow(now: number, minutes: number, tz: string): { start: string; end: string } {
-  const quarter = 15 * 60_000;
-  const start = Math.floor((now + minutes * 60_000) / quarter) * quarter;
-  return { start: localClock(start, tz), end: localClock(start + 60 * 60_000, tz) };
-}
-
 /** The next end of quiet hours after `now`, in the zone: when a deferred message goes. */
 function quietEnd(now: number, q: { start: string; end: string }, tz: string): number {
   const today = localDay(now, tz);
@@ -95,59 +53,28 @@ function quietEnd(now: number, q: { start: string; end: string }, tz: string): n
   return at > now ? at : atLocalTime(localDay(now + 24 * 3600_000, tz), q.end, tz);
 }
 
-export function localeOf(order: MessageOrder, s: MessageSettings): MessageLocale {
-  const l = order.customer.locale;
-  return (MESSAGE_LOCALES as readonly string[]).includes(l ?? '') ? (l as MessageLocale) : s.locale;
-}
-
-export interface RenderInput {
-  settings: MessageSettings;
-  carrierName: string;
-  merchantName: string;
-  publicUrl: string;
-}
-
-/** The body with every occurrence of the PIN blanked. */
-export function maskPin(body: string, pin: string): string | null {
-  return body.includes(pin) ? body.split(pin).join('••••') : null;
+/** The facts worth storing: what the move says that the order may not keep; null when none. */
+function storedFacts(order: MessageOrder, trigger: MessageTrigger, facts: MoveFacts): string | null {
+  if (trigger === 'order_confirmed') return null;
+  const f: MoveFacts = {};
+  if (facts.eta_minutes != null) f.eta_minutes = facts.eta_minutes;
+  if (order.courier_name) f.courier_name = order.courier_name;
+  if (order.failure_reason) f.failure_reason = order.failure_reason;
+  return Object.keys(f).length === 0 ? null : JSON.stringify(f);
 }
 
 /**
- * The window a message promises: an hour from the ETA when one is known (the courier shares its
- * position), else the order's own time window, else the next three hours from now.
- */
-function windowOf(order: MessageOrder, facts: MoveFacts, now: number): { start: string; end: string } {
-  if (facts.etaMinutes != null) return etaWindow(now, facts.etaMinutes, order.timezone);
-  if (order.time_window) return order.time_window;
-  const quarter = 15 * 60_000;
-  const start = Math.floor(now / quarter) * quarter;
-  return { start: localClock(start, order.timezone), end: localClock(start + 3 * 3600_000, order.timezone) };
-}
-
-export function valuesFor(order: MessageOrder, r: RenderInput, locale: MessageLocale, facts: MoveFacts, now: number) {
-  const eta = windowOf(order, facts, now);
-  const values: TemplateValues = {
-    customer_first_name: firstWord(order.customer.name),
-    merchant_name: r.merchantName,
-    carrier_name: r.carrierName,
-    tracking_url: `${r.publicUrl}/track/${order.tracking_code}`,
-    eta_start: eta.start,
-    eta_end: eta.end,
-    pin: order.delivery_pin ?? '',
-    courier_first_name: firstWord(order.courier_name),
-    failure_reason: order.failure_reason ? (FAILURE_WORDS[locale][order.failure_reason] ?? order.failure_reason) : '',
-  };
-  return values;
-}
-
-/**
- * The messages a trigger asks for, one per channel turned on in the account's settings, rendered
- * now in the customer's locale and the order's zone. Suppressed ones are written too, with their
- * reason (no valid address, test mode); quiet hours defer a message (it stays queued, its job due
- * at their end). Reads only: the caller writes the result in its transaction. Opt-outs are not
- * read here: the send job reads them right before each send (an address may opt out while a
- * message waits), so a read here too would only record `opted_out` a moment sooner, at the cost
- * of a query on every create and move.
+ * The messages a trigger asks for, one per channel turned on in the account's settings, and the
+ * job that sends the queued ones. Reads only: the caller writes the result in its transaction.
+ *
+ * What a row gets here is what exactly-once, the list and the job need (ids, order, trigger,
+ * channel, locale, provider, status); its text, address and segments are rendered by its send job
+ * (content.ts, written then, and rendered the same way on read until then). Rendering and the
+ * phone's parse were half of what messages cost a create (BENCHMARKS.md, "Messages rendered at
+ * send"). Decided here, since they are cheap and must hold from the move on: test mode (such a
+ * message is never sent, so it is rendered and suppressed now, as before) and quiet hours (the
+ * job's due time). An order without a valid address is suppressed by the job (`no_valid_phone`,
+ * `no_email`), and opt-outs are read by the job right before each send.
  */
 export async function prepareMessages(
   ctx: AppContext,
@@ -160,43 +87,21 @@ export async function prepareMessages(
   const { own: settings, carrierName } = known ?? (await settingsFor(ctx.db, order.account_id));
   const channels = MESSAGE_CHANNELS.filter((c) => settings.triggers[trigger][c]);
   if (channels.length === 0) return NOTHING;
-  const account = await accountById(ctx, order.account_id);
   const locale = localeOf(order, settings);
-  const values = valuesFor(
-    order,
-    { settings, carrierName, merchantName: account?.name ?? '', publicUrl: ctx.config.publicUrl },
-    locale,
-    facts,
-    now,
-  );
-  // Parsing a number is most of what a message costs a create (libphonenumber's metadata checks),
-  // so only the channels turned on are read, and the WhatsApp number, which is the phone unless the
-  // customer gave another, is not parsed twice.
-  const who = order.customer;
-  const phone = channels.some(
-    (ch) => ch === 'sms' || (ch === 'whatsapp' && (!who.whatsapp || who.whatsapp === who.phone)),
-  )
-    ? e164(who.phone, settings.default_country)
-    : null;
-  const addresses = new Map<MessageChannel, string | null>();
-  for (const ch of channels) {
-    if (ch === 'email') addresses.set(ch, emailKey(who.email));
-    else if (ch === 'sms' || !who.whatsapp || who.whatsapp === who.phone) addresses.set(ch, phone);
-    else addresses.set(ch, e164(who.whatsapp, settings.default_country));
+  const test = order.mode === 'test';
+  let names: Names | undefined;
+  if (test) {
+    const account = await accountById(ctx, order.account_id);
+    names = { settings, carrierName, merchantName: account?.name ?? '', publicUrl: ctx.config.publicUrl };
   }
   const quiet =
-    !QUIET_HOURS_EXEMPT.includes(trigger) && inQuietHours(settings.quiet_hours, localClock(now, order.timezone));
+    !test &&
+    !QUIET_HOURS_EXEMPT.includes(trigger) &&
+    inQuietHours(settings.quiet_hours, localClock(now, order.timezone));
+  const stored = storedFacts(order, trigger, facts);
   const rows: repo.MessageRow[] = [];
   const queued: string[] = [];
   for (const channel of channels) {
-    const to = addresses.get(channel) ?? null;
-    const tpl = templateFor(settings, trigger, channel, locale);
-    const body = render(tpl.body, values, locale);
-    let status: repo.MessageRow['status'] = 'queued';
-    let reason: string | null = null;
-    if (to === null) [status, reason] = ['suppressed', channel === 'email' ? 'no_email' : 'no_valid_phone'];
-    else if (order.mode === 'test') [status, reason] = ['suppressed', 'test_mode'];
-    else if (quiet) reason = 'quiet_hours';
     const row: repo.MessageRow = {
       id: newId('msg', now),
       account_id: order.account_id,
@@ -204,17 +109,16 @@ export async function prepareMessages(
       order_id: order.id,
       trigger,
       channel,
-      to_address: to,
+      to_address: null,
       locale,
-      subject: tpl.subject === undefined ? null : render(tpl.subject, values, locale),
-      body,
-      // The carrier's people read this one (GET /v1/messages, the events they see): the PIN is the customer's.
-      body_masked: order.delivery_pin ? maskPin(body, order.delivery_pin) : null,
-      status,
-      reason,
-      provider: order.mode === 'test' ? 'log' : providerFor(ctx, channel),
+      subject: null,
+      body: null,
+      body_masked: null,
+      status: 'queued',
+      reason: quiet ? 'quiet_hours' : null,
+      provider: test ? 'log' : providerFor(ctx, channel),
       provider_message_id: null,
-      segments: channel === 'email' ? 0 : countSegments(body).segments,
+      segments: null,
       attempts: 0,
       send_started_at: null,
       last_error: null,
@@ -222,9 +126,15 @@ export async function prepareMessages(
       updated_at: now,
       sent_at: null,
       delivered_at: null,
+      facts: stored,
     };
+    if (names) {
+      // Test mode: nothing leaves the machine, so the message is final now, written whole.
+      const { unaddressed, ...content } = contentOf(order, { ...row, facts }, names);
+      Object.assign(row, content, { status: 'suppressed', reason: unaddressed ?? 'test_mode' });
+    }
     rows.push(row);
-    if (status === 'queued') queued.push(row.id);
+    if (row.status === 'queued') queued.push(row.id);
   }
   if (queued.length === 0) return { rows, job: null };
   const runAt = quiet && settings.quiet_hours ? quietEnd(now, settings.quiet_hours, order.timezone) : now;

@@ -7,6 +7,20 @@ import type { MessageSettings } from './settings.js';
 
 export type MessageRow = Selectable<MessagesTable>;
 
+/** What a message needs to know of its order: a plain shape, so orders and lifecycle can both pass theirs. */
+export interface MessageOrder {
+  id: string;
+  account_id: string;
+  mode: Mode;
+  tracking_code: string;
+  customer: { name: string; phone?: string; whatsapp?: string; email?: string; locale?: string };
+  timezone: string;
+  time_window: { start: string; end: string } | null;
+  courier_name: string | null;
+  failure_reason: string | null;
+  delivery_pin?: string | null;
+}
+
 const MESSAGE_COLUMNS = Object.keys({
   id: 1,
   account_id: 1,
@@ -31,13 +45,14 @@ const MESSAGE_COLUMNS = Object.keys({
   updated_at: 1,
   sent_at: 1,
   delivered_at: 1,
+  facts: 1,
 } satisfies Record<keyof MessagesTable, 1>) as (keyof MessagesTable)[];
 
 /**
  * New messages, precompiled, many rows a statement: a create with order_confirmed on writes one
  * per channel, and Kysely's building and compiling of a multi-row INSERT, or a statement per row,
  * cost more than SQLite's writing of them. Only for messages of new orders (no conflict possible);
- * a move's go through insertMessages. 23 columns: 100 rows stay far below SQLite's 32 766 values.
+ * a move's go through insertMessages. 24 columns: 100 rows stay far below SQLite's 32 766 values.
  */
 export const insertNewMessages: (db: Executor, rows: readonly MessageRow[]) => Promise<void> = compiledInsertRows(
   'messages',
@@ -149,11 +164,18 @@ export async function messageByProviderId(
 /**
  * Marks the start of a provider call, committed before the call: a worker that finds it set after
  * a crash knows the provider may have the message already. Only while the message is still queued.
+ * `content`: the text rendered for this first send, stored with the mark (so a retry or a worker
+ * taking over sends, and looks up, the same text).
  */
-export async function markSending(db: Executor, id: string, now: number): Promise<boolean> {
+export async function markSending(
+  db: Executor,
+  id: string,
+  now: number,
+  content?: Pick<MessageRow, 'to_address' | 'subject' | 'body' | 'body_masked' | 'segments'> | null,
+): Promise<boolean> {
   const r = await db
     .updateTable('messages')
-    .set((eb) => ({ send_started_at: now, attempts: eb('attempts', '+', 1), updated_at: now }))
+    .set((eb) => ({ ...content, send_started_at: now, attempts: eb('attempts', '+', 1), updated_at: now }))
     .where('id', '=', id)
     .where('status', '=', 'queued')
     .executeTakeFirst();
@@ -216,4 +238,42 @@ export async function nextOrderEvent(db: Executor, orderId: string) {
     .where('id', '=', orderId)
     .returning(['id', 'account_id', 'mode', 'external_order_id', 'tracking_code', 'status', 'event_seq'])
     .executeTakeFirst();
+}
+
+/** The orders of messages as their texts read them (content.ts), by id. */
+export async function messageOrders(db: Executor, ids: string[]): Promise<Map<string, MessageOrder>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('orders')
+    .select([
+      'id',
+      'account_id',
+      'mode',
+      'tracking_code',
+      'customer',
+      'timezone',
+      'time_window',
+      'courier_name',
+      'failure_reason',
+      'delivery_pin',
+    ])
+    .where('id', 'in', ids)
+    .execute();
+  return new Map(
+    rows.map((r) => [
+      r.id,
+      {
+        ...r,
+        customer: JSON.parse(r.customer) as MessageOrder['customer'],
+        time_window: r.time_window === null ? null : (JSON.parse(r.time_window) as MessageOrder['time_window']),
+      },
+    ]),
+  );
+}
+
+/** Merchants' names (the `{{merchant_name}}` of their messages), by account id. */
+export async function accountNames(db: Executor, ids: string[]): Promise<Map<string, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [r.id, r.name]));
 }

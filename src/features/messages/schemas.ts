@@ -138,10 +138,18 @@ export const Message = Type.Object(
     order: Type.String(),
     trigger: Trigger,
     channel: Channel,
-    to: Nullable(Type.String({ description: 'Masked except for the merchant that owns it' })),
+    to: Nullable(
+      Type.String({
+        description:
+          'Masked except for the merchant that owns it. Read from the order when the message is sent; while it is queued, the address its send would use (null: none valid, it will be suppressed)',
+      }),
+    ),
     locale: Locale,
     subject: Nullable(Type.String()),
-    body: Type.String(),
+    body: Type.String({
+      description:
+        'The text as sent. A queued message is rendered when its send starts; until then this is the text it would go with now (the templates and the order as they are)',
+    }),
     status: Enum(MESSAGE_STATUSES),
     reason: Nullable(
       Type.String({
@@ -151,7 +159,7 @@ export const Message = Type.Object(
     ),
     provider: Enum(MESSAGE_PROVIDERS),
     provider_message_id: Nullable(Type.String()),
-    segments: Type.Integer(),
+    segments: Type.Integer({ description: 'SMS parts billed (0 for email), counted on the same text as `body`' }),
     attempts: Type.Integer(),
     livemode: Type.Boolean(),
     created_at: Type.String({ format: 'date-time' }),

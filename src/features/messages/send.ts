@@ -11,6 +11,7 @@ import {
 } from '../../shared/jobs/job.js';
 import { insertJob } from '../../shared/jobs/repo.js';
 import { signalQueued } from '../webhooks/outbox.js';
+import { type Content, renderPending } from './content.js';
 import { recordMessageEvent } from './events.js';
 import { logProvider } from './providers/log.js';
 import { metaProvider } from './providers/meta.js';
@@ -75,16 +76,26 @@ class MessageSend implements JobHandler {
   /** `commit` writes the outcome under the lease; `inList`: the job lists several messages (it is not a retry's). */
   private async sendOne(id: string, run: JobRun, commit: JobRun['step'], inList: boolean): Promise<void> {
     const { ctx } = this;
-    const msg = await repo.messageById(ctx.db, id);
-    if (msg?.status !== 'queued' || msg.to_address === null) return;
+    const stored = await repo.messageById(ctx.db, id);
+    if (stored?.status !== 'queued') return;
     // Handed to its own retry job by an earlier attempt of this one.
-    if (inList && msg.reason === 'retrying') return;
+    if (inList && stored.reason === 'retrying') return;
+    // Rendered now, from the order as it is (content.ts); written with whatever this send records
+    // first, and kept from then on: a retry, or a worker taking over, sends the same text.
+    const { msg, content } = await this.rendered(stored);
+    if (content?.unaddressed) {
+      await commit((trx) =>
+        this.settle(trx, msg, { status: 'suppressed', reason: content.unaddressed as string }, content),
+      );
+      return;
+    }
+    if (msg.to_address === null || msg.body === null) return;
     if (await repo.isOptedOut(ctx.db, msg.account_id, msg.to_address)) {
-      await commit((trx) => this.settle(trx, msg, { status: 'suppressed', reason: 'opted_out' }));
+      await commit((trx) => this.settle(trx, msg, { status: 'suppressed', reason: 'opted_out' }, content));
       return;
     }
     const provider = this.provider(msg.provider);
-    const out = await this.outbound(msg);
+    const out = await this.outbound(msg, msg.body);
     if (msg.send_started_at !== null && provider.find) {
       // A worker died during this message's provider call: the provider may have it already.
       const found = await provider.find(out, run.signal);
@@ -94,14 +105,22 @@ class MessageSend implements JobHandler {
       }
       if (found === undefined) throw new Error('the provider could not say whether it has the message yet');
     }
-    if (!(await repo.markSending(ctx.db, msg.id, ctx.clock()))) return;
+    if (!(await repo.markSending(ctx.db, msg.id, ctx.clock(), content && stripped(content)))) return;
     const result = await provider.send(out, run.signal);
     await commit((trx) => this.record(trx, { ...msg, attempts: msg.attempts + 1 }, result));
     // A failure wrote message.failed: this instance's webhook dispatcher may have work.
     if (!result.ok) signalQueued(ctx);
   }
 
-  private async outbound(msg: repo.MessageRow): Promise<Outbound> {
+  /** The message with its content: stored, or rendered now (`content`: to be written). */
+  private async rendered(msg: repo.MessageRow): Promise<{ msg: repo.MessageRow; content: Content | null }> {
+    if (msg.body !== null) return { msg, content: null };
+    const content = (await renderPending(this.ctx, this.ctx.db, [msg])).get(msg.id);
+    if (!content) throw new Error(`message ${msg.id}: its order ${msg.order_id} is gone`);
+    return { msg: { ...msg, ...stripped(content) }, content };
+  }
+
+  private async outbound(msg: repo.MessageRow, body: string): Promise<Outbound> {
     const { own, carrierName } = await settingsFor(this.ctx.db, msg.account_id);
     const base = this.ctx.config.publicUrl;
     return {
@@ -109,7 +128,7 @@ class MessageSend implements JobHandler {
       channel: msg.channel,
       to: msg.to_address ?? '',
       subject: msg.subject,
-      body: msg.body,
+      body,
       locale: msg.locale,
       senderName: own.sender_name ?? carrierName,
       unsubscribeUrl:
@@ -162,12 +181,14 @@ class MessageSend implements JobHandler {
     trx: Tx,
     msg: repo.MessageRow,
     o: { status: 'failed' | 'suppressed'; reason: string; error?: string },
+    content?: Content | null,
   ): Promise<void> {
     const now = this.ctx.clock();
     const row = await repo.updateMessage(
       trx,
       msg.id,
       {
+        ...(content ? stripped(content) : {}),
         status: o.status,
         reason: o.reason,
         last_error: o.error ?? msg.last_error,
@@ -183,13 +204,21 @@ class MessageSend implements JobHandler {
     const reason = failure.reason === 'interrupted' ? 'interrupted' : 'error';
     let settled = false;
     for (const id of job.ref !== null ? [job.ref] : listed(job)) {
-      const msg = await repo.messageById(trx, id);
-      if (msg?.status !== 'queued' || (job.ref === null && msg.reason === 'retrying')) continue;
-      await this.settle(trx, msg, { status: 'failed', reason });
+      const stored = await repo.messageById(trx, id);
+      if (stored?.status !== 'queued' || (job.ref === null && stored.reason === 'retrying')) continue;
+      // A failed message keeps the text it would have had (message.failed carries it).
+      const content = stored.body === null ? (await renderPending(this.ctx, trx, [stored])).get(id) : undefined;
+      await this.settle(trx, stored, { status: 'failed', reason }, content);
       settled = true;
     }
     return settled ? () => signalQueued(this.ctx) : undefined;
   }
+}
+
+/** What of a message's content is stored (its columns). */
+function stripped(c: Content): Omit<Content, 'unaddressed'> {
+  const { unaddressed: _, ...columns } = c;
+  return columns;
 }
 
 /** The messages a send job lists (its payload). */

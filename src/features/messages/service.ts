@@ -9,6 +9,7 @@ import {
 } from '../../shared/db/tables/messages.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { accountById } from '../accounts/service.js';
+import { renderPending, withContent } from './content.js';
 import { presentMessage } from './events.js';
 import { providerFor } from './queue.js';
 import * as repo from './repo.js';
@@ -159,15 +160,19 @@ export async function listMessages(ctx: AppContext, who: repo.Reader, q: Message
     afterId: q.starting_after,
     limit,
   });
+  const page = rows.slice(0, limit);
+  // A queued message is rendered by its send; until then it reads as that send would write it.
+  const pending = await renderPending(ctx, ctx.db, page);
   return {
     object: 'list' as const,
     has_more: rows.length > limit,
-    data: rows.slice(0, limit).map((m) => presentMessage(m, who.accountId !== null)),
+    data: page.map((m) => presentMessage(withContent(m, pending.get(m.id)), who.accountId !== null)),
   };
 }
 
 export async function getMessage(ctx: AppContext, who: repo.Reader, id: string) {
   const m = await repo.findMessage(ctx.db, who, id);
   if (!m) throw notFound('message', id);
-  return presentMessage(m, who.accountId !== null);
+  const pending = await renderPending(ctx, ctx.db, [m]);
+  return presentMessage(withContent(m, pending.get(m.id)), who.accountId !== null);
 }

@@ -250,8 +250,8 @@ export interface Created {
 
 /**
  * Orders per PostgreSQL statement. Each order brings 55 parameters (its row, timeline entry and
- * event), 19 per delivery and 36 per customer message (the message and its job; order_confirmed
- * writes at most three); at the most endpoints an account may have (16) that is 467, and a
+ * event), 19 per delivery, 24 per customer message (order_confirmed writes at most three) and 13
+ * for their send job; at the most endpoints an account may have (16) that is 444, and a
  * statement may carry 65 535: 100 orders stay well inside it whatever the endpoints.
  */
 export const ORDERS_PER_STATEMENT = 100;

@@ -39,14 +39,16 @@ export interface MessagesTable {
   to_address: string | null;
   locale: MessageLocale;
   subject: string | null;
-  body: string;
+  /** 034: null until the message is rendered, by its send job (or at the move in test mode). */
+  body: string | null;
   /** 020: the body with the delivery PIN blanked (what the carrier reads); null when it holds none. */
   body_masked: string | null;
   status: MessageStatus;
   reason: string | null;
   provider: MessageProvider;
   provider_message_id: string | null;
-  segments: number;
+  /** 034: null until rendered, as `body`. */
+  segments: number | null;
   attempts: number;
   send_started_at: number | null;
   last_error: string | null;
@@ -54,6 +56,8 @@ export interface MessagesTable {
   updated_at: number;
   sent_at: number | null;
   delivered_at: number | null;
+  /** 034: JSON, what the move knew that the order may not keep until the send renders the message (content.ts MoveFacts). */
+  facts: string | null;
 }
 
 /** Created by 015_messages. */
