@@ -1,4 +1,4 @@
-import type { Problem } from './types.js';
+import type { Problem, Vehicle } from './types.js';
 
 // The classic Solomon VRPTW text format: a name line, `VEHICLE` with fleet size and capacity, then the
 // `CUSTOMER` table whose row 0 is the depot. Travel time equals Euclidean distance, unrounded, as in
@@ -46,16 +46,21 @@ export function parseSolomon(text: string): SolomonInstance {
     due: r[5] as number,
     service: r[6] as number,
   }));
-  const vehicles = Array.from({ length: fleet }, () => ({
-    capacity: [capacity],
-    shiftStart: depot[4] as number,
-    shiftEnd: depot[5] as number,
-    startLocation: 0,
-    endLocation: 0,
-  }));
+  const vehicles = depotFleet(fleet, capacity, depot[4] as number, depot[5] as number);
   return {
     name,
     problem: { size, time, distance: time, jobs, vehicles },
     customers: rows.slice(1).map((r) => r[0] as number),
   };
+}
+
+/** A benchmark's fleet: `fleet` identical vehicles from and back to the depot (location 0) within its window. */
+export function depotFleet(fleet: number, capacity: number, open: number, close: number): Vehicle[] {
+  return Array.from({ length: fleet }, () => ({
+    capacity: [capacity],
+    shiftStart: open,
+    shiftEnd: close,
+    startLocation: 0,
+    endLocation: 0,
+  }));
 }

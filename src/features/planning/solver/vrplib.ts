@@ -1,3 +1,4 @@
+import { depotFleet } from './solomon.js';
 import type { Problem } from './types.js';
 
 // The VRPLIB format for VRPTW instances (as the Gehring & Homberger 1000-customer set is kept by
@@ -102,13 +103,7 @@ export function parseVrplib(text: string, o: VrplibOptions = {}): VrplibInstance
     due: (tw[i + 1] as number[])[1] as number,
     service: svc ? ((svc[i + 1] as number[])[0] as number) : serviceAll,
   }));
-  const vehicles = Array.from({ length: fleet }, () => ({
-    capacity: [capacity],
-    shiftStart: depotTw[0] as number,
-    shiftEnd: depotTw[1] as number,
-    startLocation: 0,
-    endLocation: 0,
-  }));
+  const vehicles = depotFleet(fleet, capacity, depotTw[0] as number, depotTw[1] as number);
   return {
     name: spec.get('NAME') ?? '',
     problem: { size: dim, time, distance: time, jobs, vehicles },
