@@ -3,12 +3,13 @@
 // city and 20 couriers, then asks for N plans of all 2000 orders at once and, until every plan has
 // ended, samples the server's resident set and the latency of /healthz (one request at a time).
 //
-//   npm run bench:plans -- [--db sqlite|postgres] [--plans 6] [--orders 2000] [--time-limit-ms 10000]
+//   npm run bench:plans -- [--db sqlite|postgres] [--plans 6] [--orders 2000] [--couriers 20] [--time-limit-ms 10000]
 //                          [--concurrency N (RUTA_PLAN_CONCURRENCY)] [--worker (serve --api-only + worker)]
 //                          [--dist DIR (another build, e.g. of the commit before, to compare)]
 //
-// Prints one JSON object: peak RSS of each process, /healthz p50/p99/max while plans ran, and when
-// each plan started running and ended (seconds after the requests).
+// Prints one JSON object: peak RSS of each process, the latency (p50/p99/max) while plans ran of
+// /healthz and of an API request that authenticates and reads (`GET /v1/orders?limit=20`), probed
+// one at a time in turn, and when each plan started running and ended (seconds after the requests).
 
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     plans: { type: 'string', default: '6' },
     orders: { type: 'string', default: '2000' },
+    couriers: { type: 'string', default: '20' },
     'time-limit-ms': { type: 'string', default: '10000' },
     concurrency: { type: 'string' },
     worker: { type: 'boolean', default: false },
@@ -29,6 +31,7 @@ const { values } = parseArgs({
 const kind = values.db as DbKind;
 const PLANS = Number(values.plans);
 const ORDERS = Number(values.orders);
+const COURIERS = Number(values.couriers);
 const LIMIT = Number(values['time-limit-ms']);
 
 const rssMb = (pid: number) => {
@@ -45,6 +48,7 @@ const pct = (xs: number[], p: number) => {
 };
 const round = (n: number) => Math.round(n * 10) / 10;
 const CLI = `${values.dist}/cli.js`;
+const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** The CLI of the build under test, --json (cli() in env.ts always runs dist/). */
 function cli<T>(databaseUrl: string, args: string[]): T {
@@ -67,7 +71,8 @@ async function main() {
   ]);
   const operator = cli<{ secret: string }>(db.url, ['keys', 'create', '--operator', '--mode', 'test']).secret;
   const server = await startProcess({
-    args: [...START_FLAGS, CLI, 'serve', ...(values.worker ? ['--api-only'] : [])],
+    // BENCH_NODE_FLAGS as in `npm run bench` (e.g. `--cpu-prof --cpu-prof-dir=DIR`: what a plan does on the API's thread).
+    args: [...START_FLAGS, ...nodeFlags, CLI, 'serve', ...(values.worker ? ['--api-only'] : [])],
     env,
     port: await freePort(),
     name: 'ruta',
@@ -112,7 +117,7 @@ async function main() {
     }
     const depot = await call(operator, 'POST', '/v1/depots', { name: 'Main', lat: -12.1, lng: -77.04 });
     const couriers: string[] = [];
-    for (let i = 0; i < 20; i++) {
+    for (let i = 0; i < COURIERS; i++) {
       couriers.push((await call(operator, 'POST', '/v1/couriers', { name: `C${i}` })).id);
     }
     const pids = [server.pid, ...(worker?.pid ? [worker.pid] : [])];
@@ -121,17 +126,36 @@ async function main() {
     const sampler = setInterval(() => {
       for (const [i, p] of pids.entries()) peak[i] = Math.max(peak[i] ?? 0, rssMb(p));
     }, 100);
+    // Each probe once before the plans: its first answer compiles schemas (~150 ms, once per process),
+    // which is not what a plan costs the API.
+    await (await fetch(`${server.base}/healthz`)).arrayBuffer();
+    await call(account.keys.test, 'GET', '/v1/orders?limit=20');
+    const t0 = performance.now();
     const health: number[] = [];
+    const list: number[] = [];
+    // The slowest probes and when they started (s after the plan requests): which step of a plan stalled the API.
+    const slowest: { at: number; ms: number; probe: string }[] = [];
     let probing = true;
     const probe = (async () => {
-      while (probing) {
+      for (let n = 0; probing; n++) {
         const t = performance.now();
-        await fetch(`${server.base}/healthz`);
-        health.push(performance.now() - t);
-        await new Promise((r) => setTimeout(r, 20));
+        if (n % 2 === 0) {
+          await (await fetch(`${server.base}/healthz`)).arrayBuffer();
+          health.push(performance.now() - t);
+        } else {
+          const res = await fetch(`${server.base}/v1/orders?limit=20`, {
+            headers: { authorization: `Bearer ${account.keys.test}` },
+          });
+          await res.arrayBuffer();
+          if (!res.ok) throw new Error(`GET /v1/orders: ${res.status}`);
+          list.push(performance.now() - t);
+        }
+        const ms = performance.now() - t;
+        if (ms > 50)
+          slowest.push({ at: round((t - t0) / 1000), ms: round(ms), probe: n % 2 === 0 ? 'healthz' : 'orders' });
+        await new Promise((r) => setTimeout(r, 10));
       }
     })();
-    const t0 = performance.now();
     const ids: string[] = [];
     for (let i = 0; i < PLANS; i++) {
       const body = { date: '2030-01-01', depot: depot.id, couriers: couriers.map((c) => ({ courier_id: c })) };
@@ -159,6 +183,7 @@ async function main() {
           db: kind,
           plans: PLANS,
           orders: ORDERS,
+          couriers: COURIERS,
           time_limit_ms: LIMIT,
           build: values.dist,
           concurrency: values.concurrency ?? 'default',
@@ -171,6 +196,13 @@ async function main() {
             p99: round(pct(health, 99)),
             max: round(Math.max(...health)),
           },
+          list_orders_ms: {
+            n: list.length,
+            p50: round(pct(list, 50)),
+            p99: round(pct(list, 99)),
+            max: round(Math.max(...list)),
+          },
+          probes_over_50ms: slowest.sort((a, b) => b.ms - a.ms).slice(0, 10),
           plans_s: [...seen.values()].map((s) => ({
             running: round(s.running ?? -1),
             ended: round(s.ended ?? -1),
