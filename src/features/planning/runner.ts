@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import type { Job, JobFailure, JobHandler, JobKind, JobRun } from '../../shared/jobs/job.js';
@@ -64,7 +65,11 @@ class PlanSolve implements JobHandler {
         },
       });
       await writing;
+      // The check (in solve), the presentation and the stored JSON are each tens of ms for 2 000
+      // stops on the API's thread: a turn of the event loop between them answers waiting requests.
+      await nextTurn();
       const out = presentResult(built, couriers, result);
+      await nextTurn();
       await this.finish(run, id, { status: 'succeeded', progress: 1, result: out });
     } catch (err) {
       // Stopping or taken over: the runner hands the job back, or leaves it to its new owner.
