@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino } from 'pino';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { buildApp } from '../src/app.js';
 import { createContext, loggerOptions } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
@@ -112,6 +112,12 @@ describeEach('operations', (engine) => {
       child = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
         env: { ...process.env, DATABASE_URL: tdb.url, PORT: '0', HOST: '127.0.0.1', RUTA_FILES_DIR: files },
         stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      // A test that times out never reaches its finally (it is still awaiting the port): the hook
+      // runs either way, so the server is never left running.
+      const server = child;
+      onTestFinished(() => {
+        if (server.exitCode === null) server.kill('SIGKILL');
       });
       let out = '';
       child.stderr?.on('data', (d) => {
