@@ -1,14 +1,16 @@
+import { IntraRoute } from './intra.js';
 import type { Model } from './model.js';
 import type { Routes } from './routes.js';
 
 // A granular local search (Toth & Vigo's granular neighbourhoods, as in Vidal's HGS): each job is
-// only ever moved next to one of its nearest jobs. Operators: relocate (a job before or after a
-// neighbour, in another route or its own), swap (a job with a neighbour of another route) and 2-opt*
-// (two routes exchange their tails so that a job is followed by its neighbour). A move's distance
-// change is computed first (O(1)); only improving moves are tested for feasibility, in O(1) from the
-// routes' earliest (`es`) and latest (`ls`) service starts for moves between routes, by replaying the
-// one route for moves within a route. First improvement, from the jobs of the routes the last
-// ruin and recreate changed, then from the routes each round changed, until no move improves.
+// only ever moved next to one of its nearest jobs. Operators between routes: relocate (a job before
+// or after a neighbour), swap (a job with a neighbour) and 2-opt* (two routes exchange their tails so
+// that a job is followed by its neighbour); within a route (intra.ts): or-opt of strings of 1–3 and
+// 2-opt. A move's distance change is computed first (O(1)); only improving moves are tested for
+// feasibility, in O(1) from the routes' earliest (`es`) and latest (`ls`) service starts for moves
+// between routes, by replaying the reordered stretch for moves within a route. First improvement,
+// from the jobs of the routes the last ruin and recreate changed, then from the routes each round
+// changed, until no move improves.
 //
 // Only the plain path uses it (no breaks, pairs, skills or maximum distance: see `usable`), so the
 // constrained path keeps its behaviour; a vehicle's maximum number of stops is respected.
@@ -38,6 +40,7 @@ export class LocalSearch {
   private nNext = 0;
   private readonly roundMark: Int32Array;
   private roundGen = 1;
+  private readonly intra: IntraRoute;
 
   constructor(private readonly m: Model) {
     this.changed = new Int32Array(m.vehicles);
@@ -50,6 +53,7 @@ export class LocalSearch {
     this.dirty2 = new Int32Array(m.vehicles);
     this.nextDirty = this.dirty;
     this.roundMark = new Int32Array(m.vehicles);
+    this.intra = new IntraRoute(m);
   }
 
   /** Whether the model is one this search handles exactly (it checks time windows, capacity and stops only). */
@@ -94,7 +98,8 @@ export class LocalSearch {
           if ((s.routeOf[u] as number) < 0) break;
           const w = m.adj[u * m.neighbours + r] as number;
           if ((s.routeOf[w] as number) < 0) continue;
-          this.relocate(s, u, w) || this.swap(s, u, w) || this.twoOptStar(s, u, w);
+          if (s.routeOf[u] === s.routeOf[w]) this.inRoute(s, u, w);
+          else this.relocate(s, u, w) || this.swap(s, u, w) || this.twoOptStar(s, u, w);
         }
       }
       nDirty = this.nNext;
@@ -110,6 +115,7 @@ export class LocalSearch {
   }
 
   private prefix(s: Routes, v: number): void {
+    this.intra.index(s, v);
     const K = this.m.dims;
     const b = v * s.stride;
     const n = s.len[v] as number;
@@ -153,7 +159,7 @@ export class LocalSearch {
     return true;
   }
 
-  /** u moved right after w, or right before it. */
+  /** u moved right after w, or right before it (w in another route). */
   private relocate(s: Routes, u: number, w: number): boolean {
     const m = this.m;
     const S = s.stride;
@@ -171,40 +177,31 @@ export class LocalSearch {
     for (let side = 0; side < 2; side++) {
       // Insert between positions j and j + 1 of v2.
       const j = side === 0 ? p : p - 1;
-      if (v1 === v2 && (j === i || j === i - 1)) continue;
       const x = s.loc[b2 + j] as number;
       const y = s.loc[b2 + j + 1] as number;
       const cost = this.d(x, lu) + this.d(lu, y) - this.d(x, y);
       if (cost - gain > -EPS) continue;
-      if (v1 !== v2) {
-        if ((s.len[v2] as number) + 1 > (m.vMaxJobs[v2] as number) || !this.capOk(v2, u, -1, s)) continue;
-        // Leaving u out of v1 must keep v1 on time (distances need not obey the triangle inequality).
-        if (n1 > 1) {
-          const leave = (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number);
-          if (leave + (m.time[la * m.size + lc] as number) > (s.ls[b1 + i + 1] as number)) continue;
-        }
-        if (!this.fits(s, x, (s.es[b2 + j] as number) + (s.sv[b2 + j] as number), u, b2 + j + 1)) continue;
-        this.moveBetween(s, v1, i, v2, j);
-        return true;
+      if ((s.len[v2] as number) + 1 > (m.vMaxJobs[v2] as number) || !this.capOk(v2, u, -1, s)) continue;
+      // Leaving u out of v1 must keep v1 on time (distances need not obey the triangle inequality).
+      if (n1 > 1) {
+        const leave = (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number);
+        if (leave + (m.time[la * m.size + lc] as number) > (s.ls[b1 + i + 1] as number)) continue;
       }
-      // Within one route: replay it.
-      const seq = this.bufA;
-      let c = 0;
-      for (let q = 1; q <= n1; q++) {
-        if (q !== i) seq[c++] = s.job[b1 + q] as number;
-        if (q === j) seq[c++] = u;
-      }
-      if (j === 0) {
-        seq.copyWithin(1, 0, c);
-        seq[0] = u;
-        c++;
-      }
-      if (!this.feasible(v1, seq, c)) continue;
-      s.setRoute(v1, seq, c);
-      this.after(s, v1);
+      if (!this.fits(s, x, (s.es[b2 + j] as number) + (s.sv[b2 + j] as number), u, b2 + j + 1)) continue;
+      this.moveBetween(s, v1, i, v2, j);
       return true;
     }
     return false;
+  }
+
+  /** Or-opt and 2-opt towards w, in u's own route (intra.ts). */
+  private inRoute(s: Routes, u: number, w: number): boolean {
+    const v = s.routeOf[u] as number;
+    const c = this.intra.improve(s, u, w);
+    if (c < 0) return false;
+    s.setRoute(v, this.intra.seq, c);
+    this.after(s, v);
+    return true;
   }
 
   /** u and w (of another route) trade places. */
@@ -340,23 +337,5 @@ export class LocalSearch {
       this.nextDirty[this.nNext++] = v;
     }
     if ((s.len[v] as number) > 0) this.prefix(s, v);
-  }
-
-  /** Whether vehicle v can serve `seq` in this order on time (capacity is unchanged by reordering). */
-  private feasible(v: number, seq: Int32Array, count: number): boolean {
-    const m = this.m;
-    const { time, size } = m;
-    let at = m.vStart[v] as number;
-    let clock = m.vShiftStart[v] as number;
-    for (let q = 0; q < count; q++) {
-      const j = seq[q] as number;
-      const lj = m.loc[j] as number;
-      clock += time[at * size + lj] as number;
-      if (clock < (m.ready[j] as number)) clock = m.ready[j] as number;
-      if (clock > (m.due[j] as number)) return false;
-      clock += m.service[j] as number;
-      at = lj;
-    }
-    return clock + (time[at * size + (m.vEnd[v] as number)] as number) <= (m.vShiftEnd[v] as number);
   }
 }
