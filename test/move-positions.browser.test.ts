@@ -120,6 +120,9 @@ describeEach('positions of moves in headless Chromium', (engine) => {
       expect(await listed.textContent()).toContain(`${p.distance_from_address_m} m from the address`);
       await console.context().close();
     },
+    // Two browser contexts and eight moves and page loads: 8–13 s alone, 27–30 s on PostgreSQL while
+    // the rest of the suite runs beside it (CI timed it out at the default 30 s).
+    90_000,
   );
 
   it.skipIf(!hasChromium)(`a phone that refuses its position still delivers${skipNote}`, async () => {

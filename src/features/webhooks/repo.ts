@@ -88,7 +88,6 @@ export async function updateEndpoint(
   return row && endpointOf(row);
 }
 
-/** Enabled endpoints of one account and environment; the caller filters by subscription. */
 /** Precompiled: every create reads them (its order.created event is delivered to each). */
 const enabledOf = precompiled((db, accountId: string, mode: Owner['mode']) =>
   db
@@ -100,6 +99,7 @@ const enabledOf = precompiled((db, accountId: string, mode: Owner['mode']) =>
     .where('deleted_at', 'is', null),
 );
 
+/** Enabled endpoints of one account and environment; the caller filters by subscription. */
 export async function enabledEndpoints(db: Executor, owner: Owner): Promise<EndpointRow[]> {
   const rows = await enabledOf(db, owner.accountId, owner.mode);
   return rows.map(endpointOf);
