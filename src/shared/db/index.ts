@@ -12,7 +12,6 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { WalCheckpointer } from './checkpointer.js';
-import { type DirectSqlite, runDirectlyOn } from './direct.js';
 import type { DB } from './schema.js';
 import { loadSqlite } from './sqlite-driver.js';
 
@@ -75,12 +74,9 @@ const STATEMENT_CACHE_SIZE = 500;
  * statements are kept by text (bounded: `IN (…)` lists of many lengths must not grow it forever).
  * better-sqlite3 is synchronous, so one statement is never run twice at once.
  */
-function cachingStatements(sqlite: SQLite.Database): SqliteDatabase & DirectSqlite {
+function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
   const cache = new Map<string, SQLite.Statement>();
   return {
-    get inTransaction() {
-      return sqlite.inTransaction;
-    },
     prepare(text: string) {
       let stmt = cache.get(text);
       if (!stmt) {
@@ -124,9 +120,9 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     opts.walCheckpointer && file !== ':memory:'
       ? new WalCheckpointer(sqlite, file, opts.walCheckpointer.onError, opts.walCheckpointer.intervalMs)
       : undefined;
-  const statements = cachingStatements(sqlite);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
-  // The hot statements of db/compiled.ts run on the same connection and statement cache directly (direct.ts).
-  runDirectlyOn(db, statements);
-  return wrap(db, engine, checkpointer);
+  return wrap(
+    new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) }),
+    engine,
+    checkpointer,
+  );
 }
