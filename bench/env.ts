@@ -19,6 +19,8 @@ export const START_FLAGS: string[] = (() => {
   const words = start.split(/\s+/);
   return words.slice(words.indexOf('node') + 1, words.indexOf('dist/cli.js'));
 })();
+/** More V8/Node flags for the measured servers (e.g. `--cpu-prof --cpu-prof-dir=DIR`), after START_FLAGS. */
+export const BENCH_NODE_FLAGS: string[] = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 export const PG_ADMIN_URL = process.env.BENCH_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 
 export interface Machine {

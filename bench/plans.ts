@@ -14,7 +14,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { type DbKind, freePort, freshDb, machine, ROOT, START_FLAGS, startProcess } from './env.js';
+import { BENCH_NODE_FLAGS, type DbKind, freePort, freshDb, machine, ROOT, START_FLAGS, startProcess } from './env.js';
 
 const { values } = parseArgs({
   options: {
@@ -48,7 +48,6 @@ const pct = (xs: number[], p: number) => {
 };
 const round = (n: number) => Math.round(n * 10) / 10;
 const CLI = `${values.dist}/cli.js`;
-const nodeFlags = (process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean);
 
 /** The CLI of the build under test, --json (cli() in env.ts always runs dist/). */
 function cli<T>(databaseUrl: string, args: string[]): T {
@@ -72,7 +71,7 @@ async function main() {
   const operator = cli<{ secret: string }>(db.url, ['keys', 'create', '--operator', '--mode', 'test']).secret;
   const server = await startProcess({
     // BENCH_NODE_FLAGS as in `npm run bench` (e.g. `--cpu-prof --cpu-prof-dir=DIR`: what a plan does on the API's thread).
-    args: [...START_FLAGS, ...nodeFlags, CLI, 'serve', ...(values.worker ? ['--api-only'] : [])],
+    args: [...START_FLAGS, ...BENCH_NODE_FLAGS, CLI, 'serve', ...(values.worker ? ['--api-only'] : [])],
     env,
     port: await freePort(),
     name: 'ruta',
@@ -139,20 +138,16 @@ async function main() {
     const probe = (async () => {
       for (let n = 0; probing; n++) {
         const t = performance.now();
-        if (n % 2 === 0) {
-          await (await fetch(`${server.base}/healthz`)).arrayBuffer();
-          health.push(performance.now() - t);
-        } else {
-          const res = await fetch(`${server.base}/v1/orders?limit=20`, {
-            headers: { authorization: `Bearer ${account.keys.test}` },
-          });
-          await res.arrayBuffer();
-          if (!res.ok) throw new Error(`GET /v1/orders: ${res.status}`);
-          list.push(performance.now() - t);
-        }
+        const onList = n % 2 === 1;
+        const res = await fetch(
+          `${server.base}${onList ? '/v1/orders?limit=20' : '/healthz'}`,
+          onList ? { headers: { authorization: `Bearer ${account.keys.test}` } } : {},
+        );
+        await res.arrayBuffer();
+        if (!res.ok) throw new Error(`probe: ${res.status}`);
         const ms = performance.now() - t;
-        if (ms > 50)
-          slowest.push({ at: round((t - t0) / 1000), ms: round(ms), probe: n % 2 === 0 ? 'healthz' : 'orders' });
+        (onList ? list : health).push(ms);
+        if (ms > 50) slowest.push({ at: round((t - t0) / 1000), ms: round(ms), probe: onList ? 'orders' : 'healthz' });
         await new Promise((r) => setTimeout(r, 10));
       }
     })();

@@ -8,7 +8,18 @@ import { copyFileSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cli, type DbKind, freePort, freshDb, machine, ROOT, type Server, START_FLAGS, startProcess } from './env.js';
+import {
+  BENCH_NODE_FLAGS,
+  cli,
+  type DbKind,
+  freePort,
+  freshDb,
+  machine,
+  ROOT,
+  type Server,
+  START_FLAGS,
+  startProcess,
+} from './env.js';
 import { detectLoader } from './load.js';
 import { type ProfileSummary, summarise } from './profile.js';
 import { consoleTable, type MemoryRow, type Results, save } from './report.js';
@@ -149,7 +160,7 @@ async function main(): Promise<void> {
     const env = serverEnv(db.url, filesDir);
     // The flags of `npm start`, then BENCH_NODE_FLAGS: more V8/Node flags for the measured server
     // only (e.g. to try a heap setting; a later flag wins over the same one earlier).
-    const flags = [...START_FLAGS, ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean)];
+    const flags = [...START_FLAGS, ...BENCH_NODE_FLAGS];
     server = await startProcess({
       name: 'ruta',
       args: [...flags, 'dist/cli.js', 'serve'],

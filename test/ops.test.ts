@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -107,46 +107,40 @@ describeEach('operations', (engine) => {
   it('ruta serve shuts down cleanly on SIGTERM: stops listening, closes the database, exits 0', async () => {
     const tdb = await freshDatabaseUrl(engine);
     const files = mkdtempSync(join(tmpdir(), 'ruta-files-'));
-    let child: ChildProcess | undefined;
-    try {
-      child = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
-        env: { ...process.env, DATABASE_URL: tdb.url, PORT: '0', HOST: '127.0.0.1', RUTA_FILES_DIR: files },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      // A test that times out never reaches its finally (it is still awaiting the port): the hook
-      // runs either way, so the server is never left running.
-      const server = child;
-      onTestFinished(() => {
-        if (server.exitCode === null) server.kill('SIGKILL');
-      });
-      let out = '';
-      child.stderr?.on('data', (d) => {
-        out += d;
-      });
-      const exited = new Promise<number | null>((resolve) => child?.on('exit', (code) => resolve(code)));
-      const port = await new Promise<number>((resolve, reject) => {
-        child?.stdout?.on('data', (d) => {
-          out += d;
-          const m = /"port":(\d+).*"msg":"ruta listening"/.exec(out);
-          if (m) resolve(Number(m[1]));
-        });
-        child?.on('exit', () => reject(new Error(`server exited early:\n${out}`)));
-      });
-      const health = await fetch(`http://127.0.0.1:${port}/healthz`);
-      expect(health.status).toBe(200);
-      child.kill('SIGTERM');
-      expect(await exited).toBe(0);
-      expect(out).toContain('"msg":"shutting down"');
-      expect(out).not.toContain('shutdown failed');
-      await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
-      if (engine === 'sqlite') {
-        // SQLite folds the WAL back and deletes it only when the last connection closes properly.
-        expect(existsSync(`${tdb.url.slice('sqlite:'.length)}-wal`)).toBe(false);
-      }
-    } finally {
-      if (child && child.exitCode === null) child.kill('SIGKILL');
+    const child = spawn(process.execPath, [...RUTA_CLI, 'serve'], {
+      env: { ...process.env, DATABASE_URL: tdb.url, PORT: '0', HOST: '127.0.0.1', RUTA_FILES_DIR: files },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    // Cleaned up in a hook rather than a finally: a test that times out while awaiting the port
+    // never reaches its finally, and the server would be left running.
+    onTestFinished(async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
       await tdb.drop();
       rmSync(files, { recursive: true, force: true });
+    });
+    let out = '';
+    child.stderr?.on('data', (d) => {
+      out += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    const port = await new Promise<number>((resolve, reject) => {
+      child.stdout?.on('data', (d) => {
+        out += d;
+        const m = /"port":(\d+).*"msg":"ruta listening"/.exec(out);
+        if (m) resolve(Number(m[1]));
+      });
+      child.on('exit', () => reject(new Error(`server exited early:\n${out}`)));
+    });
+    const health = await fetch(`http://127.0.0.1:${port}/healthz`);
+    expect(health.status).toBe(200);
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    expect(out).toContain('"msg":"shutting down"');
+    expect(out).not.toContain('shutdown failed');
+    await expect(fetch(`http://127.0.0.1:${port}/healthz`)).rejects.toThrow();
+    if (engine === 'sqlite') {
+      // SQLite folds the WAL back and deletes it only when the last connection closes properly.
+      expect(existsSync(`${tdb.url.slice('sqlite:'.length)}-wal`)).toBe(false);
     }
   });
 });

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { startSmtp, startTwilio } from '../../test/message-providers.js';
-import { cpuMs, freePort, ROOT, type Server, START_FLAGS, startProcess } from '../env.js';
+import { BENCH_NODE_FLAGS, cpuMs, freePort, ROOT, type Server, START_FLAGS, startProcess } from '../env.js';
 import { count, sql } from '../sql.js';
 import { type Ctx, checked, round, Skip } from './context.js';
 import { createLoad, ORDER_BODY } from './create.js';
@@ -78,13 +78,7 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     api = await startProcess({
       name: 'ruta (api only, providers)',
       // BENCH_NODE_FLAGS as for the main server (e.g. `--cpu-prof --cpu-prof-dir=DIR` for the create path with messages).
-      args: [
-        ...START_FLAGS,
-        ...(process.env.BENCH_NODE_FLAGS ?? '').split(' ').filter(Boolean),
-        'dist/cli.js',
-        'serve',
-        '--api-only',
-      ],
+      args: [...START_FLAGS, ...BENCH_NODE_FLAGS, 'dist/cli.js', 'serve', '--api-only'],
       env,
       port: await freePort(),
     });

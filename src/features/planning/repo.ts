@@ -139,12 +139,12 @@ export async function saveEdit(
   return r && fromPlanColumns(r);
 }
 
-/** Orders of the environment by id (any account: plans are the carrier's). */
 /** Orders read per statement by ordersByIds; the event loop gets a turn between two reads. */
 const ORDERS_PER_READ = 250;
 
 /**
- * The orders of these ids in the environment (missing ones left out), in no particular order. A
+ * Orders of the environment by id (any account: plans are the carrier's), missing ones left out, in
+ * no particular order. A
  * plan reads up to 2 000 whole orders (~100 ms of reading and JSON parsing on the API's thread in one
  * go, measured by `npm run bench:plans`), so they are read ORDERS_PER_READ at a time with a turn of
  * the event loop between reads: the requests that arrive meanwhile are answered in between.
@@ -176,15 +176,12 @@ export async function assignableOrders(db: Executor, mode: Mode, day: string, li
     .orderBy('id', 'asc')
     .limit(limit)
     .execute();
-  const found = new Map(
-    (
-      await ordersByIds(
-        db,
-        mode,
-        ids.map((r) => r.id),
-      )
-    ).map((o) => [o.id, o]),
+  const rows = await ordersByIds(
+    db,
+    mode,
+    ids.map((r) => r.id),
   );
+  const found = new Map(rows.map((o) => [o.id, o]));
   // An order whose status changed between the two reads (cancelled, assigned) is left out, as the
   // one read did; any later change is the commit's to find (commit.ts compares each order's version).
   const assignable: readonly string[] = ASSIGNABLE;
