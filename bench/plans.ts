@@ -6,6 +6,7 @@
 //   npm run bench:plans -- [--db sqlite|postgres] [--plans 6] [--orders 2000] [--couriers 20] [--time-limit-ms 10000]
 //                          [--concurrency N (RUTA_PLAN_CONCURRENCY)] [--worker (serve --api-only + worker)]
 //                          [--dist DIR (another build, e.g. of the commit before, to compare)]
+//                          [--osrm (travel from a local OSRM table service, bench/osrm-server.ts, instead of haversine)]
 //
 // Prints one JSON object: peak RSS of each process, the latency (p50/p99/max) while plans ran of
 // /healthz and of an API request that authenticates and reads (`GET /v1/orders?limit=20`), probed
@@ -26,6 +27,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string' },
     worker: { type: 'boolean', default: false },
     dist: { type: 'string', default: 'dist' },
+    osrm: { type: 'boolean', default: false },
   },
 });
 const kind = values.db as DbKind;
@@ -62,6 +64,16 @@ async function main() {
   const db = await freshDb(kind);
   const env: Record<string, string> = { DATABASE_URL: db.url, RUTA_LOG_LEVEL: 'warn' };
   if (values.concurrency) env.RUTA_PLAN_CONCURRENCY = values.concurrency;
+  // A 2 000-stop plan's table is ~70 MB of JSON: what the server reads and parses with it is measured too.
+  const osrm = values.osrm
+    ? await startProcess({
+        args: ['--import', 'tsx', 'bench/osrm-server.ts'],
+        env: {},
+        port: await freePort(),
+        name: 'osrm',
+      })
+    : undefined;
+  if (osrm) env.RUTA_OSRM_URL = osrm.base;
   const account = cli<{ account: { id: string }; keys: { test: string } }>(db.url, [
     'accounts',
     'create',
@@ -180,6 +192,7 @@ async function main() {
           orders: ORDERS,
           couriers: COURIERS,
           time_limit_ms: LIMIT,
+          travel: osrm ? 'osrm (local table service)' : 'haversine',
           build: values.dist,
           concurrency: values.concurrency ?? 'default',
           processes: values.worker ? ['serve --api-only', 'worker'] : ['serve'],
@@ -215,6 +228,7 @@ async function main() {
       await exited;
     }
     await server.stop();
+    await osrm?.stop();
     await db.drop();
   }
 }
