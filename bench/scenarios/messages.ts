@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { startSmtp, startTwilio } from '../../test/message-providers.js';
 import { BENCH_NODE_FLAGS, cpuMs, freePort, ROOT, type Server, START_FLAGS, startProcess } from '../env.js';
 import { count, sql } from '../sql.js';
+import { cpuSplit, fileSize, threadCpu, writeBytes } from '../threads.js';
 import { type Ctx, checked, round, Skip } from './context.js';
 import { createLoad, ORDER_BODY } from './create.js';
 
@@ -39,6 +40,12 @@ const ALL = { sms: true, whatsapp: true, email: true };
 const NONE = { sms: false, whatsapp: false, email: false };
 const TRIGGERS = ['order_confirmed', 'out_for_delivery', 'next_stop', 'delivered', 'failed', 'rescheduled'];
 const CHANNELS = 3;
+/** The server's creates per commit so far (/metrics, `ruta_order_create_batch_size`): its sum and count. */
+async function batchSizes(base: string): Promise<{ sum: number; count: number }> {
+  const text = await (await fetch(`${base}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)`, 'm').exec(text)?.[1] ?? 0);
+  return { sum: value('ruta_order_create_batch_size_sum'), count: value('ruta_order_create_batch_size_count') };
+}
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
@@ -111,17 +118,61 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     const off: number[] = [];
     const queued: number[] = [];
     const cpu = { on: { ms: 0, n: 0 }, off: { ms: 0, n: 0 } };
+    // SQLite: the database file and its WAL, whose growth each round's log line shows.
+    const file = ctx.kind === 'sqlite' ? ctx.dbUrl.replace(/^sqlite:/, '') : '';
     const load = async (which: 'on' | 'off') => {
-      const c0 = cpuMs(api!.pid);
+      const pid = api!.pid;
+      const b0 = await batchSizes(base);
+      const c0 = cpuMs(pid);
+      const t0 = threadCpu(pid);
+      const w0 = writeBytes(pid);
+      // BENCH_PERF_DIR=DIR: `perf record` of the server during each round (native frames: SQLite, libuv, V8).
+      const perf = process.env.BENCH_PERF_DIR
+        ? spawn(
+            'perf',
+            [
+              'record',
+              '-q',
+              '-F',
+              '999',
+              '-g',
+              '-p',
+              String(pid),
+              '-o',
+              `${process.env.BENCH_PERF_DIR}/${which}-${(which === 'on' ? on : off).length + 1}.data`,
+            ],
+            { stdio: 'ignore' },
+          )
+        : undefined;
       const r = checked(`create, notifications ${which}`, await createLoad(ctx.loader, base, key, seconds));
-      cpu[which].ms += cpuMs(api!.pid) - c0;
+      if (perf) {
+        perf.kill('SIGINT');
+        await new Promise((done) => perf.once('exit', done));
+      }
+      cpu[which].ms += cpuMs(pid) - c0;
       cpu[which].n += r.requests;
+      // Where the round's CPU went, per create: the main thread, then the busiest other threads.
+      const split = cpuSplit(pid, t0, threadCpu(pid));
+      const us = (ms: number) => round((1000 * ms) / r.requests, 0);
+      const kbOf = (bytes: number) => round(bytes / 1024 / r.requests, 1);
+      const others = split.others
+        .slice(0, 5)
+        .map((t) => `#${t.tid} ${us(t.ms)}${t.written > 0 ? ` (${kbOf(t.written)} KB)` : ''}`)
+        .join(', ');
+      const batch = await batchSizes(base);
+      const perCommit = batch.count > b0.count ? round((batch.sum - b0.sum) / (batch.count - b0.count), 1) : 0;
+      const kb = round((writeBytes(pid) - w0) / 1024 / r.requests, 1);
+      const sizes = file
+        ? `, db ${round(fileSize(file) / 2 ** 20, 0)} MB, wal ${round(fileSize(`${file}-wal`) / 2 ** 20, 0)} MB`
+        : '';
+      ctx.log(
+        `    ${which}: ${round(r.rps, 0)} rps, ${r.requests} creates; CPU µs/create main ${us(split.main)} (${kbOf(split.mainWritten)} KB), others ${others}; ${kb} KB to disk/create, ${perCommit} creates/commit${sizes}`,
+      );
       return r.rps;
     };
-    for (let i = 0; i < n; i++) {
-      await settings(false);
-      off.push(await load('off'));
-      await sleep(500);
+    // BENCH_MESSAGES_ON_FIRST=1: each round runs "on" before "off", to tell the order's effect from the rows'.
+    const onFirst = process.env.BENCH_MESSAGES_ON_FIRST === '1';
+    const runOn = async () => {
       await settings(true);
       const m0 = await messages();
       const t0 = performance.now();
@@ -130,12 +181,27 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
       // The requests in flight when wrk stopped still commit: counted once they have.
       await sleep(500);
       queued.push(((await messages()) - m0) / wall);
+    };
+    const runOff = async () => {
+      await settings(false);
+      off.push(await load('off'));
+      await sleep(500);
+    };
+    for (let i = 0; i < n; i++) {
+      if (onFirst) {
+        await runOn();
+        await runOff();
+      } else {
+        await runOff();
+        await runOn();
+      }
       ctx.log(
         `  round ${i + 1}: off ${round(off[i]!, 0)} rps, on ${round(on[i]!, 0)} rps, ${round(queued[i]!, 0)} messages queued/s`,
       );
     }
 
     // The drain: only the fresh backlog is left to send (the last round's stragglers committed by now).
+    await settings(true);
     await sql(ctx.kind, ctx.dbUrl, "delete from jobs where kind = 'message.send'");
     await sql(ctx.kind, ctx.dbUrl, "delete from messages where status = 'queued'");
     const orders = ctx.quick ? 500 : 2000;
