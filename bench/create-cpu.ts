@@ -6,7 +6,15 @@
  * this process's CPU (user + system), which on SQLite is all of a create's work; on PostgreSQL the
  * server's own share is left out. A busy machine inflates it less than a rate.
  *
- *   npx tsx bench/create-cpu.ts [--db postgres] [--rounds 7] [--creates 1500]
+ * Each round also reports what it allocated on the JS heap per create (KB, from V8's heap
+ * statistics before and after every GC: `v8.GCProfiler`) and its scavenges per 1000 creates; a
+ * create's allocations are almost all young garbage, which is what makes the scavenges.
+ * `--as-bench`: every round like `npm run bench`'s create scenario instead (the test key, the
+ * account's default notification settings; reported as `bench_us`/`bench_kb`). `--heap-profile
+ * FILE`: V8's sampling heap profiler over the rounds after the first, garbage included, written to
+ * FILE (.heapprofile) and ranked by allocation site per create.
+ *
+ *   npx tsx bench/create-cpu.ts [--db postgres] [--rounds 7] [--creates 1500] [--as-bench] [--heap-profile F]
  *
  * DATABASE for PostgreSQL: TEST_DATABASE_URL (a database is created and dropped).
  */
@@ -14,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import { GCProfiler } from 'node:v8';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { createAccount } from '../src/features/accounts/service.js';
@@ -21,6 +30,7 @@ import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
+import { allocationByOwnCode, allocationSites, type HeapSampler, startHeapSampling } from './heap-sites.js';
 import { ORDER_BODY } from './scenarios/create.js';
 
 const { values: args } = parseArgs({
@@ -28,6 +38,8 @@ const { values: args } = parseArgs({
     db: { type: 'string', default: 'sqlite' },
     rounds: { type: 'string', default: '7' },
     creates: { type: 'string', default: '1500' },
+    'as-bench': { type: 'boolean', default: false },
+    'heap-profile': { type: 'string' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -79,6 +91,26 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
+/** Bytes allocated on the JS heap between start and stop: what each GC found used, less what the previous one left. */
+function allocationMeter() {
+  const profiler = new GCProfiler();
+  const usedAtStart = process.memoryUsage().heapUsed;
+  profiler.start();
+  return () => {
+    const usedAtEnd = process.memoryUsage().heapUsed;
+    const { statistics } = profiler.stop();
+    let bytes = 0;
+    let left = usedAtStart;
+    let scavenges = 0;
+    for (const gc of statistics) {
+      bytes += gc.beforeGC.heapStatistics.usedHeapSize - left;
+      left = gc.afterGC.heapStatistics.usedHeapSize;
+      if (gc.gcType === 'Scavenge') scavenges++;
+    }
+    return { bytes: bytes + usedAtEnd - left, scavenges };
+  };
+}
+
 async function main() {
   const db = await database();
   const config = loadConfig({
@@ -93,7 +125,9 @@ async function main() {
   const app = await buildApp(ctx);
   await app.ready();
   const { keys } = await createAccount(ctx, { name: 'Tienda Bench' });
-  const headers = { authorization: `Bearer ${keys.live}`, 'content-type': 'application/json' };
+  const asBench = args['as-bench'];
+  const key = asBench ? keys.test : keys.live;
+  const headers = { authorization: `Bearer ${key}`, 'content-type': 'application/json' };
   const body = JSON.stringify(ORDER_BODY);
   const setOn = async (on: boolean) => {
     const r = await app.inject({
@@ -104,8 +138,9 @@ async function main() {
     });
     if (r.statusCode !== 200) throw new Error(r.body);
   };
-  const round = async (): Promise<number> => {
+  const round = async () => {
     let next = 0;
+    const meter = allocationMeter();
     const start = process.cpuUsage();
     const worker = async () => {
       while (next < CREATES) {
@@ -116,28 +151,51 @@ async function main() {
     };
     await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
     const used = process.cpuUsage(start);
-    return (used.user + used.system) / CREATES;
+    const { bytes, scavenges } = meter();
+    return {
+      us: (used.user + used.system) / CREATES,
+      kb: bytes / 1024 / CREATES,
+      scavenges: (scavenges * 1000) / CREATES,
+    };
   };
-  const on: number[] = [];
-  const off: number[] = [];
+  const series: Record<'on' | 'off' | 'bench', { us: number[]; kb: number[] }> = {
+    on: { us: [], kb: [] },
+    off: { us: [], kb: [] },
+    bench: { us: [], kb: [] },
+  };
+  let sampler: HeapSampler | undefined;
   for (let i = 0; i < ROUNDS; i++) {
-    for (const side of i % 2 === 0 ? [false, true] : [true, false]) {
-      await setOn(side);
-      const us = await round();
-      (side ? on : off).push(us);
-      process.stdout.write(`round ${i + 1} ${side ? 'on ' : 'off'} ${us.toFixed(0)} µs\n`);
+    if (i === 1 && args['heap-profile']) sampler = await startHeapSampling();
+    const sides = asBench ? (['bench'] as const) : i % 2 === 0 ? (['off', 'on'] as const) : (['on', 'off'] as const);
+    for (const side of sides) {
+      if (side !== 'bench') await setOn(side === 'on');
+      const r = await round();
+      series[side].us.push(r.us);
+      series[side].kb.push(r.kb);
+      process.stdout.write(
+        `round ${i + 1} ${side.padEnd(5)} ${r.us.toFixed(0)} µs, ${r.kb.toFixed(1)} KB, ${r.scavenges.toFixed(1)} scavenges per 1000 creates\n`,
+      );
     }
   }
-  const mOff = median(off.slice(1));
-  const mOn = median(on.slice(1));
-  const out = {
-    engine: args.db,
-    rounds: ROUNDS,
-    creates: CREATES,
-    off_us: Math.round(mOff),
-    on_us: Math.round(mOn),
-    ratio: Number((mOff / mOn).toFixed(3)),
-  };
+  if (sampler && args['heap-profile']) {
+    const head = await sampler.stop(args['heap-profile']);
+    const units = (ROUNDS - 1) * CREATES * (asBench ? 1 : 2);
+    process.stdout.write(`${allocationSites(head, units).join('\n')}\n\nby our own caller:\n`);
+    process.stdout.write(`${allocationByOwnCode(head, units).join('\n')}\n`);
+  }
+  const m = (xs: number[]) => Math.round(median(xs.slice(1)) * 10) / 10;
+  const out = asBench
+    ? { engine: args.db, rounds: ROUNDS, creates: CREATES, bench_us: m(series.bench.us), bench_kb: m(series.bench.kb) }
+    : {
+        engine: args.db,
+        rounds: ROUNDS,
+        creates: CREATES,
+        off_us: m(series.off.us),
+        on_us: m(series.on.us),
+        ratio: Number((median(series.off.us.slice(1)) / median(series.on.us.slice(1))).toFixed(3)),
+        off_kb: m(series.off.kb),
+        on_kb: m(series.on.kb),
+      };
   process.stdout.write(`${JSON.stringify(out)}\n`);
   await app.close();
   await handle.close();

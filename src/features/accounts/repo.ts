@@ -1,4 +1,5 @@
 import type { Pricing } from '../../shared/config.js';
+import { precompiled } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { AccountsTable, ApiKeysTable } from '../../shared/db/schema.js';
 
@@ -48,8 +49,11 @@ export async function insertKey(db: Executor, row: ApiKeysTable): Promise<void> 
   await db.insertInto('api_keys').values(row).execute();
 }
 
+/** Precompiled: every request with an API key reads its key (deliberately uncached: a revocation applies at once). */
+const keyByHash = precompiled((db, hash: string) => db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash));
+
 export async function findKeyByHash(db: Executor, hash: string): Promise<ApiKeysTable | undefined> {
-  return db.selectFrom('api_keys').selectAll().where('key_hash', '=', hash).executeTakeFirst();
+  return (await keyByHash(db, hash))[0];
 }
 
 export async function revokeKey(db: Executor, id: string, at: number): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import { compiledInsertRows } from '../../shared/db/compiled.js';
+import { compiledInsertRows, precompiled } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { JobsTable, Mode } from '../../shared/db/schema.js';
 import type { MessageStatus, MessagesTable } from '../../shared/db/tables/messages.js';
@@ -69,12 +69,13 @@ export interface Reader {
 /** The carrier's defaults live under this account id. */
 export const CARRIER = '*';
 
+/** Precompiled: every create reads them (for its order_confirmed messages). */
+const settingsRows = precompiled((db, accountIds: readonly string[]) =>
+  db.selectFrom('message_settings').select(['account_id', 'settings']).where('account_id', 'in', accountIds),
+);
+
 export async function settingsOf(db: Executor, accountIds: string[]): Promise<Map<string, Partial<MessageSettings>>> {
-  const rows = await db
-    .selectFrom('message_settings')
-    .select(['account_id', 'settings'])
-    .where('account_id', 'in', accountIds)
-    .execute();
+  const rows = await settingsRows(db, accountIds);
   return new Map(rows.map((r) => [r.account_id, JSON.parse(r.settings) as Partial<MessageSettings>]));
 }
 

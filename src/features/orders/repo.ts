@@ -1,6 +1,6 @@
 import type { Insertable, QueryCreator, Selectable, UpdateObject } from 'kysely';
 import type { Scope } from '../../shared/auth.js';
-import { compiledInsert } from '../../shared/db/compiled.js';
+import { compiledInsert, compiledInsertStored } from '../../shared/db/compiled.js';
 import type { Engine, Executor } from '../../shared/db/index.js';
 import type { DB, OrderStatus, OrdersTable, OrderTimelineTable } from '../../shared/db/schema.js';
 import { COURIER_ACTIVE_STATUSES, phoneKey, searchKey } from '../../shared/db/tables/orders.js';
@@ -132,8 +132,12 @@ const pickupColumn = (a: OrderRow['pickup_address']) => (a === null ? null : JSO
 const requirementsColumn = (r: string[]) => (r.length > 0 ? JSON.stringify(r) : null);
 
 function allColumns(o: OrderRow): OrdersTable {
+  return { ...o, ...storedColumns(o) };
+}
+
+/** What an order stores otherwise than OrderRow holds it: the JSON columns as text, and the derived columns. */
+function storedColumns(o: OrderRow): Pick<OrdersTable, JsonColumns | DerivedColumns> {
   return {
-    ...o,
     ...dueOf(o.requested_date, o.created_at, o.timezone),
     ...customerKeys(o.customer),
     customer: JSON.stringify(o.customer),
@@ -213,10 +217,10 @@ const ORDER_COLUMNS = Object.keys({
   attempt_far: 1,
 } satisfies Record<keyof OrdersTable, 1>) as (keyof OrdersTable)[];
 
-const insertOrderColumns = compiledInsert('orders', ORDER_COLUMNS);
+const insertOrderColumns = compiledInsertStored('orders', ORDER_COLUMNS);
 
 export function insertOrder(db: Executor, row: OrderRow): Promise<void> {
-  return insertOrderColumns(db, allColumns(row));
+  return insertOrderColumns(db, row, storedColumns(row));
 }
 
 export interface TimelineEntry {

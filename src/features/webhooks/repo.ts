@@ -1,5 +1,6 @@
 import type { Selectable, Updateable } from 'kysely';
 import type { Owner } from '../../shared/auth.js';
+import { precompiled } from '../../shared/db/compiled.js';
 import type { Db, Engine, Executor, KeysetCursor } from '../../shared/db/index.js';
 import type { WebhookAttemptsTable, WebhookDeliveriesTable, WebhookEndpointsTable } from '../../shared/db/schema.js';
 
@@ -87,16 +88,20 @@ export async function updateEndpoint(
   return row && endpointOf(row);
 }
 
-/** Enabled endpoints of one account and environment; the caller filters by subscription. */
-export async function enabledEndpoints(db: Executor, owner: Owner): Promise<EndpointRow[]> {
-  const rows = await db
+/** Precompiled: every create reads them (its order.created event is delivered to each). */
+const enabledOf = precompiled((db, accountId: string, mode: Owner['mode']) =>
+  db
     .selectFrom('webhook_endpoints')
     .selectAll()
-    .where('account_id', '=', owner.accountId)
-    .where('mode', '=', owner.mode)
+    .where('account_id', '=', accountId)
+    .where('mode', '=', mode)
     .where('status', '=', 'enabled')
-    .where('deleted_at', 'is', null)
-    .execute();
+    .where('deleted_at', 'is', null),
+);
+
+/** Enabled endpoints of one account and environment; the caller filters by subscription. */
+export async function enabledEndpoints(db: Executor, owner: Owner): Promise<EndpointRow[]> {
+  const rows = await enabledOf(db, owner.accountId, owner.mode);
   return rows.map(endpointOf);
 }
 

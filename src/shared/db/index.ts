@@ -12,6 +12,7 @@ import {
 } from 'kysely';
 import pg from 'pg';
 import { WalCheckpointer } from './checkpointer.js';
+import { type DirectSqlite, runDirectlyOn } from './direct.js';
 import type { DB } from './schema.js';
 import { loadSqlite } from './sqlite-driver.js';
 
@@ -74,9 +75,12 @@ const STATEMENT_CACHE_SIZE = 500;
  * statements are kept by text (bounded: `IN (…)` lists of many lengths must not grow it forever).
  * better-sqlite3 is synchronous, so one statement is never run twice at once.
  */
-function cachingStatements(sqlite: SQLite.Database): SqliteDatabase {
+function cachingStatements(sqlite: SQLite.Database): SqliteDatabase & DirectSqlite {
   const cache = new Map<string, SQLite.Statement>();
   return {
+    get inTransaction() {
+      return sqlite.inTransaction;
+    },
     prepare(text: string) {
       let stmt = cache.get(text);
       if (!stmt) {
@@ -120,9 +124,9 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
     opts.walCheckpointer && file !== ':memory:'
       ? new WalCheckpointer(sqlite, file, opts.walCheckpointer.onError, opts.walCheckpointer.intervalMs)
       : undefined;
-  return wrap(
-    new Kysely<DB>({ dialect: new SqliteDialect({ database: cachingStatements(sqlite) }) }),
-    engine,
-    checkpointer,
-  );
+  const statements = cachingStatements(sqlite);
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  // The hot statements of db/compiled.ts run on the same connection and statement cache directly (direct.ts).
+  runDirectlyOn(db, statements);
+  return wrap(db, engine, checkpointer);
 }
