@@ -23,12 +23,21 @@ export class IntraRoute {
   private bwd: Float64Array = new Float64Array(0);
   /** The route's new order after a successful `improve` (seq[0..count)). */
   readonly seq: Int32Array;
-  /** The reordered stretch, being tested. */
-  private readonly part: Int32Array;
+  /** Bumped by every `index`: the strings cached for job `cu` hold while `cver` equals it. */
+  private ver = 0;
+  private cu = -1;
+  private cver = -1;
+  private readonly sFirst = new Int32Array(5);
+  private readonly sLast = new Int32Array(5);
+  private readonly sGain = new Float64Array(5);
+  private readonly sBwd = new Float64Array(5);
+  private readonly sFwd = new Float64Array(5);
+  /** The replay's place and departure time. */
+  private at = 0;
+  private clock = 0;
 
   constructor(private readonly m: Model) {
     this.seq = new Int32Array(m.n + 2);
-    this.part = new Int32Array(m.n + 2);
   }
 
   /** Recomputes route v's cumulative distances (after any change to it). */
@@ -39,6 +48,7 @@ export class IntraRoute {
       this.fwd = new Float64Array(S * m.vehicles);
       this.bwd = new Float64Array(S * m.vehicles);
     }
+    this.ver++;
     const b = v * S;
     const n = s.len[v] as number;
     const { dist, size } = m;
@@ -63,16 +73,25 @@ export class IntraRoute {
     const i = s.posOf[u] as number;
     const p = s.posOf[w] as number;
     const n = s.len[v] as number;
+    const B = v * s.stride;
+    // u is tried against each of its neighbours in turn: its strings' removal gains are the same
+    // for all of them until the route changes.
+    if (this.cu !== u || this.cver !== this.ver) this.strings(s, B, u, i, n);
+    const L = s.loc;
+    const lw = L[B + p] as number;
+    const after = this.d(lw, L[B + p + 1] as number);
+    const before = this.d(L[B + p - 1] as number, lw);
     for (let k = 1; k <= OR_MAX; k++) {
       // String starting at u: after w forwards (w, u, …); before w reversed (…, u, w).
       if (i + k - 1 <= n) {
-        if (this.orOpt(s, v, i, i + k - 1, p, false)) return n;
-        if (k > 1 && this.orOpt(s, v, i, i + k - 1, p - 1, true)) return n;
+        if (this.orOpt(s, v, i, i + k - 1, p, false, k - 1, after)) return n;
+        if (k > 1 && this.orOpt(s, v, i, i + k - 1, p - 1, true, k - 1, before)) return n;
       }
       // String ending at u: before w forwards (…, u, w); after w reversed (w, u, …).
       if (i - k + 1 >= 1) {
-        if (this.orOpt(s, v, i - k + 1, i, p - 1, false)) return n;
-        if (k > 1 && this.orOpt(s, v, i - k + 1, i, p, true)) return n;
+        const slot = k === 1 ? 0 : k + 1;
+        if (this.orOpt(s, v, i - k + 1, i, p - 1, false, slot, before)) return n;
+        if (k > 1 && this.orOpt(s, v, i - k + 1, i, p, true, slot, after)) return n;
       }
     }
     // 2-opt: the earlier of the two followed by the later, the stretch after the earlier reversed.
@@ -86,48 +105,78 @@ export class IntraRoute {
     return this.m.dist[a * this.m.size + c] as number;
   }
 
-  /** Positions a..b moved between positions x and x + 1 (x outside a−1..b), reversed or not. */
-  private orOpt(s: Routes, v: number, a: number, b: number, x: number, reversed: boolean): boolean {
+  /**
+   * The strings of u's or-opt moves, by slot: 0–2 start at u (1–3 stops), 3–4 end at it (2–3
+   * stops). For each, what removing it saves and its length driven backwards and forwards.
+   */
+  private strings(s: Routes, B: number, u: number, i: number, n: number): void {
+    this.cu = u;
+    this.cver = this.ver;
+    const L = s.loc;
+    for (let slot = 0; slot < 5; slot++) {
+      const a = slot < 3 ? i : i - slot + 2;
+      const b = slot < 3 ? i + slot : i;
+      if (a < 1 || b > n) continue;
+      const pa = L[B + a - 1] as number;
+      const fa = L[B + a] as number;
+      const lb = L[B + b] as number;
+      const nb = L[B + b + 1] as number;
+      this.sFirst[slot] = fa;
+      this.sLast[slot] = lb;
+      this.sGain[slot] = this.d(pa, nb) - this.d(pa, fa) - this.d(lb, nb);
+      this.sBwd[slot] = (this.bwd[B + b] as number) - (this.bwd[B + a] as number);
+      this.sFwd[slot] = (this.fwd[B + b] as number) - (this.fwd[B + a] as number);
+    }
+  }
+
+  /**
+   * Positions a..b (the string in `slot`) moved between positions x and x + 1 (x outside a−1..b),
+   * reversed or not; `cut` is the length of the edge x → x + 1.
+   */
+  private orOpt(
+    s: Routes,
+    v: number,
+    a: number,
+    b: number,
+    x: number,
+    reversed: boolean,
+    slot: number,
+    cut: number,
+  ): boolean {
     if (x >= a - 1 && x <= b) return false;
     const B = v * s.stride;
     const L = s.loc;
-    const pa = L[B + a - 1] as number;
-    const fa = L[B + a] as number;
-    const lb = L[B + b] as number;
-    const nb = L[B + b + 1] as number;
+    const fa = this.sFirst[slot] as number;
+    const lb = this.sLast[slot] as number;
     const px = L[B + x] as number;
     const nx = L[B + x + 1] as number;
-    let delta = this.d(pa, nb) - this.d(pa, fa) - this.d(lb, nb) - this.d(px, nx);
+    let delta = (this.sGain[slot] as number) - cut;
     if (reversed) {
-      delta +=
-        this.d(px, lb) +
-        this.d(fa, nx) +
-        ((this.bwd[B + b] as number) - (this.bwd[B + a] as number)) -
-        ((this.fwd[B + b] as number) - (this.fwd[B + a] as number));
+      delta += this.d(px, lb) + this.d(fa, nx) + (this.sBwd[slot] as number) - (this.sFwd[slot] as number);
     } else delta += this.d(px, fa) + this.d(lb, nx);
     if (delta > -EPS) return false;
-    // The stretch that changes: x+1..b when the string moves earlier, a..x when it moves later.
-    // No closure for the string's copy: this runs per improving move, and closures allocate.
-    const part = this.part;
-    let c = 0;
-    let from = a;
+    // The stretch that changes, replayed in its new order from the route's own arrays: the
+    // string then x+1..a−1 when it moves earlier, b+1..x then the string when it moves later.
     if (x < a) {
-      from = x + 1;
-      c = this.copyString(s, B, a, b, reversed, 0);
-      for (let q = x + 1; q < a; q++) part[c++] = s.job[B + q] as number;
+      this.begin(s, B + x);
+      if (!this.run(s, B, a, b, reversed) || !this.run(s, B, x + 1, a - 1, false) || !this.reach(s, B + b + 1)) {
+        return false;
+      }
+      let c = this.copy(s, B, 1, x, 0);
+      c = this.copy(s, B, a, b, c, reversed);
+      c = this.copy(s, B, x + 1, a - 1, c);
+      this.copy(s, B, b + 1, s.len[v] as number, c);
     } else {
-      for (let q = b + 1; q <= x; q++) part[c++] = s.job[B + q] as number;
-      c = this.copyString(s, B, a, b, reversed, c);
+      this.begin(s, B + a - 1);
+      if (!this.run(s, B, b + 1, x, false) || !this.run(s, B, a, b, reversed) || !this.reach(s, B + x + 1)) {
+        return false;
+      }
+      let c = this.copy(s, B, 1, a - 1, 0);
+      c = this.copy(s, B, b + 1, x, c);
+      c = this.copy(s, B, a, b, c, reversed);
+      this.copy(s, B, x + 1, s.len[v] as number, c);
     }
-    return this.fits(s, v, from, c);
-  }
-
-  /** Copies positions a..b (reversed or not) to part[c..]; returns the new end. */
-  private copyString(s: Routes, B: number, a: number, b: number, reversed: boolean, c: number): number {
-    const part = this.part;
-    if (reversed) for (let q = b; q >= a; q--) part[c++] = s.job[B + q] as number;
-    else for (let q = a; q <= b; q++) part[c++] = s.job[B + q] as number;
-    return c;
+    return true;
   }
 
   /** Positions lo+1..hi reversed. */
@@ -146,40 +195,51 @@ export class IntraRoute {
       ((this.bwd[B + hi] as number) - (this.bwd[B + lo + 1] as number)) -
       ((this.fwd[B + hi] as number) - (this.fwd[B + lo + 1] as number));
     if (delta > -EPS) return false;
-    const part = this.part;
-    let c = 0;
-    for (let q = hi; q > lo; q--) part[c++] = s.job[B + q] as number;
-    return this.fits(s, v, lo + 1, c);
+    this.begin(s, B + lo);
+    if (!this.run(s, B, lo + 1, hi, true) || !this.reach(s, B + hi + 1)) return false;
+    let c = this.copy(s, B, 1, lo, 0);
+    c = this.copy(s, B, lo + 1, hi, c, true);
+    this.copy(s, B, hi + 1, s.len[v] as number, c);
+    return true;
   }
 
-  /**
-   * Whether route v with positions from..from+count−1 replaced by part[0..count) is on time; if so,
-   * the whole new order goes to `seq`.
-   */
-  private fits(s: Routes, v: number, from: number, count: number): boolean {
+  /** Starts a replay at cell `at` of the routes: its location and its earliest departure. */
+  private begin(s: Routes, at: number): void {
+    this.at = s.loc[at] as number;
+    this.clock = (s.es[at] as number) + (s.sv[at] as number);
+  }
+
+  /** Continues the replay through positions lo..hi (reversed: hi..lo); false once a job is late. */
+  private run(s: Routes, B: number, lo: number, hi: number, reversed: boolean): boolean {
     const m = this.m;
-    const { time, size } = m;
-    const B = v * s.stride;
-    const part = this.part;
-    let at = s.loc[B + from - 1] as number;
-    let clock = (s.es[B + from - 1] as number) + (s.sv[B + from - 1] as number);
-    for (let q = 0; q < count; q++) {
-      const j = part[q] as number;
+    const { time, size, ready, due, service } = m;
+    let at = this.at;
+    let clock = this.clock;
+    for (let r = 0; r <= hi - lo; r++) {
+      const j = s.job[B + (reversed ? hi - r : lo + r)] as number;
       const lj = m.loc[j] as number;
       clock += time[at * size + lj] as number;
-      if (clock < (m.ready[j] as number)) clock = m.ready[j] as number;
-      if (clock > (m.due[j] as number)) return false;
-      clock += m.service[j] as number;
+      if (clock < (ready[j] as number)) clock = ready[j] as number;
+      if (clock > (due[j] as number)) return false;
+      clock += service[j] as number;
       at = lj;
     }
-    const next = B + from + count;
-    if (clock + (time[at * size + (s.loc[next] as number)] as number) > (s.ls[next] as number)) return false;
-    const n = s.len[v] as number;
-    const seq = this.seq;
-    let c = 0;
-    for (let q = 1; q < from; q++) seq[c++] = s.job[B + q] as number;
-    for (let q = 0; q < count; q++) seq[c++] = part[q] as number;
-    for (let q = from + count; q <= n; q++) seq[c++] = s.job[B + q] as number;
+    this.at = at;
+    this.clock = clock;
     return true;
+  }
+
+  /** Whether the replay reaches cell `next` (the first unchanged stop after the stretch) by its latest start. */
+  private reach(s: Routes, next: number): boolean {
+    const m = this.m;
+    return this.clock + (m.time[this.at * m.size + (s.loc[next] as number)] as number) <= (s.ls[next] as number);
+  }
+
+  /** Copies positions lo..hi (reversed or not) of the route at B to seq[c..]; returns the new end. */
+  private copy(s: Routes, B: number, lo: number, hi: number, c: number, reversed = false): number {
+    const seq = this.seq;
+    if (reversed) for (let q = hi; q >= lo; q--) seq[c++] = s.job[B + q] as number;
+    else for (let q = lo; q <= hi; q++) seq[c++] = s.job[B + q] as number;
+    return c;
   }
 }
