@@ -69,6 +69,7 @@ export class IntraRoute {
    * the route's new order to `seq` and returns its length; else -1.
    */
   improve(s: Routes, u: number, w: number): number {
+    const { dist: D, size: Z } = this.m;
     const v = s.routeOf[u] as number;
     const i = s.posOf[u] as number;
     const p = s.posOf[w] as number;
@@ -79,8 +80,8 @@ export class IntraRoute {
     if (this.cu !== u || this.cver !== this.ver) this.strings(s, B, u, i, n);
     const L = s.loc;
     const lw = L[B + p] as number;
-    const after = this.d(lw, L[B + p + 1] as number);
-    const before = this.d(L[B + p - 1] as number, lw);
+    const after = D[lw * Z + (L[B + p + 1] as number)] as number;
+    const before = D[(L[B + p - 1] as number) * Z + lw] as number;
     for (let k = 1; k <= OR_MAX; k++) {
       // String starting at u: after w forwards (w, u, …); before w reversed (…, u, w).
       if (i + k - 1 <= n) {
@@ -101,15 +102,12 @@ export class IntraRoute {
     return -1;
   }
 
-  private d(a: number, c: number): number {
-    return this.m.dist[a * this.m.size + c] as number;
-  }
-
   /**
    * The strings of u's or-opt moves, by slot: 0–2 start at u (1–3 stops), 3–4 end at it (2–3
    * stops). For each, what removing it saves and its length driven backwards and forwards.
    */
   private strings(s: Routes, B: number, u: number, i: number, n: number): void {
+    const { dist: D, size: Z } = this.m;
     this.cu = u;
     this.cver = this.ver;
     const L = s.loc;
@@ -123,7 +121,7 @@ export class IntraRoute {
       const nb = L[B + b + 1] as number;
       this.sFirst[slot] = fa;
       this.sLast[slot] = lb;
-      this.sGain[slot] = this.d(pa, nb) - this.d(pa, fa) - this.d(lb, nb);
+      this.sGain[slot] = (D[pa * Z + nb] as number) - (D[pa * Z + fa] as number) - (D[lb * Z + nb] as number);
       this.sBwd[slot] = (this.bwd[B + b] as number) - (this.bwd[B + a] as number);
       this.sFwd[slot] = (this.fwd[B + b] as number) - (this.fwd[B + a] as number);
     }
@@ -143,6 +141,7 @@ export class IntraRoute {
     slot: number,
     cut: number,
   ): boolean {
+    const { dist: D, size: Z } = this.m;
     if (x >= a - 1 && x <= b) return false;
     const B = v * s.stride;
     const L = s.loc;
@@ -152,8 +151,12 @@ export class IntraRoute {
     const nx = L[B + x + 1] as number;
     let delta = (this.sGain[slot] as number) - cut;
     if (reversed) {
-      delta += this.d(px, lb) + this.d(fa, nx) + (this.sBwd[slot] as number) - (this.sFwd[slot] as number);
-    } else delta += this.d(px, fa) + this.d(lb, nx);
+      delta +=
+        (D[px * Z + lb] as number) +
+        (D[fa * Z + nx] as number) +
+        (this.sBwd[slot] as number) -
+        (this.sFwd[slot] as number);
+    } else delta += (D[px * Z + fa] as number) + (D[lb * Z + nx] as number);
     if (delta > -EPS) return false;
     // The stretch that changes, replayed in its new order from the route's own arrays: the
     // string then x+1..a−1 when it moves earlier, b+1..x then the string when it moves later.
@@ -181,6 +184,7 @@ export class IntraRoute {
 
   /** Positions lo+1..hi reversed. */
   private twoOpt(s: Routes, v: number, lo: number, hi: number): boolean {
+    const { dist: D, size: Z } = this.m;
     const B = v * s.stride;
     const L = s.loc;
     const x = L[B + lo] as number;
@@ -188,10 +192,10 @@ export class IntraRoute {
     const z = L[B + hi] as number;
     const t = L[B + hi + 1] as number;
     const delta =
-      this.d(x, z) +
-      this.d(y, t) -
-      this.d(x, y) -
-      this.d(z, t) +
+      (D[x * Z + z] as number) +
+      (D[y * Z + t] as number) -
+      (D[x * Z + y] as number) -
+      (D[z * Z + t] as number) +
       ((this.bwd[B + hi] as number) - (this.bwd[B + lo + 1] as number)) -
       ((this.fwd[B + hi] as number) - (this.fwd[B + lo + 1] as number));
     if (delta > -EPS) return false;
