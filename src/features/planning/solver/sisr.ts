@@ -40,6 +40,8 @@ export class Sisr {
   readonly hopeless: Uint8Array;
   /** Insertion under breaks and pairs; null for the plain path. */
   private readonly constrained: Constrained | null;
+  /** No travel or service time below zero: then a route's `es` and `ls` never fall along it. */
+  private readonly monotone: boolean;
 
   constructor(
     private readonly m: Model,
@@ -55,6 +57,7 @@ export class Sisr {
     this.keys = new Float64Array(m.n);
     this.hopeless = new Uint8Array(m.n);
     this.constrained = m.constrained ? new Constrained(m) : null;
+    this.monotone = m.time.every((t) => t >= 0) && m.service.every((t) => t >= 0);
   }
 
   clearTouched(): void {
@@ -141,6 +144,9 @@ export class Sisr {
       const readyJ = ready[j] as number;
       const dueJ = due[j] as number;
       const svJ = service[j] as number;
+      // Served no earlier than its ready time: a place whose next stop must start before that plus
+      // the service is late whatever the way there (when no travel time is negative).
+      const doneJ = this.monotone ? readyJ + svJ : Number.NEGATIVE_INFINITY;
       let best = Number.POSITIVE_INFINITY;
       let bv = -1;
       let bp = -1;
@@ -179,13 +185,30 @@ export class Sisr {
           }
           if (!fits) continue;
           const b = v * S;
-          for (let p = 0; p <= n; p++) {
+          let p = 0;
+          let end = n + 1;
+          if (this.monotone) {
+            // Only a window of places can fit: from the first whose next stop starts late enough
+            // (ls ≥ ready + service) to the last that starts before the job's due time (es ≤ due),
+            // each found by bisection. The places before the window still count for the blinks,
+            // so the same places are tried and the same answers come out as with a full scan.
+            end = firstAbove(es, b, 0, n + 1, dueJ);
+            p = firstAtLeast(ls, b + 1, 0, end, doneJ);
+            let skip = p;
+            while (gap <= skip) {
+              skip -= gap;
+              gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
+            }
+            gap -= skip;
+          }
+          for (; p < end; p++) {
             const e = es[b + p] as number;
             if (e > dueJ) break; // every later position starts even later
             if (--gap === 0) {
               gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
               continue;
             }
+            if (doneJ > (ls[b + p + 1] as number)) continue;
             const a = sloc[b + p] as number;
             const c = sloc[b + p + 1] as number;
             const delta =
@@ -285,4 +308,24 @@ export class Sisr {
       keys[p + 1] = key;
     }
   }
+}
+
+/** The first q in [lo, hi) with a[base + q] > x, or hi (a non-decreasing there). */
+function firstAbove(a: Float64Array, base: number, lo: number, hi: number, x: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if ((a[base + mid] as number) > x) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+/** The first q in [lo, hi) with a[base + q] ≥ x, written as "not x > a", or hi (a non-decreasing there). */
+function firstAtLeast(a: Float64Array, base: number, lo: number, hi: number, x: number): number {
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (!(x > (a[base + mid] as number))) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
 }
