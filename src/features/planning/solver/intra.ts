@@ -14,8 +14,16 @@ import type { Routes } from './routes.js';
 
 /** Smallest saving that counts as one (as ls.ts). */
 const EPS = 1e-9;
-/** Longest string or-opt moves. */
-const OR_MAX = 3;
+/**
+ * The or-opt moves tried for u and w, in order, for strings of 1–3 stops (OR-opt's longest: 3):
+ * the string's slot (0–2 start at u, 3–4 end at it; see `strings`), whether it goes after w (1) or
+ * before it (0), and whether reversed. Strings starting at u go after w forwards (w, u, …) or
+ * before it reversed (…, u, w); strings ending at u before w forwards or after it reversed.
+ */
+const SLOT = [0, 0, 1, 1, 3, 3, 2, 2, 4, 4];
+const SIDE = [1, 0, 1, 0, 0, 1, 1, 0, 0, 1];
+const REV = [0, 0, 0, 1, 0, 1, 0, 1, 0, 1];
+const MOVES = SLOT.length;
 
 export class IntraRoute {
   /** Per position (v * stride + p): distance from the start to p along the route, and the same driven backwards. */
@@ -27,6 +35,9 @@ export class IntraRoute {
   private ver = 0;
   private cu = -1;
   private cver = -1;
+  private readonly sOk = new Uint8Array(5);
+  private readonly sA = new Int32Array(5);
+  private readonly sB = new Int32Array(5);
   private readonly sFirst = new Int32Array(5);
   private readonly sLast = new Int32Array(5);
   private readonly sGain = new Float64Array(5);
@@ -82,18 +93,29 @@ export class IntraRoute {
     const lw = L[B + p] as number;
     const after = D[lw * Z + (L[B + p + 1] as number)] as number;
     const before = D[(L[B + p - 1] as number) * Z + lw] as number;
-    for (let k = 1; k <= OR_MAX; k++) {
-      // String starting at u: after w forwards (w, u, …); before w reversed (…, u, w).
-      if (i + k - 1 <= n) {
-        if (this.orOpt(s, v, i, i + k - 1, p, false, k - 1, after)) return n;
-        if (k > 1 && this.orOpt(s, v, i, i + k - 1, p - 1, true, k - 1, before)) return n;
-      }
-      // String ending at u: before w forwards (…, u, w); after w reversed (w, u, …).
-      if (i - k + 1 >= 1) {
-        const slot = k === 1 ? 0 : k + 1;
-        if (this.orOpt(s, v, i - k + 1, i, p - 1, false, slot, before)) return n;
-        if (k > 1 && this.orOpt(s, v, i - k + 1, i, p, true, slot, after)) return n;
-      }
+    // The moves in a fixed order (the loop, not a call per move: most fail on distance).
+    for (let t = 0; t < MOVES; t++) {
+      const slot = SLOT[t] as number;
+      if (this.sOk[slot] === 0) continue;
+      const a = this.sA[slot] as number;
+      const b = this.sB[slot] as number;
+      const side = SIDE[t] === 1;
+      const x = side ? p : p - 1;
+      if (x >= a - 1 && x <= b) continue;
+      const px = L[B + x] as number;
+      const nx = L[B + x + 1] as number;
+      const fa = this.sFirst[slot] as number;
+      const lb = this.sLast[slot] as number;
+      let delta = (this.sGain[slot] as number) - (side ? after : before);
+      const reversed = REV[t] === 1;
+      if (reversed) {
+        delta +=
+          (D[px * Z + lb] as number) +
+          (D[fa * Z + nx] as number) +
+          (this.sBwd[slot] as number) -
+          (this.sFwd[slot] as number);
+      } else delta += (D[px * Z + fa] as number) + (D[lb * Z + nx] as number);
+      if (delta <= -EPS && this.orOpt(s, v, a, b, x, reversed)) return n;
     }
     // 2-opt: the earlier of the two followed by the later, the stretch after the earlier reversed.
     const lo = Math.min(i, p);
@@ -114,7 +136,10 @@ export class IntraRoute {
     for (let slot = 0; slot < 5; slot++) {
       const a = slot < 3 ? i : i - slot + 2;
       const b = slot < 3 ? i + slot : i;
-      if (a < 1 || b > n) continue;
+      this.sOk[slot] = a >= 1 && b <= n ? 1 : 0;
+      if (this.sOk[slot] === 0) continue;
+      this.sA[slot] = a;
+      this.sB[slot] = b;
       const pa = L[B + a - 1] as number;
       const fa = L[B + a] as number;
       const lb = L[B + b] as number;
@@ -127,37 +152,9 @@ export class IntraRoute {
     }
   }
 
-  /**
-   * Positions a..b (the string in `slot`) moved between positions x and x + 1 (x outside a−1..b),
-   * reversed or not; `cut` is the length of the edge x → x + 1.
-   */
-  private orOpt(
-    s: Routes,
-    v: number,
-    a: number,
-    b: number,
-    x: number,
-    reversed: boolean,
-    slot: number,
-    cut: number,
-  ): boolean {
-    const { dist: D, size: Z } = this.m;
-    if (x >= a - 1 && x <= b) return false;
+  /** Whether positions a..b moved between positions x and x + 1 (x outside a−1..b), reversed or not, stay on time. */
+  private orOpt(s: Routes, v: number, a: number, b: number, x: number, reversed: boolean): boolean {
     const B = v * s.stride;
-    const L = s.loc;
-    const fa = this.sFirst[slot] as number;
-    const lb = this.sLast[slot] as number;
-    const px = L[B + x] as number;
-    const nx = L[B + x + 1] as number;
-    let delta = (this.sGain[slot] as number) - cut;
-    if (reversed) {
-      delta +=
-        (D[px * Z + lb] as number) +
-        (D[fa * Z + nx] as number) +
-        (this.sBwd[slot] as number) -
-        (this.sFwd[slot] as number);
-    } else delta += (D[px * Z + fa] as number) + (D[lb * Z + nx] as number);
-    if (delta > -EPS) return false;
     // The stretch that changes, replayed in its new order from the route's own arrays: the
     // string then x+1..a−1 when it moves earlier, b+1..x then the string when it moves later.
     if (x < a) {
