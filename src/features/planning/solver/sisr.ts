@@ -1,3 +1,4 @@
+import { firstAbove, firstAtLeast } from './bisect.js';
 import { Constrained } from './constrained.js';
 import type { Model } from './model.js';
 import type { Rng } from './rng.js';
@@ -145,8 +146,8 @@ export class Sisr {
       const dueJ = due[j] as number;
       const svJ = service[j] as number;
       // Served no earlier than its ready time: a place whose next stop must start before that plus
-      // the service is late whatever the way there (when no travel time is negative).
-      const doneJ = this.monotone ? readyJ + svJ : Number.NEGATIVE_INFINITY;
+      // the service is late whatever the way there.
+      const doneJ = readyJ + svJ;
       let best = Number.POSITIVE_INFINITY;
       let bv = -1;
       let bp = -1;
@@ -208,7 +209,6 @@ export class Sisr {
               gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
               continue;
             }
-            if (doneJ > (ls[b + p + 1] as number)) continue;
             const a = sloc[b + p] as number;
             const c = sloc[b + p + 1] as number;
             const delta =
@@ -308,24 +308,4 @@ export class Sisr {
       keys[p + 1] = key;
     }
   }
-}
-
-/** The first q in [lo, hi) with a[base + q] > x, or hi (a non-decreasing there). */
-function firstAbove(a: Float64Array, base: number, lo: number, hi: number, x: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if ((a[base + mid] as number) > x) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
-}
-
-/** The first q in [lo, hi) with a[base + q] ≥ x, written as "not x > a", or hi (a non-decreasing there). */
-function firstAtLeast(a: Float64Array, base: number, lo: number, hi: number, x: number): number {
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (!(x > (a[base + mid] as number))) hi = mid;
-    else lo = mid + 1;
-  }
-  return lo;
 }
