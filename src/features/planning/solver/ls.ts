@@ -130,10 +130,6 @@ export class LocalSearch {
     }
   }
 
-  private d(a: number, c: number): number {
-    return this.m.dist[a * this.m.size + c] as number;
-  }
-
   /** Whether job j, started no earlier than `from` plus the way from location a, is served in time and reaches position q of route v (its `ls`) in time. */
   private fits(s: Routes, a: number, leave: number, j: number, next: number): boolean {
     const m = this.m;
@@ -161,6 +157,7 @@ export class LocalSearch {
 
   /** u moved right after w, or right before it (w in another route). */
   private relocate(s: Routes, u: number, w: number): boolean {
+    const { dist: D, size: Z } = this.m;
     const m = this.m;
     const S = s.stride;
     const v1 = s.routeOf[u] as number;
@@ -171,7 +168,10 @@ export class LocalSearch {
     const lu = m.loc[u] as number;
     const la = s.loc[b1 + i - 1] as number;
     const lc = s.loc[b1 + i + 1] as number;
-    const gain = n1 === 1 ? (s.rdist[v1] as number) : this.d(la, lu) + this.d(lu, lc) - this.d(la, lc);
+    const gain =
+      n1 === 1
+        ? (s.rdist[v1] as number)
+        : (D[la * Z + lu] as number) + (D[lu * Z + lc] as number) - (D[la * Z + lc] as number);
     const b2 = v2 * S;
     const p = s.posOf[w] as number;
     for (let side = 0; side < 2; side++) {
@@ -179,7 +179,7 @@ export class LocalSearch {
       const j = side === 0 ? p : p - 1;
       const x = s.loc[b2 + j] as number;
       const y = s.loc[b2 + j + 1] as number;
-      const cost = this.d(x, lu) + this.d(lu, y) - this.d(x, y);
+      const cost = (D[x * Z + lu] as number) + (D[lu * Z + y] as number) - (D[x * Z + y] as number);
       if (cost - gain > -EPS) continue;
       if ((s.len[v2] as number) + 1 > (m.vMaxJobs[v2] as number) || !this.capOk(v2, u, -1, s)) continue;
       // Leaving u out of v1 must keep v1 on time (distances need not obey the triangle inequality).
@@ -206,6 +206,7 @@ export class LocalSearch {
 
   /** u and w (of another route) trade places. */
   private swap(s: Routes, u: number, w: number): boolean {
+    const { dist: D, size: Z } = this.m;
     const m = this.m;
     const S = s.stride;
     const v1 = s.routeOf[u] as number;
@@ -222,14 +223,14 @@ export class LocalSearch {
     const a2 = s.loc[b2 + p - 1] as number;
     const c2 = s.loc[b2 + p + 1] as number;
     const delta =
-      this.d(a1, lw) +
-      this.d(lw, c1) -
-      this.d(a1, lu) -
-      this.d(lu, c1) +
-      this.d(a2, lu) +
-      this.d(lu, c2) -
-      this.d(a2, lw) -
-      this.d(lw, c2);
+      (D[a1 * Z + lw] as number) +
+      (D[lw * Z + c1] as number) -
+      (D[a1 * Z + lu] as number) -
+      (D[lu * Z + c1] as number) +
+      (D[a2 * Z + lu] as number) +
+      (D[lu * Z + c2] as number) -
+      (D[a2 * Z + lw] as number) -
+      (D[lw * Z + c2] as number);
     if (delta > -EPS) return false;
     if (!this.capOk(v1, w, u, s) || !this.capOk(v2, u, w, s)) return false;
     if (!this.fits(s, a1, (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number), w, b1 + i + 1)) return false;
@@ -261,6 +262,7 @@ export class LocalSearch {
 
   /** v1 keeps positions 0..i and takes v2's jobs after p; v2 keeps 0..p and takes v1's after i. */
   private tails(s: Routes, v1: number, i: number, v2: number, p: number): boolean {
+    const { dist: D, size: Z } = this.m;
     const m = this.m;
     const S = s.stride;
     const b1 = v1 * S;
@@ -273,10 +275,11 @@ export class LocalSearch {
     const y2 = s.loc[b2 + p + 1] as number;
     const len1 = i + (n2 - p);
     const len2 = p + (n1 - i);
-    let delta = this.d(x1, y2) + this.d(x2, y1) - this.d(x1, y1) - this.d(x2, y2);
+    let delta =
+      (D[x1 * Z + y2] as number) + (D[x2 * Z + y1] as number) - (D[x1 * Z + y1] as number) - (D[x2 * Z + y2] as number);
     // An emptied route drives nothing (not even its start-to-end leg).
-    if (len1 === 0) delta -= this.d(m.vStart[v1] as number, m.vEnd[v1] as number);
-    if (len2 === 0) delta -= this.d(m.vStart[v2] as number, m.vEnd[v2] as number);
+    if (len1 === 0) delta -= D[(m.vStart[v1] as number) * Z + (m.vEnd[v1] as number)] as number;
+    if (len2 === 0) delta -= D[(m.vStart[v2] as number) * Z + (m.vEnd[v2] as number)] as number;
     if (delta > -EPS) return false;
     if (len1 > (m.vMaxJobs[v1] as number) || len2 > (m.vMaxJobs[v2] as number)) return false;
     const K = m.dims;

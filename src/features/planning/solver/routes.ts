@@ -233,11 +233,15 @@ export class Routes {
   copyRoute(o: Routes, v: number): void {
     const b = v * this.stride;
     const e = b + (o.len[v] as number) + 2;
-    this.loc.set(o.loc.subarray(b, e), b);
-    this.job.set(o.job.subarray(b, e), b);
-    this.sv.set(o.sv.subarray(b, e), b);
-    this.es.set(o.es.subarray(b, e), b);
-    this.ls.set(o.ls.subarray(b, e), b);
+    // Element by element: `set(subarray(…))` makes a view object per array, and this runs for
+    // every touched route on every iteration.
+    for (let c = b; c < e; c++) {
+      this.loc[c] = o.loc[c] as number;
+      this.job[c] = o.job[c] as number;
+      this.sv[c] = o.sv[c] as number;
+      this.es[c] = o.es[c] as number;
+      this.ls[c] = o.ls[c] as number;
+    }
     this.distance += (o.rdist[v] as number) - (this.rdist[v] as number);
     this.used += ((o.len[v] as number) > 0 ? 1 : 0) - ((this.len[v] as number) > 0 ? 1 : 0);
     this.len[v] = o.len[v] as number;
@@ -252,9 +256,12 @@ export class Routes {
   }
 
   copyOut(o: Routes): void {
-    this.out.set(o.out.subarray(0, o.nOut));
     this.nOut = o.nOut;
-    for (let i = 0; i < o.nOut; i++) this.routeOf[o.out[i] as number] = -1;
+    for (let i = 0; i < o.nOut; i++) {
+      const j = o.out[i] as number;
+      this.out[i] = j;
+      this.routeOf[j] = -1;
+    }
     this.penalty = o.penalty;
   }
 

@@ -1,3 +1,4 @@
+import { firstAbove, firstAtLeast } from './bisect.js';
 import { Constrained } from './constrained.js';
 import type { Model } from './model.js';
 import type { Rng } from './rng.js';
@@ -40,6 +41,8 @@ export class Sisr {
   readonly hopeless: Uint8Array;
   /** Insertion under breaks and pairs; null for the plain path. */
   private readonly constrained: Constrained | null;
+  /** No travel or service time below zero: then a route's `es` and `ls` never fall along it. */
+  private readonly monotone: boolean;
 
   constructor(
     private readonly m: Model,
@@ -55,6 +58,7 @@ export class Sisr {
     this.keys = new Float64Array(m.n);
     this.hopeless = new Uint8Array(m.n);
     this.constrained = m.constrained ? new Constrained(m) : null;
+    this.monotone = m.time.every((t) => t >= 0) && m.service.every((t) => t >= 0);
   }
 
   clearTouched(): void {
@@ -141,6 +145,9 @@ export class Sisr {
       const readyJ = ready[j] as number;
       const dueJ = due[j] as number;
       const svJ = service[j] as number;
+      // Served no earlier than its ready time: a place whose next stop must start before that plus
+      // the service is late whatever the way there.
+      const doneJ = readyJ + svJ;
       let best = Number.POSITIVE_INFINITY;
       let bv = -1;
       let bp = -1;
@@ -179,7 +186,23 @@ export class Sisr {
           }
           if (!fits) continue;
           const b = v * S;
-          for (let p = 0; p <= n; p++) {
+          let p = 0;
+          let end = n + 1;
+          if (this.monotone) {
+            // Only a window of places can fit: from the first whose next stop starts late enough
+            // (ls ≥ ready + service) to the last that starts before the job's due time (es ≤ due),
+            // each found by bisection. The places before the window still count for the blinks,
+            // so the same places are tried and the same answers come out as with a full scan.
+            end = firstAbove(es, b, 0, n + 1, dueJ);
+            p = firstAtLeast(ls, b + 1, 0, end, doneJ);
+            let skip = p;
+            while (gap <= skip) {
+              skip -= gap;
+              gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
+            }
+            gap -= skip;
+          }
+          for (; p < end; p++) {
             const e = es[b + p] as number;
             if (e > dueJ) break; // every later position starts even later
             if (--gap === 0) {
