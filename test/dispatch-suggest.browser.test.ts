@@ -40,8 +40,13 @@ describeEach('the board opens a new order\u2019s suggestions by itself (auto_dis
       });
 
     const desk = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    // The board's stream answers once it is subscribed; an order created before that would reach the
+    // board only on its next refresh (its stream starts at the moment it opened, and the list was read
+    // before), which under CI's load came after this test's wait.
+    const streaming = desk.waitForResponse((r) => new URL(r.url()).pathname === '/v1/stream', { timeout: 30_000 });
     await submitSignIn(desk, base, (await newUser(t, 'dispatcher')).email);
     await desk.getByRole('heading', { name: 'Orders' }).waitFor();
+    await streaming;
     const panels = desk.getByRole('region', { name: /^Suggested couriers for / });
 
     // off (the default): the new order is listed, nothing opens.
