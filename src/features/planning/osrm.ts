@@ -38,7 +38,7 @@ export interface OsrmJob {
 /**
  * OSRM's table service, `/table/v1/driving/{lng,lat;…}?annotations=duration,distance` (seconds and
  * metres), written into `into` (matrices of `points.length`², in shared memory). Every failure is an
- * error whose message starts with "OSRM" (what the plan's failure and the edit's 502 show); an abort
+ * error whose message starts with "OSRM" (what the plan's failure and the edit's 503 show); an abort
  * rejects with the signal's reason.
  */
 export async function readOsrmTable(
