@@ -97,9 +97,16 @@ describeEach('console live parts in headless Chromium', (engine) => {
         validOrder({ external_order_id: 'LIVE-0', customer: { name: 'Rosa Quispe', phone: '+51987654321' } }),
       );
       const opened = streamOpened(page, 'test');
+      // Once the stream has opened and the first page is in, the board reads the newest page once
+      // (what was created between the two comes in no event): that read is not a poll.
+      const gapRead = page.waitForRequest((r) => {
+        const u = new URL(r.url());
+        return u.pathname === '/v1/orders' && u.searchParams.get('limit') === '50';
+      });
       await signIn(page, user.email);
       await page.getByRole('link', { name: 'Rosa Quispe' }).waitFor();
       expect((await opened).status()).toBe(200);
+      await gapRead;
       // Two poll intervals of the page's clock, run at once: a poll timer, had one been set, fires
       // twice and asks for the page. Its request would go out before the sentinel's, which the page
       // sends after them, so once the sentinel is seen every poll has been. An order event arriving

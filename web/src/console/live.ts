@@ -34,6 +34,13 @@ export interface LiveHandlers {
    * this handler, `poll` is called instead.
    */
   reset?: () => void;
+  /**
+   * The stream's first open. The stream starts at the moment it opens, and the page read its lists
+   * before that: what changed in between (an order created while the page loaded) comes in no
+   * event, so the page reads again once. Without this handler, `reset` (else `poll`) is called.
+   * Not called again when EventSource reconnects: Last-Event-ID replays what the drop missed.
+   */
+  opened?: () => void;
 }
 
 /**
@@ -54,6 +61,7 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
       es = new EventSource(stream, { withCredentials: true });
       let opened = false;
       es.onopen = () => {
+        if (!opened) (h.current.opened ?? h.current.reset ?? h.current.poll)?.();
         opened = true;
       };
       es.onerror = () => {

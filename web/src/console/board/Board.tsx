@@ -109,11 +109,13 @@ export function Board() {
     if (mine === countsSeq.current) setCounts(data ?? null);
   }, [client, shared]);
 
+  // The latest first page's read, which the stream's first open waits for (useLive below).
+  const firstPage = useRef<Promise<void>>(Promise.resolve());
   // biome-ignore lint/correctness/useExhaustiveDependencies: a filter change restarts the list
   useEffect(() => {
     setOrders([]);
     setMore(true);
-    void loadMore(true);
+    firstPage.current = loadMore(true);
   }, [query]);
   useEffect(() => {
     void loadCounts();
@@ -201,6 +203,11 @@ export function Board() {
     },
     // Without a stream: the same, every few seconds.
     poll: () => void latest.current(),
+    // The stream opened after the first page was read: orders created in between come in no event.
+    // The newest page is read again once that first page is in (a refresh merges; the first page's
+    // answer replaces, and would drop what a refresh before it had added), and a new order among
+    // them is suggested as one the stream had announced would be.
+    opened: () => void firstPage.current.then(() => latest.current()),
     // The stream missed too much to replay (docs/stream.md): the list and the counts start over.
     reset: () => {
       changed.current.clear();

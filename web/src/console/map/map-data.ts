@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
@@ -42,7 +42,12 @@ export function useMapData(client: Client, tz: string) {
   const [depots, setDepots] = useState<Depot[]>([]);
   const [error, setError] = useState<unknown>(null);
 
+  // Loads overlap (the stream's first open, then an order event): the latest one's answers win, so
+  // an older read that finishes last never puts back what a newer one saw change.
+  const loads = useRef(0);
   const load = useCallback(async () => {
+    const mine = ++loads.current;
+    const stale = () => mine !== loads.current;
     try {
       const active: Order[] = [];
       const finishedRoutes = new Set<string>();
@@ -57,6 +62,7 @@ export function useMapData(client: Client, tz: string) {
         after = page.data[page.data.length - 1]?.id;
       }
       const cs = await unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } }));
+      if (stale()) return;
       // Orders and couriers in one render: the first drawing fits the view to both.
       setOrders(active);
       setCouriers(cs.data);
@@ -91,12 +97,14 @@ export function useMapData(client: Client, tz: string) {
         const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
         lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
       }
+      if (stale()) return;
       setRoutes(lines);
       const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
+      if (stale()) return;
       setDepots(ds.data?.data ?? []);
       setError(null);
     } catch (e) {
-      setError(e);
+      if (!stale()) setError(e);
     }
   }, [client, tz]);
 

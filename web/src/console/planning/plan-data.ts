@@ -1,4 +1,4 @@
-import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useRef, useState } from 'react';
 import { type Courier, type Order, unwrap } from '../../shared/api';
 import { streamable } from '../live';
 import type { Session } from '../session';
@@ -23,7 +23,10 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     });
   }, []);
 
+  // Reads overlap (the stream's first open, then an order event): the latest one's answer wins.
+  const reads = useRef(0);
   const loadOrders = useCallback(async () => {
+    const mine = ++reads.current;
     try {
       const all: Order[] = [];
       for (const status of ASSIGNABLE) {
@@ -39,10 +42,11 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
           )),
         );
       }
+      if (mine !== reads.current) return;
       setOrders(all);
       remember(all);
     } catch (e) {
-      setLoadError(e);
+      if (mine === reads.current) setLoadError(e);
     }
   }, [client, remember]);
 
