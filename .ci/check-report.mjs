@@ -47,3 +47,12 @@ if (browser.length === 0 || browserSkipped.length > 0) {
   process.exit(1);
 }
 console.log(`browser tests run: ${browser.length}`);
+
+// The slowest files (each one's own time, run beside the others), where CI's time goes.
+const files = report.testResults
+  .map((f) => ({ name: f.name.replace(/^.*\/test\//, 'test/'), ms: f.endTime - f.startTime }))
+  .filter((f) => Number.isFinite(f.ms))
+  .sort((a, b) => b.ms - a.ms);
+const total = files.reduce((sum, f) => sum + f.ms, 0);
+console.log(`files: ${files.length}, ${Math.round(total / 1000)} s in all; the slowest:`);
+for (const f of files.slice(0, 12)) console.log(`  ${String(Math.round(f.ms / 1000)).padStart(5)} s  ${f.name}`);
