@@ -52,13 +52,15 @@ interface Row {
   vehicles: number;
   distance: number;
   best_known: number;
+  /** Routes of the best-known solution (its `.sol`; Solomon: BKS.json's `solved_with_vehicles`). */
+  best_known_vehicles: number;
   gap_pct: number;
   ms: number;
   iterations: number;
 }
 
 /** The instances of the set, in a natural order (C1_10_2 before C1_10_10), each with its best known. */
-function instances(): { name: string; load: () => Problem; best: () => number }[] {
+function instances(): { name: string; load: () => Problem; best: () => { cost: number; vehicles: number } }[] {
   if (set === 'gh1000') {
     const dir = join(DATA, 'gh1000');
     return readdirSync(dir)
@@ -68,10 +70,16 @@ function instances(): { name: string; load: () => Problem; best: () => number }[
       .map((name) => ({
         name: name.toUpperCase(),
         load: () => parseVrplib(readFileSync(join(dir, `${name}.vrp`), 'utf8'), { dimacs: true }).problem,
-        best: () => parseVrplibSolution(readFileSync(join(dir, `${name}.sol`), 'utf8')).cost,
+        best: () => {
+          const sol = parseVrplibSolution(readFileSync(join(dir, `${name}.sol`), 'utf8'));
+          return { cost: sol.cost, vehicles: sol.routes.length };
+        },
       }));
   }
-  const bks = JSON.parse(readFileSync(join(DATA, 'BKS.json'), 'utf8')) as Record<string, { best_known_cost: number }>;
+  const bks = JSON.parse(readFileSync(join(DATA, 'BKS.json'), 'utf8')) as Record<
+    string,
+    { best_known_cost: number; solved_with_vehicles?: number }
+  >;
   return readdirSync(join(DATA, 'solomon'))
     .filter((f) => f.endsWith('.txt'))
     .sort()
@@ -80,7 +88,10 @@ function instances(): { name: string; load: () => Problem; best: () => number }[
       return {
         name,
         load: () => parseSolomon(readFileSync(join(DATA, 'solomon', file), 'utf8')).problem,
-        best: () => bks[`${name}_distance`]?.best_known_cost ?? Number.NaN,
+        best: () => ({
+          cost: bks[`${name}_distance`]?.best_known_cost ?? Number.NaN,
+          vehicles: bks[`${name}_distance`]?.solved_with_vehicles ?? Number.NaN,
+        }),
       };
     });
 }
@@ -99,7 +110,7 @@ for (const inst of all) {
   const ms = performance.now() - t0;
   const verdict = check(problem, run);
   const feasible = verdict.ok && run.unassigned.length === 0;
-  const best = inst.best();
+  const { cost: best, vehicles: bestVehicles } = inst.best();
   const row: Row = {
     instance: name,
     class: cls,
@@ -107,13 +118,14 @@ for (const inst of all) {
     vehicles: verdict.vehicles,
     distance: verdict.distance,
     best_known: best,
+    best_known_vehicles: bestVehicles,
     gap_pct: (verdict.distance / best - 1) * 100,
     ms,
     iterations: run.iterations,
   };
   rows.push(row);
   console.error(
-    `${name.padEnd(set === 'gh1000' ? 9 : 6)} ${feasible ? 'ok ' : 'BAD'} ${String(row.vehicles).padStart(2)} veh ${row.distance.toFixed(2).padStart(8)} vs ${best.toFixed(2).padStart(8)}  ${fmtGap(row.gap_pct).padStart(7)}  ${Math.round(ms)} ms, ${run.iterations} it${verdict.ok ? '' : ` ${verdict.errors[0]}`}`,
+    `${name.padEnd(set === 'gh1000' ? 9 : 6)} ${feasible ? 'ok ' : 'BAD'} ${String(row.vehicles).padStart(3)} veh (best known ${bestVehicles}) ${row.distance.toFixed(2).padStart(8)} vs ${best.toFixed(2).padStart(8)}  ${fmtGap(row.gap_pct).padStart(7)}  ${Math.round(ms)} ms, ${run.iterations} it${verdict.ok ? '' : ` ${verdict.errors[0]}`}`,
   );
 }
 
@@ -129,6 +141,7 @@ function stats(rs: Row[]) {
     median_gap_pct: median,
     worst_gap_pct: gaps[gaps.length - 1] ?? Number.NaN,
     avg_vehicles: rs.reduce((a, r) => a + r.vehicles, 0) / Math.max(1, rs.length),
+    avg_best_known_vehicles: rs.reduce((a, r) => a + r.best_known_vehicles, 0) / Math.max(1, rs.length),
     avg_ms: rs.reduce((a, r) => a + r.ms, 0) / Math.max(1, rs.length),
     iterations_per_s:
       rs.reduce((a, r) => a + r.iterations, 0) / Math.max(1e-9, rs.reduce((a, r) => a + r.ms, 0) / 1000),
@@ -157,22 +170,22 @@ lines.push(
   '',
 );
 lines.push(
-  '| class | instances | feasible | avg vehicles | avg gap | median gap | worst gap | matched | avg time | iterations/s |',
+  '| class | instances | feasible | avg vehicles (best known) | avg gap | median gap | worst gap | matched | avg time | iterations/s |',
 );
 lines.push('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
 for (const c of [...byClass, { class: 'all', ...overall }]) {
   lines.push(
-    `| ${c.class} | ${c.instances} | ${c.feasible} | ${c.avg_vehicles.toFixed(1)} | ${fmtGap(c.avg_gap_pct)} | ${fmtGap(c.median_gap_pct)} | ${fmtGap(c.worst_gap_pct)} | ${c.matched} | ${(c.avg_ms / 1000).toFixed(2)} s | ${Math.round(c.iterations_per_s)} |`,
+    `| ${c.class} | ${c.instances} | ${c.feasible} | ${c.avg_vehicles.toFixed(1)} (${c.avg_best_known_vehicles.toFixed(1)}) | ${fmtGap(c.avg_gap_pct)} | ${fmtGap(c.median_gap_pct)} | ${fmtGap(c.worst_gap_pct)} | ${c.matched} | ${(c.avg_ms / 1000).toFixed(2)} s | ${Math.round(c.iterations_per_s)} |`,
   );
 }
 lines.push(
   '',
-  '| instance | vehicles | distance | best known | gap | time | iterations |',
+  '| instance | vehicles (best known) | distance | best known | gap | time | iterations |',
   '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
 );
 for (const r of rows) {
   lines.push(
-    `| ${r.instance} | ${r.vehicles} | ${r.distance.toFixed(2)} | ${r.best_known.toFixed(2)} | ${fmtGap(r.gap_pct)} | ${(r.ms / 1000).toFixed(2)} s | ${r.iterations} |`,
+    `| ${r.instance} | ${r.vehicles} (${r.best_known_vehicles}) | ${r.distance.toFixed(2)} | ${r.best_known.toFixed(2)} | ${fmtGap(r.gap_pct)} | ${(r.ms / 1000).toFixed(2)} s | ${r.iterations} |`,
   );
 }
 console.log(lines.join('\n'));
