@@ -1,7 +1,8 @@
-import { useCallback, useRef, useState } from 'react';
+import { useCallback, useState } from 'react';
 import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
+import { useSerial } from '../live';
 import type { useSession } from '../session';
 
 type Client = ReturnType<typeof useSession>['client'];
@@ -42,12 +43,7 @@ export function useMapData(client: Client, tz: string) {
   const [depots, setDepots] = useState<Depot[]>([]);
   const [error, setError] = useState<unknown>(null);
 
-  // Loads overlap (the stream's first open, then an order event): the latest one's answers win, so
-  // an older read that finishes last never puts back what a newer one saw change.
-  const loads = useRef(0);
-  const load = useCallback(async () => {
-    const mine = ++loads.current;
-    const stale = () => mine !== loads.current;
+  const read = useCallback(async () => {
     try {
       const active: Order[] = [];
       const finishedRoutes = new Set<string>();
@@ -62,7 +58,6 @@ export function useMapData(client: Client, tz: string) {
         after = page.data[page.data.length - 1]?.id;
       }
       const cs = await unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } }));
-      if (stale()) return;
       // Orders and couriers in one render: the first drawing fits the view to both.
       setOrders(active);
       setCouriers(cs.data);
@@ -97,16 +92,16 @@ export function useMapData(client: Client, tz: string) {
         const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
         lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
       }
-      if (stale()) return;
       setRoutes(lines);
       const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
-      if (stale()) return;
       setDepots(ds.data?.data ?? []);
       setError(null);
     } catch (e) {
-      if (!stale()) setError(e);
+      setError(e);
     }
   }, [client, tz]);
+  // One read at a time (the stream's first open, then order events): live.ts, useSerial.
+  const load = useSerial(read);
 
   const refreshCouriers = useCallback(async () => {
     const { data } = await client.GET('/v1/couriers', { params: { query: { limit: 100 } } });

@@ -1,6 +1,6 @@
-import { type Dispatch, type SetStateAction, useCallback, useEffect, useRef, useState } from 'react';
+import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
 import { type Courier, type Order, unwrap } from '../../shared/api';
-import { streamable } from '../live';
+import { streamable, useSerial } from '../live';
 import type { Session } from '../session';
 import { ASSIGNABLE, allPages, type Depot, type RoutePlan, running } from './common';
 
@@ -23,10 +23,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     });
   }, []);
 
-  // Reads overlap (the stream's first open, then an order event): the latest one's answer wins.
-  const reads = useRef(0);
-  const loadOrders = useCallback(async () => {
-    const mine = ++reads.current;
+  const readOrders = useCallback(async () => {
     try {
       const all: Order[] = [];
       for (const status of ASSIGNABLE) {
@@ -42,13 +39,14 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
           )),
         );
       }
-      if (mine !== reads.current) return;
       setOrders(all);
       remember(all);
     } catch (e) {
-      if (mine === reads.current) setLoadError(e);
+      setLoadError(e);
     }
   }, [client, remember]);
+  // One read at a time (the stream's first open, then order events): live.ts, useSerial.
+  const loadOrders = useSerial(readOrders);
 
   const loadDepots = useCallback(async () => {
     const list = await unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } }));
