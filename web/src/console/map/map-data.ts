@@ -2,7 +2,7 @@ import { useCallback, useState } from 'react';
 import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
-import { useSerial } from '../live';
+import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
 type Client = ReturnType<typeof useSession>['client'];
@@ -100,7 +100,7 @@ export function useMapData(client: Client, tz: string) {
       setError(e);
     }
   }, [client, tz]);
-  // One read at a time (the stream's first open, then order events): live.ts, useSerial.
+  // One read at a time (the stream's first open, then order events): shared/serial.ts.
   const load = useSerial(read);
 
   const refreshCouriers = useCallback(async () => {

@@ -1,6 +1,7 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
 import { type Courier, type Order, unwrap } from '../../shared/api';
-import { streamable, useSerial } from '../live';
+import { useSerial } from '../../shared/serial';
+import { streamable } from '../live';
 import type { Session } from '../session';
 import { ASSIGNABLE, allPages, type Depot, type RoutePlan, running } from './common';
 
@@ -45,7 +46,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
       setLoadError(e);
     }
   }, [client, remember]);
-  // One read at a time (the stream's first open, then order events): live.ts, useSerial.
+  // One read at a time (the stream's first open, then order events): shared/serial.ts.
   const loadOrders = useSerial(readOrders);
 
   const loadDepots = useCallback(async () => {

@@ -1,5 +1,6 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiFailure, type Order } from '../../shared/api';
+import { useSerial } from '../../shared/serial';
 import { loadStops } from '../client';
 import { savedStops, saveStops } from '../storage';
 import type { CourierSession } from './useCourierSession';
@@ -15,7 +16,7 @@ export function useRouteStops(session: CourierSession) {
   // Bumped by every accepted move: a route read that started before it is older than what the
   // phone knows, and is dropped rather than taking a stop back to its previous status.
   const moves = useRef(0);
-  const refresh = useCallback(async () => {
+  const read = useCallback(async () => {
     const m = meRef.current;
     if (!m) return;
     const seen = moves.current;
@@ -27,6 +28,9 @@ export function useRouteStops(session: CourierSession) {
       if (e instanceof ApiFailure && e.status === 401) signedOut();
     }
   }, [client, meRef, signedOut]);
+  // One read at a time: the app's first read and the stream's open each ask for one, and the older
+  // answer, arriving last, would put back a route without what was inserted in between.
+  const refresh = useSerial(read);
 
   /** The order an accepted move answered with replaces its stop at once. */
   const moved = useCallback((order: unknown) => {

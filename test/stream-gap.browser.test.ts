@@ -1,17 +1,18 @@
 import type { Browser, Page, Route } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, type TestApp, validOrder } from './helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
  * The gap between a page's first read and its stream's open. The stream starts at the moment it
  * opens (no Last-Event-ID the first time), so an order created after the board or the map read
- * their lists but before the stream subscribed comes in no event. Each page reads again once its
- * stream has opened: here the stream's first request is held until such an order exists, and the
- * order must appear without a reload (with a stream the pages never poll).
+ * their lists but before the stream subscribed comes in no event, and neither does a stop inserted
+ * into a courier's route after the phone read it. Each page reads again once its stream has
+ * opened: here the stream's first request is held until such a change exists, and it must appear
+ * without a reload (with a stream the pages never poll).
  */
-describeEach('console: an order created while the page opened its stream', (engine) => {
+describeEach('console and courier app: a change made while the page opened its stream', (engine) => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -92,5 +93,48 @@ describeEach('console: an order created while the page opened its stream', (engi
     await answered;
     await page.locator(`path[data-order="${gap.id}"]`).waitFor({ timeout: 5000 });
     await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(`the courier app shows a stop inserted meanwhile${skipNote}`, async () => {
+    const mc = client(t.app, shop.test);
+    const op = client(t.app, await newOperator(t, 'test'));
+    // A whole-day shift, so the insertion is feasible whatever the hour the test runs at.
+    const courier = (await mc('POST', '/v1/couriers', { name: 'Gabi Ruta', shift_start: '00:00', shift_end: '23:59' }))
+      .body;
+    expect((await mc('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
+    const first = await order('Rosa Ruta', 4);
+    expect((await mc('POST', '/v1/routes', { courier_id: courier.id, order_ids: [first.id] })).status).toBe(201);
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+    const app = await phone.newPage();
+    app.setDefaultTimeout(10_000);
+    let release!: () => void;
+    const gate = new Promise<void>((r) => {
+      release = r;
+    });
+    let asked = 0;
+    await app.route('**/v1/stream*', async (route: Route) => {
+      asked++;
+      await gate;
+      await route.continue().catch(() => {});
+    });
+    const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
+    await app.goto(`${base}/courier/`);
+    await app.getByLabel('Sign-in code from your dispatcher').fill(code);
+    await app.getByRole('button', { name: 'Sign in' }).click();
+    const stops = () =>
+      app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+    await expect.poll(stops).toEqual(['Stop 1: Rosa']);
+    await expect.poll(() => asked).toBe(1);
+    // The phone has read its route; its stream has not subscribed yet.
+    const later = await order('Lucía Ruta', 5);
+    const dispatched = await op('POST', `/v1/orders/${later.id}/dispatch`, { courier_id: courier.id });
+    expect(dispatched.status, JSON.stringify(dispatched.body)).toBe(200);
+    const answered = streamAnswered(app);
+    release();
+    await answered;
+    // Where dispatch put it (before or after Rosa) is the insertion's business, not this test's.
+    const names = async () => (await stops()).map((l) => l?.replace(/^Stop \d+: /, '')).sort();
+    await expect.poll(names).toEqual(['Lucía', 'Rosa']);
+    await phone.close();
   });
 });
