@@ -43,10 +43,8 @@ describeEach('console and courier app: a change made while the page opened its s
     return res.body as { id: string };
   };
 
-  /** A signed-in page whose streams' requests wait until `release` is called; `asked()` counts them. */
-  async function heldStream(role: 'dispatcher' | 'merchant') {
-    const user = await newUser(t, role, role === 'merchant' ? shop.accountId : undefined);
-    const page: Page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+  /** The page's stream requests wait until `release` is called; `asked()` counts them. */
+  async function holdStreams(page: Page) {
     let release!: () => void;
     const gate = new Promise<void>((r) => {
       release = r;
@@ -58,8 +56,16 @@ describeEach('console and courier app: a change made while the page opened its s
       // A page that moved on (the board left for the map) closed its stream meanwhile.
       await route.continue().catch(() => {});
     });
+    return { asked: () => asked, release };
+  }
+
+  /** A console page signed in as `role`, its streams held (holdStreams). */
+  async function heldStream(role: 'dispatcher' | 'merchant') {
+    const user = await newUser(t, role, role === 'merchant' ? shop.accountId : undefined);
+    const page: Page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const held = await holdStreams(page);
     await submitSignIn(page, base, user.email);
-    return { page, asked: () => asked, release };
+    return { page, ...held };
   }
 
   const streamAnswered = (page: Page) =>
@@ -107,16 +113,7 @@ describeEach('console and courier app: a change made while the page opened its s
     const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const app = await phone.newPage();
     app.setDefaultTimeout(10_000);
-    let release!: () => void;
-    const gate = new Promise<void>((r) => {
-      release = r;
-    });
-    let asked = 0;
-    await app.route('**/v1/stream*', async (route: Route) => {
-      asked++;
-      await gate;
-      await route.continue().catch(() => {});
-    });
+    const { asked, release } = await holdStreams(app);
     const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
     await app.goto(`${base}/courier/`);
     await app.getByLabel('Sign-in code from your dispatcher').fill(code);
@@ -124,7 +121,7 @@ describeEach('console and courier app: a change made while the page opened its s
     const stops = () =>
       app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
     await expect.poll(stops).toEqual(['Stop 1: Rosa']);
-    await expect.poll(() => asked).toBe(1);
+    await expect.poll(asked).toBe(1);
     // The phone has read its route; its stream has not subscribed yet.
     const later = await order('Lucía Ruta', 5);
     const dispatched = await op('POST', `/v1/orders/${later.id}/dispatch`, { courier_id: courier.id });
