@@ -180,6 +180,23 @@ describeEach('rate limits', (engine) => {
       }
     });
 
+    it('the batched store still counts the hits it is writing while the write is under way', async () => {
+      const w = 7 * WINDOW_MS;
+      const a = new BatchedRateLimitStore(t.ctx.db, 60_000, () => {});
+      try {
+        expect([await a.hit('during', w), await a.hit('during', w), await a.hit('during', w)]).toEqual([1, 2, 3]);
+        // The sync has taken the three hits off the pending ones and waits for the database.
+        const syncing = a.sync();
+        expect(await a.hit('during', w)).toBe(4);
+        await syncing;
+        expect(await a.hit('during', w)).toBe(5);
+        await a.sync();
+        expect(await a.hit('during', w)).toBe(6);
+      } finally {
+        await a.close();
+      }
+    });
+
     it('the batched store writes what it counted when it closes', async () => {
       const w = 5 * WINDOW_MS;
       const a = new BatchedRateLimitStore(t.ctx.db, 60_000, () => {});

@@ -42,6 +42,8 @@ export class BatchedRateLimitStore implements RateLimitStore {
   private shared = new Map<string, number>();
   /** Hits counted here and not yet written. */
   private pending = new Map<string, number>();
+  /** Hits being written now: still counted, or a hit during a sync would see its bucket short by them. */
+  private inflight = new Map<string, number>();
   private syncing: Promise<void> | undefined;
   private purgedBefore = 0;
   private readonly timer: NodeJS.Timeout;
@@ -62,10 +64,11 @@ export class BatchedRateLimitStore implements RateLimitStore {
       this.window = windowStart;
       this.shared = new Map();
       this.pending = new Map();
+      this.inflight = new Map();
     }
     const mine = (this.pending.get(bucket) ?? 0) + 1;
     this.pending.set(bucket, mine);
-    return (this.shared.get(bucket) ?? 0) + mine;
+    return (this.shared.get(bucket) ?? 0) + (this.inflight.get(bucket) ?? 0) + mine;
   }
 
   /** Writes the pending hits and refreshes the shared totals; one sync at a time. */
@@ -80,17 +83,23 @@ export class BatchedRateLimitStore implements RateLimitStore {
     if (this.pending.size === 0) return;
     const window = this.window;
     const batch = [...this.pending];
+    this.inflight = this.pending;
     this.pending = new Map();
     let totals: Map<string, number>;
     try {
       totals = await addHits(this.db, window, batch);
     } catch (err) {
       // Keep the hits for the next try, unless their window has ended meanwhile.
-      if (window === this.window) for (const [b, n] of batch) this.pending.set(b, (this.pending.get(b) ?? 0) + n);
+      if (window === this.window) {
+        for (const [b, n] of batch) this.pending.set(b, (this.pending.get(b) ?? 0) + n);
+        this.inflight = new Map();
+      }
       throw err;
     }
     if (window !== this.window) return;
+    // The totals include the batch, so it stops counting apart in the same step.
     for (const [b, n] of totals) this.shared.set(b, n);
+    this.inflight = new Map();
     if (this.purgedBefore !== window) {
       this.purgedBefore = window;
       await purgeCounters(this.db, window);
