@@ -106,6 +106,28 @@ describeEach('tracking streams, server side', (engine) => {
     expect(await closesWithoutWaiting(t)).toBe('closed');
   });
 
+  it('a refresh that changed nothing builds no frame; a change is built and sent', async () => {
+    const { t, m, code } = await setUp();
+    const hub = t.ctx.instance.get(TRACKING_HUB);
+    const s = await openStream(t.app, undefined, {}, 10_000, `/track/${code}/events`);
+    try {
+      await s.next((x) => x.event === 'tracking', 'the first state');
+      await hub.refresh();
+      const built = hub.framesBuilt;
+      await hub.refresh();
+      await hub.refresh();
+      expect(hub.framesBuilt).toBe(built);
+      const order = (await client(t.app, m.live)('GET', '/v1/orders?limit=1')).body.data[0];
+      expect((await client(t.app, m.live)('POST', `/v1/orders/${order.id}/cancel`, {})).status).toBe(200);
+      await hub.refresh();
+      expect(hub.framesBuilt).toBe(built + 1);
+      const moved = await s.next((x) => x.event === 'tracking' && x.data.status === 'cancelled', 'the cancelled state');
+      expect(moved.data.courier).toBeNull();
+    } finally {
+      s.close();
+    }
+  });
+
   it('ends open streams at shutdown, without waiting for them', async () => {
     const { t, code } = await setUp();
     const s = await openStream(t.app, undefined, {}, 10_000, `/track/${code}/events`);

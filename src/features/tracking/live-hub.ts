@@ -52,6 +52,8 @@ interface Watched {
   courierId: string | null;
   routeId: string | null;
   dest: Point | null;
+  /** The address as read, so a refresh parses it again only when it changed. */
+  destRaw: string;
   tz: string;
   /** Unfinished stops before this one, in route order; null: not read yet or no route. */
   ahead: (Point | null)[] | null;
@@ -61,6 +63,19 @@ interface Watched {
   positionTimer?: NodeJS.Timeout;
   /** The last frame sent per language, so an unchanged state is not sent again. */
   sent: Map<Lang, string>;
+  /** The key of the last state sent (its `State` before words), so a refresh that changed nothing builds no frame. */
+  sentState: string;
+}
+
+/** What a page is told, before it is put in words: cheap to compute, so unchanged pages cost no rendering. */
+interface State {
+  status: string;
+  rev: number;
+  minutes: number | null;
+  window: { from: string; to: string } | null;
+  stopsBefore: number | null;
+  courier: Point | null;
+  tz: string;
 }
 
 /**
@@ -80,6 +95,8 @@ export class TrackingHub {
   private unsubscribe?: () => void;
   private refreshing?: Promise<void>;
   private closed = false;
+  /** Frames built so far: what an unchanged refresh must not add to (tests). */
+  framesBuilt = 0;
 
   constructor(private readonly ctx: AppContext) {}
 
@@ -114,12 +131,14 @@ export class TrackingHub {
         courierId: null,
         routeId: row.route_id,
         dest: pointOf(row.delivery_address),
+        destRaw: '',
         tz: row.timezone,
         ahead: null,
         courier: null,
         conns: new Set(),
         lastPositionAt: 0,
         sent: new Map(),
+        sentState: '',
       };
       this.orders.set(row.id, w);
       this.setCourier(w, row.courier_id);
@@ -147,7 +166,7 @@ export class TrackingHub {
     out.once('close', () => this.release(watched, conn));
     // A client that left during the read: its response has already closed, and says so only now.
     if (out.destroyed) return this.release(watched, conn);
-    this.write(conn, `retry: 5000\n\n${this.frame(watched, lang)}`);
+    this.write(conn, `retry: 5000\n\n${this.render(this.state(watched), lang)}`);
   }
 
   close(): void {
@@ -221,7 +240,10 @@ export class TrackingHub {
         w.rev = r.event_seq;
         w.routeId = r.route_id;
         w.tz = r.timezone;
-        w.dest = pointOf(JSON.parse(r.delivery_address));
+        if (r.delivery_address !== w.destRaw) {
+          w.destRaw = r.delivery_address;
+          w.dest = pointOf(JSON.parse(r.delivery_address));
+        }
         this.setCourier(w, r.courier_id);
         touched.push(w);
       }
@@ -292,11 +314,15 @@ export class TrackingHub {
   }
 
   private send(w: Watched): void {
+    const state = this.state(w);
+    const key = JSON.stringify(state);
+    if (key === w.sentState) return;
+    w.sentState = key;
     const byLang = new Map<Lang, string>();
     for (const c of w.conns) {
       let f = byLang.get(c.lang);
       if (f === undefined) {
-        f = this.frame(w, c.lang);
+        f = this.render(state, c.lang);
         byLang.set(c.lang, f);
       }
       if (w.sent.get(c.lang) === f) continue;
@@ -305,9 +331,8 @@ export class TrackingHub {
     for (const [lang, f] of byLang) w.sent.set(lang, f);
   }
 
-  /** The page's live state: what it shows, in its language, without anything it must not. */
-  private frame(w: Watched, lang: Lang): string {
-    const words = catalogOf(lang);
+  /** The page's live state: what it shows, without anything it must not. */
+  private state(w: Watched): State {
     const enRoute = EN_ROUTE.has(w.status) && w.courierId !== null;
     const stopsBefore = !enRoute ? null : w.status === 'at_location' ? 0 : (w.ahead?.length ?? 0);
     const visible = POSITION_STATUSES.has(w.status) && stopsBefore === 0 && w.courier !== null;
@@ -323,13 +348,27 @@ export class TrackingHub {
       const cfg = this.ctx.config;
       minutes = Math.ceil((km / cfg.courierSpeedKmh) * 60 + cfg.serviceMinutesPerStop * (w.ahead?.length ?? 0));
     }
-    const window = minutes === null ? null : etaWindow(this.ctx.clock(), minutes);
-    const data = {
+    return {
       status: w.status,
       rev: w.rev,
-      eta: etaText({ eta_window: window, eta_minutes: minutes, timezone: w.tz }, words),
-      stops: stopsText(stopsBefore, words),
+      minutes,
+      window: minutes === null ? null : etaWindow(this.ctx.clock(), minutes),
+      stopsBefore,
       courier: visible && w.courier ? { lat: w.courier.lat, lng: w.courier.lng } : null,
+      tz: w.tz,
+    };
+  }
+
+  /** The state in the page's language, as one SSE frame. */
+  private render(s: State, lang: Lang): string {
+    this.framesBuilt++;
+    const words = catalogOf(lang);
+    const data = {
+      status: s.status,
+      rev: s.rev,
+      eta: etaText({ eta_window: s.window, eta_minutes: s.minutes, timezone: s.tz }, words),
+      stops: stopsText(s.stopsBefore, words),
+      courier: s.courier,
     };
     return `event: tracking\ndata: ${JSON.stringify(data)}\n\n`;
   }
