@@ -2,10 +2,15 @@ import type { FormEvent } from 'react';
 import type { Courier } from '../../shared/api';
 import type { Depot, Objective } from './common';
 
-const OBJECTIVES: { value: Objective; label: string }[] = [
-  { value: 'min_distance', label: 'Shortest distance' },
-  { value: 'min_vehicles', label: 'Fewest couriers' },
-  { value: 'balanced', label: 'Even work (at most 20 % more distance)' },
+/** Short labels, so the select shows them whole; what each does is said under it. */
+const OBJECTIVES: { value: Objective; label: string; hint: string }[] = [
+  { value: 'min_distance', label: 'Shortest distance', hint: 'The least total distance; work may be uneven.' },
+  {
+    value: 'min_vehicles',
+    label: 'Fewest couriers',
+    hint: 'As few couriers as the orders allow, then the least distance.',
+  },
+  { value: 'balanced', label: 'Even work', hint: 'Stops spread evenly over the couriers, at most 20 % more distance.' },
 ];
 
 const LIMITS = [
@@ -98,6 +103,9 @@ export function PlanForm({
       </p>
     ) : null;
   const described = (name: string) => (errors[name] ? `${uid}-${name}-err` : undefined);
+  /** The field's hint, and its error when it has one. */
+  const hinted = (name: string) => [`${uid}-${name}-hint`, described(name)].filter(Boolean).join(' ');
+  const depot = depots?.find((d) => d.id === depotId);
 
   return (
     <form className="plan-form" onSubmit={onSubmit} aria-label="Plan settings" noValidate>
@@ -122,16 +130,19 @@ export function PlanForm({
           name="depot"
           value={depotId}
           aria-invalid={errors.depot ? true : undefined}
-          aria-describedby={described('depot')}
+          aria-describedby={hinted('depot')}
           onChange={(e) => setDepotId(e.target.value)}
         >
           {!depotId && <option value="">—</option>}
           {(depots ?? []).map((d) => (
             <option key={d.id} value={d.id}>
-              {d.name} ({d.timezone})
+              {d.name}
             </option>
           ))}
         </select>
+        <small className="muted field-hint" id={`${uid}-depot-hint`}>
+          {depot ? `Times in ${depot.timezone}` : ''}
+        </small>
         {fieldError('depot')}
       </div>
       <div className={`field${errors.objective ? ' has-error' : ''}`}>
@@ -140,7 +151,7 @@ export function PlanForm({
           id={ids.objective}
           name="objective"
           value={objective}
-          aria-describedby={described('objective')}
+          aria-describedby={hinted('objective')}
           onChange={(e) => setObjective(e.target.value as Objective)}
         >
           {OBJECTIVES.map((o) => (
@@ -149,6 +160,9 @@ export function PlanForm({
             </option>
           ))}
         </select>
+        <small className="muted field-hint" id={`${uid}-objective-hint`}>
+          {OBJECTIVES.find((o) => o.value === objective)?.hint}
+        </small>
         {fieldError('objective')}
       </div>
       <div className={`field${errors.time_limit_ms ? ' has-error' : ''}`}>
@@ -182,47 +196,50 @@ export function PlanForm({
             No active courier. <a href="#/couriers">Add couriers</a> first.
           </p>
         ) : (
-          <ul className="pick-list">
-            {couriers.map((c) => (
-              <li key={c.id}>
-                <label>
-                  <input
-                    type="checkbox"
-                    checked={!leftOut.has(c.id)}
-                    onChange={(e) => {
-                      const next = new Set(leftOut);
-                      if (e.target.checked) next.delete(c.id);
-                      else next.add(c.id);
-                      setLeftOut(next);
-                    }}
-                  />
-                  <span>{c.name}</span>
-                  <small className="muted">
-                    {shiftText(
-                      c,
-                      depots?.find((d) => d.id === depotId),
-                    )}
-                  </small>
-                </label>
-                {!leftOut.has(c.id) && (
-                  <span className="plan-limits">
-                    {LIMITS.map(({ k, label }) => (
-                      <input
-                        key={k}
-                        type="number"
-                        min={0}
-                        step="any"
-                        aria-label={`${label}, ${c.name}`}
-                        placeholder={c[k] == null ? label : `${label}: ${c[k]}`}
-                        value={limits[c.id]?.[k] ?? ''}
-                        onChange={(e) => setLimits({ ...limits, [c.id]: { ...limits[c.id], [k]: e.target.value } })}
-                      />
-                    ))}
-                  </span>
-                )}
-              </li>
-            ))}
-          </ul>
+          <>
+            {/* Headers for the limits' columns: a typed value hides its placeholder. Each input has its own aria-label. */}
+            <div className="plan-limits plan-limits-head" aria-hidden="true">
+              {LIMITS.map(({ k, label }) => (
+                <span key={k}>{label}</span>
+              ))}
+            </div>
+            <ul className="pick-list">
+              {couriers.map((c) => (
+                <li key={c.id}>
+                  <label>
+                    <input
+                      type="checkbox"
+                      checked={!leftOut.has(c.id)}
+                      onChange={(e) => {
+                        const next = new Set(leftOut);
+                        if (e.target.checked) next.delete(c.id);
+                        else next.add(c.id);
+                        setLeftOut(next);
+                      }}
+                    />
+                    <span>{c.name}</span>
+                    <small className="muted">{shiftText(c, depot)}</small>
+                  </label>
+                  {!leftOut.has(c.id) && (
+                    <span className="plan-limits">
+                      {LIMITS.map(({ k, label }) => (
+                        <input
+                          key={k}
+                          type="number"
+                          min={0}
+                          step="any"
+                          aria-label={`${label}, ${c.name}`}
+                          placeholder={c[k] == null ? label : `${label}: ${c[k]}`}
+                          value={limits[c.id]?.[k] ?? ''}
+                          onChange={(e) => setLimits({ ...limits, [c.id]: { ...limits[c.id], [k]: e.target.value } })}
+                        />
+                      ))}
+                    </span>
+                  )}
+                </li>
+              ))}
+            </ul>
+          </>
         )}
         {fieldError('couriers')}
       </fieldset>
