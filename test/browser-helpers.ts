@@ -2,6 +2,7 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
+import { afterAll, beforeAll } from 'vitest';
 import type { Clock } from '../src/shared/context.js';
 import type { Engine } from '../src/shared/db/index.js';
 import { startApp, type TestApp } from './helpers.js';
@@ -62,6 +63,67 @@ export async function launch(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/** What useBrowserApp gives a describe block; each part is read inside tests, once its beforeAll has run. */
+export interface BrowserApp {
+  readonly t: TestApp;
+  /** The server's origin, e.g. `http://127.0.0.1:40123`. */
+  readonly base: string;
+  readonly browser: Browser;
+}
+
+export interface BrowserAppOptions {
+  /** The app's clock (see serveApp). */
+  clock?: Clock;
+  /** Runs once the app is up and before Chromium is launched: the block's accounts, orders, workers. */
+  setup?: (t: TestApp) => Promise<void>;
+  /** Runs once the browser is closed and before the app is: stops what `setup` started against the app. */
+  teardown?: () => Promise<void>;
+}
+
+/**
+ * The app and the browser of a describe block, their lifetime in one place instead of a copy of the
+ * same beforeAll/afterAll in every browser test file: before the block's tests, serveApp(engine,
+ * env, { clock }), then `setup`, then launch(); after them, the browser closed, then `teardown`, then
+ * the app closed. Without Chromium nothing starts (the tests are `it.skipIf(!hasChromium)`).
+ */
+export function useBrowserApp(
+  engine: Engine,
+  env: Record<string, string> = {},
+  opts: BrowserAppOptions = {},
+): BrowserApp {
+  const { setup, teardown, ...serveOpts } = opts;
+  let t: TestApp | undefined;
+  let base: string | undefined;
+  let browser: Browser | undefined;
+  beforeAll(async () => {
+    if (!hasChromium) return;
+    const served = await serveApp(engine, env, serveOpts);
+    ({ t, base } = served);
+    await setup?.(served.t);
+    browser = await launch();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await teardown?.();
+    await t?.close();
+  });
+  const ready = <T>(value: T | undefined, name: string): T => {
+    if (value === undefined) throw new Error(`useBrowserApp: ${name} is read before the block's beforeAll set it`);
+    return value;
+  };
+  return {
+    get t() {
+      return ready(t, 't');
+    },
+    get base() {
+      return ready(base, 'base');
+    },
+    get browser() {
+      return ready(browser, 'browser');
+    },
+  };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, newMerchant, newOperator, validOrder } from './helpers.js';
 import { csv, drain, good, HEADER, upload } from './imports-helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
@@ -60,9 +60,6 @@ const focused = (page: Page) =>
   })()`) as Promise<{ name: string; ring: boolean; tag: string; nav?: boolean }>;
 
 describe('accessibility: console, courier app and tracking page in headless Chromium', () => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let admin: string;
   let merchantUser: string;
@@ -71,50 +68,49 @@ describe('accessibility: console, courier app and tracking page in headless Chro
   let trackingCode: string;
   let courierId: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp('sqlite', {
+  const web = useBrowserApp(
+    'sqlite',
+    {
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    }));
-    operator = await newOperator(t, 'test');
-    const shop = await newMerchant(t, 'Acme Shoes');
-    const op = client(t.app, operator);
-    courierId = (await op('POST', '/v1/couriers', { name: 'Eva Ruiz', phone: '+51911111111' })).body.id;
-    await client(t.app, shop.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Rosa Quispe' } }));
-    const failed = await orderIn(t, shop.test, operator, courierId, 'failed', {
-      customer: { name: 'Fallida Fabiola' },
-    });
-    orderId = failed.id;
-    const moving = await orderIn(t, shop.test, operator, courierId, 'in_transit', {
-      customer: { name: 'Viajera Vera' },
-      cash_on_delivery: 100,
-    });
-    trackingCode = moving.tracking_code;
-    await client(t.app, shop.test)('POST', '/v1/webhook_endpoints', {
-      url: 'http://127.0.0.1:9/ruta',
-      events: ['order.created'],
-    });
-    // One good row and one without an address: the import page then shows its rejected rows too.
-    const noAddress = good(2).map((v, i) => (HEADER[i] === 'address' ? '' : v));
-    const imported = await upload(t, shop.test, csv([HEADER, good(1), noAddress]));
-    importId = imported.body.id;
-    await drain(t);
-    admin = (await newUser(t, 'admin')).email;
-    merchantUser = (await newUser(t, 'merchant', shop.accountId)).email;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+    },
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        const shop = await newMerchant(t, 'Acme Shoes');
+        const op = client(t.app, operator);
+        courierId = (await op('POST', '/v1/couriers', { name: 'Eva Ruiz', phone: '+51911111111' })).body.id;
+        await client(t.app, shop.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Rosa Quispe' } }));
+        const failed = await orderIn(t, shop.test, operator, courierId, 'failed', {
+          customer: { name: 'Fallida Fabiola' },
+        });
+        orderId = failed.id;
+        const moving = await orderIn(t, shop.test, operator, courierId, 'in_transit', {
+          customer: { name: 'Viajera Vera' },
+          cash_on_delivery: 100,
+        });
+        trackingCode = moving.tracking_code;
+        await client(t.app, shop.test)('POST', '/v1/webhook_endpoints', {
+          url: 'http://127.0.0.1:9/ruta',
+          events: ['order.created'],
+        });
+        // One good row and one without an address: the import page then shows its rejected rows too.
+        const noAddress = good(2).map((v, i) => (HEADER[i] === 'address' ? '' : v));
+        const imported = await upload(t, shop.test, csv([HEADER, good(1), noAddress]));
+        importId = imported.body.id;
+        await drain(t);
+        admin = (await newUser(t, 'admin')).email;
+        merchantUser = (await newUser(t, 'merchant', shop.accountId)).email;
+      },
+    },
+  );
 
   async function newPage(width = 1280, height = 800): Promise<Page> {
     // bypassCSP: axe-core is injected as an inline script, which the console's CSP rightly refuses.
-    return openPage(browser, { viewport: { width, height }, bypassCSP: true });
+    return openPage(web.browser, { viewport: { width, height }, bypassCSP: true });
   }
 
   async function signIn(page: Page, email: string) {
-    await submitSignIn(page, base, email, PASSWORD);
+    await submitSignIn(page, web.base, email, PASSWORD);
     await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
   }
 
@@ -164,7 +160,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     async () => {
       const found: string[] = [];
       const page = await newPage();
-      await page.goto(`${base}/console/`);
+      await page.goto(`${web.base}/console/`);
       await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
       for (const v of await seriousViolations(page)) found.push(`sign-in: ${v}`);
       await signIn(page, admin);
@@ -197,16 +193,16 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     async () => {
       const found: string[] = [];
       const page = await newPage(360, 740);
-      await page.goto(`${base}/track/${trackingCode}`);
+      await page.goto(`${web.base}/track/${trackingCode}`);
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       for (const v of await seriousViolations(page)) found.push(`tracking page: ${v}`);
-      await page.goto(`${base}/track/NOPE0000`);
+      await page.goto(`${web.base}/track/NOPE0000`);
       for (const v of await seriousViolations(page)) found.push(`tracking page (unknown code): ${v}`);
 
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').waitFor();
       for (const v of await seriousViolations(page)) found.push(`courier sign-in: ${v}`);
-      const code = (await client(t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
+      const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
@@ -226,7 +222,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     `keyboard only: the sign-in form submits with Enter; Tab reaches the skip link and the nav with a visible focus ring${skipNote}`,
     async () => {
       const page = await newPage();
-      await page.goto(`${base}/console/`);
+      await page.goto(`${web.base}/console/`);
       await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
       // Tab into the form from the top of the page, type, and press Enter: no mouse anywhere.
       let guard = 0;
@@ -307,8 +303,8 @@ describe('accessibility: console, courier app and tracking page in headless Chro
     `keyboard only: the courier's delivery form opens with the focus in it and Escape takes it back${skipNote}`,
     async () => {
       const page = await newPage(360, 740);
-      await page.goto(`${base}/courier/`);
-      const code = (await client(t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
+      await page.goto(`${web.base}/courier/`);
+      const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
@@ -334,7 +330,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
       if (o.scroll > o.width) wide.push(`${name}: ${o.scroll} > ${o.width} (${o.wide.join(', ')})`);
     };
     const page = await newPage(360, 740);
-    await page.goto(`${base}/console/`);
+    await page.goto(`${web.base}/console/`);
     await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
     await check(page, 'sign-in');
     await signIn(page, admin);
@@ -349,7 +345,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
       await visit(shop, name, hash, ready);
       await check(shop, name);
     }
-    await shop.goto(`${base}/track/${trackingCode}`);
+    await shop.goto(`${web.base}/track/${trackingCode}`);
     await shop.getByRole('heading', { level: 1 }).first().waitFor();
     await check(shop, 'tracking page');
     await shop.context().close();

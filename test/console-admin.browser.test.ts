@@ -1,41 +1,37 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
 
 /** The admin pages, the Exceptions page, and the session's guards, driven through the console. */
 describeEach('console admin pages in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let adminEmail: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    operator = await newOperator(t, 'test');
-    adminEmail = (await newUser(t, 'admin')).email;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        adminEmail = (await newUser(t, 'admin')).email;
+      },
+    },
+  );
 
   async function newPage(): Promise<Page> {
-    return openPage(browser, { viewport: { width: 1280, height: 900 } });
+    return openPage(web.browser, { viewport: { width: 1280, height: 900 } });
   }
 
   async function signIn(page: Page, email: string, password = PASSWORD) {
-    await submitSignIn(page, base, email, password);
+    await submitSignIn(page, web.base, email, password);
     await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
   }
 
   const userByEmail = (email: string) =>
-    t.ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
+    web.t.ctx.db.selectFrom('users').selectAll().where('email', '=', email).executeTakeFirst();
 
   it.skipIf(!hasChromium)(
     `an admin invites a dispatcher, who sets a password from the link and signs in; the admin disables them${skipNote}`,
@@ -53,7 +49,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       await shown.waitFor();
       const url = /(http\S+#invitation=\S+)/.exec((await shown.textContent()) ?? '')?.[1];
       expect(url, (await shown.textContent()) ?? '').toBeDefined();
-      expect(url?.startsWith(`${base}/console/#invitation=`)).toBe(true);
+      expect(url?.startsWith(`${web.base}/console/#invitation=`)).toBe(true);
       // Listed among the open invitations (never with its link).
       const open = admin.getByRole('table', { name: 'Open invitations' });
       await open.getByRole('cell', { name: email, exact: true }).waitFor();
@@ -108,7 +104,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       const opKey = /(ok_live_[0-9A-Za-z]{32})/.exec((await status.textContent()) ?? '')?.[1];
       expect(opKey, (await status.textContent()) ?? '').toBeDefined();
       // The key works, as an operator key of live.
-      const asOp = await client(t.app, opKey as string)('GET', '/v1/couriers');
+      const asOp = await client(web.t.app, opKey as string)('GET', '/v1/couriers');
       expect(asOp.status).toBe(200);
       const display = `${(opKey as string).slice(0, 12)}…${(opKey as string).slice(-4)}`;
       await page.getByRole('table', { name: 'Operator keys' }).getByText(display).waitFor();
@@ -128,13 +124,13 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       expect(test, text).toBeDefined();
       expect(live, text).toBeDefined();
       const id = /(acct_[0-9A-Za-z]+)/.exec(text)?.[1] as string;
-      const account = await t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+      const account = await web.t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
       expect(account).toMatchObject({ name: 'Tienda Nueva', currency: 'PEN', origin_lat: -12.09, origin_lng: -77.05 });
       expect(JSON.parse(account?.pricing ?? 'null')).toEqual({ base_fee: 700 });
-      const made = await client(t.app, test as string)('POST', '/v1/orders', validOrder());
+      const made = await client(web.t.app, test as string)('POST', '/v1/orders', validOrder());
       expect(made.status).toBe(201);
       expect(made.body.currency).toBe('PEN');
-      expect((await client(t.app, live as string)('GET', '/v1/orders')).status).toBe(200);
+      expect((await client(web.t.app, live as string)('GET', '/v1/orders')).status).toBe(200);
       // The account's row, by its id cell (the edit form below it has the name in an input, not the id).
       const row = page
         .getByRole('table', { name: 'Accounts' })
@@ -151,7 +147,8 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       await edit.getByRole('button', { name: 'Save account' }).click();
       await row.getByText('base fee 900, per km 150').waitFor();
       expect(await row.textContent()).toContain('-12.1, -77.05');
-      const after = (await t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
+      const after =
+        (await web.t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
       expect(JSON.parse(after?.pricing ?? 'null')).toEqual({ base_fee: 900, per_km: 150 });
       expect(after?.origin_lat).toBe(-12.1);
 
@@ -181,9 +178,9 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       await open.getByRole('cell', { name: email, exact: true }).waitFor({ state: 'detached' });
       // The link is dead: the person who opens it is told so, and cannot join.
       const token = url.split('#invitation=')[1] as string;
-      expect((await client(t.app)('GET', `/v1/invitations/${token}`)).status).toBe(404);
+      expect((await client(web.t.app)('GET', `/v1/invitations/${token}`)).status).toBe(404);
 
-      const shop = await newMerchant(t, 'Keyed Shop');
+      const shop = await newMerchant(web.t, 'Keyed Shop');
       await nav.getByRole('link', { name: 'Accounts' }).click();
       await page.getByRole('button', { name: 'API keys of Keyed Shop' }).click();
       const keys = page.getByRole('table', { name: 'API keys of Keyed Shop' });
@@ -197,9 +194,9 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       expect(secret, shown).toBeDefined();
       await expect.poll(async () => keys.getByRole('row').count()).toBe(4);
       // A key of that account, in live: it reads the account's orders, and only those.
-      const made = await client(t.app, secret as string)('GET', '/v1/orders');
+      const made = await client(web.t.app, secret as string)('GET', '/v1/orders');
       expect(made.status).toBe(200);
-      const row = await t.ctx.db
+      const row = await web.t.ctx.db
         .selectFrom('api_keys')
         .selectAll()
         .where('account_id', '=', shop.accountId)
@@ -215,33 +212,34 @@ describeEach('console admin pages in headless Chromium', (engine) => {
         .getByRole('button', { name: `Revoke ${display}` })
         .and(page.locator('[disabled]'))
         .waitFor();
-      expect((await client(t.app, secret as string)('GET', '/v1/orders')).status).toBe(401);
+      expect((await client(web.t.app, secret as string)('GET', '/v1/orders')).status).toBe(401);
       // The account's other keys still work.
-      expect((await client(t.app, shop.test)('GET', '/v1/orders')).status).toBe(200);
+      expect((await client(web.t.app, shop.test)('GET', '/v1/orders')).status).toBe(200);
       await page.context().close();
     },
   );
 
   it.skipIf(!hasChromium)(`a merchant user opening another account's order sees not-found${skipNote}`, async () => {
-    const mine = await newMerchant(t, 'Mine');
-    const theirs = await newMerchant(t, 'Theirs');
-    const own = (await client(t.app, mine.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Own Olga' } })))
-      .body;
-    const other = (
-      await client(t.app, theirs.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Other Omar' } }))
+    const mine = await newMerchant(web.t, 'Mine');
+    const theirs = await newMerchant(web.t, 'Theirs');
+    const own = (
+      await client(web.t.app, mine.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Own Olga' } }))
     ).body;
-    const user = await newUser(t, 'merchant', mine.accountId);
+    const other = (
+      await client(web.t.app, theirs.test)('POST', '/v1/orders', validOrder({ customer: { name: 'Other Omar' } }))
+    ).body;
+    const user = await newUser(web.t, 'merchant', mine.accountId);
     const page = await newPage();
     await signIn(page, user.email);
-    await page.goto(`${base}/console/#/orders/${other.id}`);
+    await page.goto(`${web.base}/console/#/orders/${other.id}`);
     const alert = page.getByRole('alert');
     await alert.waitFor();
     expect(await alert.textContent()).toBe(`No such order: '${other.id}'`);
     expect(await page.content()).not.toContain('Other Omar');
     // Its own order opens on the same page (so the not-found above is about the account, not the page).
-    await page.goto(`${base}/console/#/board`);
+    await page.goto(`${web.base}/console/#/board`);
     await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
-    await page.goto(`${base}/console/#/orders/${own.id}`);
+    await page.goto(`${web.base}/console/#/orders/${own.id}`);
     await page.getByRole('heading', { name: /Own Olga/ }).waitFor();
     // Straight from its own order to the other account's: the page must not keep showing the first.
     await page.evaluate(`location.hash = '#/orders/${other.id}'`);
@@ -258,7 +256,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
       await signIn(page, adminEmail);
       const operatorKeys = async () =>
         (
-          await t.ctx.db
+          await web.t.ctx.db
             .selectFrom('api_keys')
             .select((eb) => eb.fn.countAll<number>().as('n'))
             .where('account_id', 'is', null)
@@ -293,16 +291,16 @@ describeEach('console admin pages in headless Chromium', (engine) => {
   );
 
   it.skipIf(!hasChromium)(`the Exceptions page lists failed orders and short collections${skipNote}`, async () => {
-    const shop = await newMerchant(t, 'Exceptional');
-    const op = client(t.app, operator);
+    const shop = await newMerchant(web.t, 'Exceptional');
+    const op = client(web.t.app, operator);
     const courier = (await op('POST', '/v1/couriers', { name: 'Eva Exc' })).body.id;
-    const failed = await orderIn(t, shop.test, operator, courier, 'failed', {
+    const failed = await orderIn(web.t, shop.test, operator, courier, 'failed', {
       customer: { name: 'Fallida Fabiola', phone: '+51987650001' },
     });
-    await orderIn(t, shop.test, operator, courier, 'in_transit', {
+    await orderIn(web.t, shop.test, operator, courier, 'in_transit', {
       customer: { name: 'Viajera Vera', phone: '+51987650002' },
     });
-    const short = await orderIn(t, shop.test, operator, courier, 'in_transit', {
+    const short = await orderIn(web.t, shop.test, operator, courier, 'in_transit', {
       customer: { name: 'Corta Carla', phone: '+51987650003' },
       cash_on_delivery: 100,
     });
@@ -315,7 +313,7 @@ describeEach('console admin pages in headless Chromium', (engine) => {
         })
       ).status,
     ).toBe(200);
-    const dispatcher = await newUser(t, 'dispatcher');
+    const dispatcher = await newUser(web.t, 'dispatcher');
     const page = await newPage();
     await signIn(page, dispatcher.email);
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Exceptions' }).click();

@@ -2,20 +2,19 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { type ImportRunner, startImportRunner } from '../src/features/imports/runner.js';
 import {
   cspErrorsOf,
   hasChromium,
   IMAGES,
-  launch,
   openPage,
-  serveApp,
   skipNote,
   submitSignIn,
+  useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, type TestApp } from './helpers.js';
+import { client, describeEach, type Merchant, newMerchant } from './helpers.js';
 import { csv } from './imports-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -30,35 +29,33 @@ const HEADER = [
 ];
 
 describeEach('console imports page in headless Chromium', (engine) => {
-  let t: TestApp;
   let runner: ImportRunner;
-  let browser: Browser;
-  let base: string;
   let dir: string;
   let merchant: Merchant;
   let email: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    // What `ruta serve` runs in the background: imports are claimed and run by it, not by the test.
-    runner = startImportRunner(t.ctx, pino({ level: 'silent' }));
-    merchant = await newMerchant(t, 'Tienda Imports');
-    email = (await newUser(t, 'merchant', merchant.accountId)).email;
-    dir = mkdtempSync(join(tmpdir(), 'ruta-imports-browser-'));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await runner?.stop();
-    await t?.close();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        // What `ruta serve` runs in the background: imports are claimed and run by it, not by the test.
+        runner = startImportRunner(t.ctx, pino({ level: 'silent' }));
+        merchant = await newMerchant(t, 'Tienda Imports');
+        email = (await newUser(t, 'merchant', merchant.accountId)).email;
+        dir = mkdtempSync(join(tmpdir(), 'ruta-imports-browser-'));
+      },
+      teardown: async () => {
+        await runner?.stop();
+        if (dir) rmSync(dir, { recursive: true, force: true });
+      },
+    },
+  );
 
   async function signIn(userEmail: string, width = 1280, height = 900): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height }, acceptDownloads: true });
+    const page = await openPage(web.browser, { viewport: { width, height }, acceptDownloads: true });
     const cspErrors = cspErrorsOf(page);
-    await submitSignIn(page, base, userEmail);
+    await submitSignIn(page, web.base, userEmail);
     await page.getByRole('navigation', { name: 'Main' }).waitFor();
     return { page, cspErrors };
   }
@@ -128,7 +125,7 @@ describeEach('console imports page in headless Chromium', (engine) => {
       await title.waitFor();
       const id = ((await title.textContent()) ?? '').replace(/^Import /, '');
       expect(id).toMatch(/^imp_[0-9A-Z]+$/);
-      expect(page.url()).toBe(`${base}/console/#/imports/${id}`);
+      expect(page.url()).toBe(`${web.base}/console/#/imports/${id}`);
 
       await page.getByRole('status').filter({ hasText: 'Import finished' }).waitFor({ timeout: 20_000 });
       expect(await page.getByRole('status').filter({ hasText: 'Import finished' }).textContent()).toBe(
@@ -164,7 +161,7 @@ describeEach('console imports page in headless Chromium', (engine) => {
       );
 
       // Through the API with the account's own secret key: the orders exist, made from the file.
-      const api = client(t.app, merchant.test);
+      const api = client(web.t.app, merchant.test);
       const one = (await api('GET', '/v1/orders?external_order_id=IMP-1')).body.data;
       expect(one).toHaveLength(1);
       expect(one[0].source).toBe('excel');
@@ -212,10 +209,10 @@ describeEach('console imports page in headless Chromium', (engine) => {
       await page.context().close();
 
       // Another account's merchant: the same address is not found.
-      const other = await newMerchant(t, 'Otra Tienda');
-      const otherUser = await newUser(t, 'merchant', other.accountId);
+      const other = await newMerchant(web.t, 'Otra Tienda');
+      const otherUser = await newUser(web.t, 'merchant', other.accountId);
       const { page: otherPage } = await signIn(otherUser.email);
-      await otherPage.goto(`${base}/console/#/imports/${id}`);
+      await otherPage.goto(`${web.base}/console/#/imports/${id}`);
       await otherPage.getByRole('heading', { name: 'Import not found' }).waitFor();
       expect(await otherPage.getByText('Orders created').count()).toBe(0);
       await otherPage.getByRole('link', { name: '← Imports' }).click();

@@ -1,9 +1,9 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import { POLL_MS } from '../web/src/console/poll.js';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { courierSession, newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -14,40 +14,38 @@ import { Receiver, waitFor } from './webhook-receiver.js';
  * disables a courier and signs its phones out.
  */
 describeEach('console live parts in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let shop: Merchant;
   let rx: Receiver;
   let dispatcher: { stop(): Promise<void> } | undefined;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, {
+  const web = useBrowserApp(
+    engine,
+    {
       // The receiver is a local address (no DNS, no TLS in tests).
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    }));
-    operator = await newOperator(t, 'test');
-    shop = await newMerchant(t, 'Live Shop');
-    rx = await new Receiver().start();
-    // What `ruta serve` runs in the background: the webhook dispatcher, polling often for the test.
-    dispatcher = new Dispatcher(t.ctx, { pollMs: 50 }).start();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await dispatcher?.stop();
-    await rx?.close();
-    await t?.close();
-  });
+    },
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        shop = await newMerchant(t, 'Live Shop');
+        rx = await new Receiver().start();
+        // What `ruta serve` runs in the background: the webhook dispatcher, polling often for the test.
+        dispatcher = new Dispatcher(t.ctx, { pollMs: 50 }).start();
+      },
+      teardown: async () => {
+        await dispatcher?.stop();
+        await rx?.close();
+      },
+    },
+  );
 
   async function newPage(): Promise<Page> {
-    return openPage(browser, { viewport: { width: 1280, height: 800 } });
+    return openPage(web.browser, { viewport: { width: 1280, height: 800 } });
   }
 
   async function signIn(page: Page, email: string) {
-    await submitSignIn(page, base, email);
+    await submitSignIn(page, web.base, email);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
@@ -89,8 +87,8 @@ describeEach('console live parts in headless Chromium', (engine) => {
         const u = new URL(r.url());
         if (u.pathname === '/v1/orders' && u.searchParams.get('limit') === '50') polls.push(u.search);
       });
-      const user = await newUser(t, 'dispatcher');
-      const m = client(t.app, shop.test);
+      const user = await newUser(web.t, 'dispatcher');
+      const m = client(web.t.app, shop.test);
       await m(
         'POST',
         '/v1/orders',
@@ -134,7 +132,7 @@ describeEach('console live parts in headless Chromium', (engine) => {
       await page.getByRole('radio', { name: 'Live' }).check();
       await page.getByText('No orders match.').waitFor();
       expect((await openedLive).status()).toBe(200);
-      const live = await client(t.app, shop.live)(
+      const live = await client(web.t.app, shop.live)(
         'POST',
         '/v1/orders',
         validOrder({ external_order_id: 'LIVE-2', customer: { name: 'Lucía Live', phone: '+51987654323' } }),
@@ -150,8 +148,8 @@ describeEach('console live parts in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `a merchant redelivers an event from the attempt log, and the receiver gets it again${skipNote}`,
     async () => {
-      const merchant = await newMerchant(t, 'Redeliver SAC');
-      const m = client(t.app, merchant.test);
+      const merchant = await newMerchant(web.t, 'Redeliver SAC');
+      const m = client(web.t.app, merchant.test);
       const ep = await m('POST', '/v1/webhook_endpoints', { url: rx.url('/redeliver'), events: ['order.created'] });
       expect(ep.status).toBe(201);
       const order = await m('POST', '/v1/orders', validOrder({ external_order_id: 'RD-1' }));
@@ -165,10 +163,10 @@ describeEach('console live parts in headless Chromium', (engine) => {
         return log.body.data.length === 1;
       });
 
-      const user = await newUser(t, 'merchant', merchant.accountId);
+      const user = await newUser(web.t, 'merchant', merchant.accountId);
       const page = await newPage();
       await signIn(page, user.email);
-      await page.goto(`${base}/console/#/webhooks/${ep.body.id}`);
+      await page.goto(`${web.base}/console/#/webhooks/${ep.body.id}`);
       await page.getByRole('heading', { name: 'Attempt log' }).waitFor();
       const row = page.getByRole('row', { name: new RegExp(event.id) });
       await row.waitFor();
@@ -197,16 +195,16 @@ describeEach('console live parts in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `the couriers page signs a courier's phones out, and disables and enables the courier${skipNote}`,
     async () => {
-      const op = client(t.app, operator);
+      const op = client(web.t.app, operator);
       const courier = (await op('POST', '/v1/couriers', { name: 'Nina Phone' })).body as { id: string };
       const phoneAnswers = (cookie: string) =>
-        t.app
+        web.t.app
           .inject({ method: 'GET', url: `/v1/couriers/${courier.id}`, headers: { cookie } })
           .then((r) => r.statusCode);
-      const phone = await courierSession(t, operator, courier.id);
+      const phone = await courierSession(web.t, operator, courier.id);
       expect(await phoneAnswers(phone.cookie)).toBe(200);
 
-      const user = await newUser(t, 'dispatcher');
+      const user = await newUser(web.t, 'dispatcher');
       const page = await newPage();
       await signIn(page, user.email);
       await page.getByRole('link', { name: 'Couriers' }).click();
@@ -217,7 +215,7 @@ describeEach('console live parts in headless Chromium', (engine) => {
       expect(await phoneAnswers(phone.cookie)).toBe(401);
 
       // Disabling ends the phone sessions too, and the courier cannot sign in until enabled.
-      const again = await courierSession(t, operator, courier.id);
+      const again = await courierSession(web.t, operator, courier.id);
       expect(await phoneAnswers(again.cookie)).toBe(200);
       await card.getByRole('button', { name: 'Disable' }).click();
       await card.getByText(`${courier.id} · disabled`).waitFor();

@@ -1,8 +1,8 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { addDays, localDay } from '../src/shared/local-time.js';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 const LIMA = 'America/Lima';
@@ -15,27 +15,23 @@ const LIMA = 'America/Lima';
  * its form.
  */
 describeEach('console local days in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let m: Merchant;
   let op: string;
   const today = () => localDay(Date.now(), LIMA);
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, { RUTA_DEFAULT_TIMEZONE: LIMA }));
-    m = await newMerchant(t, 'Bodega Lima');
-    op = await newOperator(t);
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    { RUTA_DEFAULT_TIMEZONE: LIMA },
+    {
+      setup: async (t) => {
+        m = await newMerchant(t, 'Bodega Lima');
+        op = await newOperator(t);
+      },
+    },
+  );
 
   async function order(name: string, requested: string) {
-    const res = await client(t.app, m.test)(
+    const res = await client(web.t.app, m.test)(
       'POST',
       '/v1/orders',
       validOrder({ customer: { name, phone: '+51987654321' }, requested_date: requested }),
@@ -45,9 +41,9 @@ describeEach('console local days in headless Chromium', (engine) => {
   }
 
   async function signedIn(): Promise<Page> {
-    const page = await openPage(browser, { viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Tokyo' });
-    const user = await newUser(t, 'dispatcher');
-    await submitSignIn(page, base, user.email);
+    const page = await openPage(web.browser, { viewport: { width: 1280, height: 800 }, timezoneId: 'Asia/Tokyo' });
+    const user = await newUser(web.t, 'dispatcher');
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('heading', { name: 'Orders' }).waitFor();
     return page;
   }
@@ -75,9 +71,11 @@ describeEach('console local days in headless Chromium', (engine) => {
     await page.getByLabel('New date').fill(next);
     await page.getByRole('form', { name: 'Reschedule' }).getByRole('button', { name: 'Reschedule' }).click();
     await expect
-      .poll(async () => (await client(t.app, op)('GET', `/v1/orders/${mine.id}`)).body.requested_day, { timeout: 8000 })
+      .poll(async () => (await client(web.t.app, op)('GET', `/v1/orders/${mine.id}`)).body.requested_day, {
+        timeout: 8000,
+      })
       .toBe(next);
-    const after = (await client(t.app, op)('GET', `/v1/orders/${mine.id}`)).body;
+    const after = (await client(web.t.app, op)('GET', `/v1/orders/${mine.id}`)).body;
     expect(after.requested_date).toBe(`${next}T00:00:00-05:00`);
     await page.context().close();
   });
@@ -85,7 +83,7 @@ describeEach('console local days in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `sets a courier's shift, capacity, depots and constraints in its form${skipNote}`,
     async () => {
-      const depot = (await client(t.app, op)('POST', '/v1/depots', { name: 'Surquillo', lat: -12.11, lng: -77.02 }))
+      const depot = (await client(web.t.app, op)('POST', '/v1/depots', { name: 'Surquillo', lat: -12.11, lng: -77.02 }))
         .body;
       const page = await signedIn();
       await page.getByRole('link', { name: 'Couriers' }).click();
@@ -105,7 +103,7 @@ describeEach('console local days in headless Chromium', (engine) => {
       await form.getByLabel('Route ends').selectOption('last_stop');
       await form.getByRole('button', { name: 'Add courier' }).click();
       await page.locator('li.card', { hasText: 'Turno Mañana' }).waitFor();
-      const list = (await client(t.app, op)('GET', '/v1/couriers?limit=100')).body.data;
+      const list = (await client(web.t.app, op)('GET', '/v1/couriers?limit=100')).body.data;
       expect(list.find((c: { name: string }) => c.name === 'Turno Mañana')).toMatchObject({
         shift_start: '09:00',
         shift_end: '17:30',

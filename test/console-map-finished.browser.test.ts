@@ -1,16 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  type HeldDay,
-  hasChromium,
-  heldDay,
-  launch,
-  openPage,
-  serveApp,
-  skipNote,
-  submitSignIn,
-} from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, heldDay, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { bodyFor } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -19,25 +9,12 @@ import { newUser } from './people-helpers.js';
  * courier reads "2 of 2 done", not "No route" (the map used to read routes from active orders only).
  */
 describeEach('the live map keeps a route finished today', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-  let day: HeldDay;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    day = heldDay('America/Lima', '15:00');
-    ({ t, base } = await serveApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: day.clock }));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const day = heldDay('America/Lima', '15:00');
+  const web = useBrowserApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: day.clock });
 
   it.skipIf(!hasChromium)(`shows "2 of 2 done" for a courier whose route is finished${skipNote}`, async () => {
-    const op = client(t.app, await newOperator(t, 'test'));
-    const shop = client(t.app, (await newMerchant(t, 'Tienda Terminada')).test);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const shop = client(web.t.app, (await newMerchant(web.t, 'Tienda Terminada')).test);
     const courier = (await op('POST', '/v1/couriers', { name: 'Nora Lista', shift_start: '08:00' })).body;
     const ids: string[] = [];
     for (const [i, name] of ['Ana Uno', 'Beto Dos'].entries()) {
@@ -58,9 +35,9 @@ describeEach('the live map keeps a route finished today', (engine) => {
       }
     }
 
-    const page = await openPage(browser, { viewport: { width: 1440, height: 900 } });
+    const page = await openPage(web.browser, { viewport: { width: 1440, height: 900 } });
     await page.context().clock.setSystemTime(day.now());
-    await submitSignIn(page, base, (await newUser(t, 'dispatcher')).email);
+    await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
     await page.getByRole('link', { name: 'Live map' }).click();
     const list = page.getByRole('region', { name: 'Couriers' });
     await list.locator('li', { hasText: 'Nora Lista' }).getByText('2 of 2 done').waitFor();

@@ -1,19 +1,18 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import {
   cspErrorsOf,
   hasChromium,
   IMAGES,
-  launch,
   openPage,
-  serveApp,
   skipNote,
   submitSignIn,
+  useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -27,47 +26,45 @@ import { Receiver, waitFor } from './webhook-receiver.js';
 type Css = { getComputedStyle(el: unknown): { backgroundColor: string } };
 
 describeEach('console map, exceptions and webhook events in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let shop: Merchant;
   let rx: Receiver;
   let dispatcher: { stop(): Promise<void> } | undefined;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, {
+  const web = useBrowserApp(
+    engine,
+    {
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
       RUTA_WEBHOOK_RETRY_SCHEDULE: '0.01',
-    }));
-    operator = await newOperator(t, 'test');
-    shop = await newMerchant(t, 'Map Shop');
-    rx = await new Receiver().start();
-    rx.respond = (r) => ({ status: r.path === '/gone' ? 410 : 200 });
-    dispatcher = new Dispatcher(t.ctx, { pollMs: 20 }).start();
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await dispatcher?.stop();
-    await rx?.close();
-    await t?.close();
-  });
+    },
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        shop = await newMerchant(t, 'Map Shop');
+        rx = await new Receiver().start();
+        rx.respond = (r) => ({ status: r.path === '/gone' ? 410 : 200 });
+        dispatcher = new Dispatcher(t.ctx, { pollMs: 20 }).start();
+      },
+      teardown: async () => {
+        await dispatcher?.stop();
+        await rx?.close();
+      },
+    },
+  );
 
   async function newPage(width = 1280, height = 800): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height } });
+    const page = await openPage(web.browser, { viewport: { width, height } });
     return { page, cspErrors: cspErrorsOf(page) };
   }
 
   async function signIn(page: Page, role: 'admin' | 'dispatcher' | 'merchant', account?: string) {
-    const user = await newUser(t, role, account);
-    await submitSignIn(page, base, user.email);
+    const user = await newUser(web.t, role, account);
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('button', { name: 'Sign out' }).waitFor();
   }
 
   const order = async (name: string, lat: number, lng: number, key = shop.test) => {
-    const res = await client(t.app, key)(
+    const res = await client(web.t.app, key)(
       'POST',
       '/v1/orders',
       validOrder({
@@ -84,13 +81,13 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
   it.skipIf(!hasChromium)(
     `assigns orders from the map by marker, box and keyboard, shows the API's refusal, and the board follows${skipNote}`,
     async () => {
-      const op = client(t.app, operator);
+      const op = client(web.t.app, operator);
       const ana = (await op('POST', '/v1/couriers', { name: 'Ana Map' })).body;
       await op('POST', `/v1/couriers/${ana.id}/location`, { lat: -12.09, lng: -77.06 });
       const beto = (await op('POST', '/v1/couriers', { name: 'Beto Box' })).body;
       // A sandbox courier of the shop (made with its test key) serves only the shop's orders.
-      const sandy = (await client(t.app, shop.test)('POST', '/v1/couriers', { name: 'Sandy Sandbox' })).body;
-      const other = await newMerchant(t, 'Other Shop');
+      const sandy = (await client(web.t.app, shop.test)('POST', '/v1/couriers', { name: 'Sandy Sandbox' })).body;
+      const other = await newMerchant(web.t, 'Other Shop');
       const rosa = await order('Rosa Click', -12.1, -77.01);
       const luis = await order('Luis Other', -12.12, -77.0, other.test);
       const marta = await order('Marta Box', -12.14, -77.045);
@@ -191,8 +188,8 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
   it.skipIf(!hasChromium)(
     `watches the day: a colour per route on map and board, the depot, stale couriers, progress and late stops, done stops dimmed; the order page names its route${skipNote}`,
     async () => {
-      const op = client(t.app, operator);
-      const m = client(t.app, shop.test);
+      const op = client(web.t.app, operator);
+      const m = client(web.t.app, shop.test);
       expect((await op('POST', '/v1/depots', { name: 'Surquillo Hub', lat: -12.11, lng: -77.02 })).status).toBe(201);
       const cruz = (await op('POST', '/v1/couriers', { name: 'Cruz Colour' })).body;
       const dora = (await op('POST', '/v1/couriers', { name: 'Dora Stale' })).body;
@@ -293,8 +290,8 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
   it.skipIf(!hasChromium)(
     `lists failed webhook deliveries and disabled endpoints of every account on Exceptions${skipNote}`,
     async () => {
-      const other = await newMerchant(t, 'Quiet Shop');
-      const m = client(t.app, shop.test);
+      const other = await newMerchant(web.t, 'Quiet Shop');
+      const m = client(web.t.app, shop.test);
       const ep = (await m('POST', '/v1/webhook_endpoints', { url: rx.url('/gone'), events: ['order.created'] })).body;
       const o = (await m('POST', '/v1/orders', validOrder({ external_order_id: 'EXC-1' }))).body;
       await waitFor(async () => {
@@ -302,7 +299,7 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
         return e.body.status === 'disabled';
       });
       await waitFor(async () => {
-        const list = await client(t.app, operator)('GET', '/v1/webhook_deliveries?status=failed');
+        const list = await client(web.t.app, operator)('GET', '/v1/webhook_deliveries?status=failed');
         return list.body.data.some((d: { endpoint: string }) => d.endpoint === ep.id);
       });
 
@@ -335,12 +332,12 @@ describeEach('console map, exceptions and webhook events in headless Chromium', 
   it.skipIf(!hasChromium)(
     `lets a merchant change an endpoint's events, with the API's error shown, and disable and enable it${skipNote}`,
     async () => {
-      const merchant = await newMerchant(t, 'Events Shop');
-      const m = client(t.app, merchant.test);
+      const merchant = await newMerchant(web.t, 'Events Shop');
+      const m = client(web.t.app, merchant.test);
       const ep = (await m('POST', '/v1/webhook_endpoints', { url: rx.url('/events'), events: ['*'] })).body;
       const { page, cspErrors } = await newPage(390, 844);
       await signIn(page, 'merchant', merchant.accountId);
-      await page.goto(`${base}/console/#/webhooks/${ep.id}`);
+      await page.goto(`${web.base}/console/#/webhooks/${ep.id}`);
       await page.getByRole('heading', { name: 'Events', exact: true }).waitFor();
       const all = page.getByLabel('All events (*), including ones added later');
       expect(await all.isChecked()).toBe(true);

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, IMAGES, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, type TestApp, validOrder } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -12,19 +12,7 @@ import { newUser } from './people-helpers.js';
  * and the merchant's next order asks for the PIN. The other merchant is untouched throughout.
  */
 describeEach('console messages and proof settings in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   /** Picks the merchant in the page's AccountPicker by its name, and waits for its settings. */
   async function pickAccount(page: Page, field: string, name: string) {
@@ -36,16 +24,16 @@ describeEach('console messages and proof settings in headless Chromium', (engine
     `a dispatcher sets a merchant's messages, templates and proof; the log filters; the API follows${skipNote}`,
     { timeout: 60_000 },
     async () => {
-      const shop = await newMerchant(t, `Tienda Mensajes ${engine}`);
-      const other = await newMerchant(t, `Otra Tienda ${engine}`);
-      const mine = client(t.app, shop.test);
-      const theirs = client(t.app, other.test);
+      const shop = await newMerchant(web.t, `Tienda Mensajes ${engine}`);
+      const other = await newMerchant(web.t, `Otra Tienda ${engine}`);
+      const mine = client(web.t.app, shop.test);
+      const theirs = client(web.t.app, other.test);
       // Each order writes its order_confirmed email (suppressed: test mode sends nothing).
       const order = (await mine('POST', '/v1/orders', validOrder({ external_order_id: 'MSG-1' }))).body;
       const foreign = (await theirs('POST', '/v1/orders', validOrder({ external_order_id: 'MSG-2' }))).body;
 
-      const page = await openPage(browser, { viewport: { width: 1280, height: 900 } });
-      await submitSignIn(page, base, (await newUser(t, 'dispatcher')).email);
+      const page = await openPage(web.browser, { viewport: { width: 1280, height: 900 } });
+      await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
       await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
 
       // Settings: SMS on delivery, a sender name.
@@ -112,7 +100,7 @@ describeEach('console messages and proof settings in headless Chromium', (engine
       await page.getByRole('heading', { name: /Ana Torres/ }).waitFor();
 
       // Proof: the PIN required for this merchant; its next order asks for it, the other's does not.
-      await page.goto(`${base}/console/#/proof`);
+      await page.goto(`${web.base}/console/#/proof`);
       await page.getByRole('heading', { name: 'Proof of delivery' }).waitFor();
       await pickAccount(page, 'proof-account', `Tienda Mensajes ${engine}`);
       const proof = page.getByRole('form', { name: 'Proof settings' });
@@ -134,16 +122,16 @@ describeEach('console messages and proof settings in headless Chromium', (engine
     `a merchant user sees its own settings with no account picker${skipNote}`,
     { timeout: 30_000 },
     async () => {
-      const shop = await newMerchant(t, `Solo Tienda ${engine}`);
-      await client(t.app, shop.test)('PUT', '/v1/proof_settings', { id_check: 'required' });
-      const page = await openPage(browser, { viewport: { width: 390, height: 800 } });
-      await submitSignIn(page, base, (await newUser(t, 'merchant', shop.accountId)).email);
+      const shop = await newMerchant(web.t, `Solo Tienda ${engine}`);
+      await client(web.t.app, shop.test)('PUT', '/v1/proof_settings', { id_check: 'required' });
+      const page = await openPage(web.browser, { viewport: { width: 390, height: 800 } });
+      await submitSignIn(page, web.base, (await newUser(web.t, 'merchant', shop.accountId)).email);
       await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
-      await page.goto(`${base}/console/#/proof`);
+      await page.goto(`${web.base}/console/#/proof`);
       const proof = page.getByRole('form', { name: 'Proof settings' });
       expect(await proof.getByRole('group', { name: 'ID check' }).getByLabel('Required').isChecked()).toBe(true);
       expect(await page.locator('#proof-account').count()).toBe(0);
-      await page.goto(`${base}/console/#/messages`);
+      await page.goto(`${web.base}/console/#/messages`);
       await page.getByRole('form', { name: 'Message settings' }).waitFor();
       expect(await page.locator('#messages-account').count()).toBe(0);
       await page.context().close();

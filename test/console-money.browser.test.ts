@@ -1,9 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, IMAGES, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newOperator, type TestApp } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newOperator } from './helpers.js';
 import { merchantIn, newCourier, orderWith } from './money-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -14,45 +13,35 @@ import { newUser } from './people-helpers.js';
  * its balance, and the last known one offline. One app and one browser per engine, five page loads.
  */
 describeEach('console money in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(
     `handover, a short day resolved, a settlement issued and exported, the report, the courier's balance${skipNote}`,
     async () => {
-      const op = await newOperator(t);
-      const m = await merchantIn(t, 'Bodega', 'PEN');
-      const courier = await newCourier(t, op, 'Rosa Cash');
-      const paid = await orderWith(t, m.test, op, courier, 10, {
+      const op = await newOperator(web.t);
+      const m = await merchantIn(web.t, 'Bodega', 'PEN');
+      const courier = await newCourier(web.t, op, 'Rosa Cash');
+      const paid = await orderWith(web.t, m.test, op, courier, 10, {
         deliver: { collected_amount: 10, payment_method: 'cash' },
       });
-      await orderWith(t, m.test, op, courier, 0, { fail: true });
+      await orderWith(web.t, m.test, op, courier, 0, { fail: true });
       // Two customers rate their deliveries on the tracking page: 4 stars, and 5 for another shop's.
-      const other = await merchantIn(t, 'Kiosko', 'PEN');
-      const fives = await orderWith(t, other.test, op, await newCourier(t, op, 'Luis Rated'), 0, { deliver: {} });
+      const other = await merchantIn(web.t, 'Kiosko', 'PEN');
+      const fives = await orderWith(web.t, other.test, op, await newCourier(web.t, op, 'Luis Rated'), 0, {
+        deliver: {},
+      });
       for (const [o, rating] of [
         [paid, 4],
         [fives, 5],
       ] as const) {
-        expect((await client(t.app)('POST', `/track/${o.tracking_code}/feedback`, { rating })).status).toBe(200);
+        expect((await client(web.t.app)('POST', `/track/${o.tracking_code}/feedback`, { rating })).status).toBe(200);
       }
 
-      const page = await openPage(browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
-      const admin = await newUser(t, 'admin');
-      await submitSignIn(page, base, admin.email);
+      const page = await openPage(web.browser, { viewport: { width: 1280, height: 1000 }, acceptDownloads: true });
+      const admin = await newUser(web.t, 'admin');
+      await submitSignIn(page, web.base, admin.email);
       await page.getByRole('heading', { name: 'Orders' }).waitFor();
-      await page.goto(`${base}/console/#/money`);
+      await page.goto(`${web.base}/console/#/money`);
       await page.getByRole('heading', { name: 'Money' }).waitFor();
 
       // A handover short of what the day's cash deliveries asked for.
@@ -63,7 +52,7 @@ describeEach('console money in headless Chromium', (engine) => {
       // The row read "short" before the handover too (10 expected, 0 handed): wait for the recorded
       // handover itself, then for the row to show what is still short (2 of 10).
       const handovers = async () =>
-        (await client(t.app, op)('GET', `/v1/couriers/${courier}/cash`)).body.handovers.map((h: any) => [
+        (await client(web.t.app, op)('GET', `/v1/couriers/${courier}/cash`)).body.handovers.map((h: any) => [
           h.amount,
           h.received_by,
         ]);
@@ -93,7 +82,7 @@ describeEach('console money in headless Chromium', (engine) => {
       ]);
       const csv = await readFile((await download.path()) as string, 'utf8');
       expect(csv).toContain(paid.tracking_code);
-      const list = await client(t.app, m.test)('GET', '/v1/settlements');
+      const list = await client(web.t.app, m.test)('GET', '/v1/settlements');
       expect(list.body.data.map((s: any) => s.status)).toEqual(['paid']);
 
       // The report: charts, and a figure opens exactly the orders it counted.
@@ -115,7 +104,7 @@ describeEach('console money in headless Chromium', (engine) => {
       expect(await behind.getByRole('row').count()).toBe(3);
 
       // The short day on the Exceptions page, resolved with a note.
-      await page.goto(`${base}/console/#/exceptions`);
+      await page.goto(`${web.base}/console/#/exceptions`);
       const exceptions = page.getByRole('table', { name: 'Courier cash exceptions' });
       const short = exceptions.getByRole('row', { name: /Rosa Cash.*short/ });
       await short.getByLabel('Note').fill('Rosa paid a fuel receipt of 2.00');
@@ -124,25 +113,25 @@ describeEach('console money in headless Chromium', (engine) => {
       });
       await short.getByRole('button', { name: 'Resolve' }).click();
       await page.getByText('No open cash exceptions.').waitFor();
-      const resolved = await client(t.app, op)('GET', '/v1/cash/exceptions?status=resolved');
+      const resolved = await client(web.t.app, op)('GET', '/v1/cash/exceptions?status=resolved');
       expect(resolved.body.data.map((x: any) => [x.courier.name, x.kind, x.resolution.note])).toEqual([
         ['Rosa Cash', 'short', 'Rosa paid a fuel receipt of 2.00'],
       ]);
 
       // The merchant reads its settlement, and can act on none.
-      const shop = await openPage(browser, { viewport: { width: 1280, height: 900 } });
-      await submitSignIn(shop, base, (await newUser(t, 'merchant', m.accountId)).email);
+      const shop = await openPage(web.browser, { viewport: { width: 1280, height: 900 } });
+      await submitSignIn(shop, web.base, (await newUser(web.t, 'merchant', m.accountId)).email);
       await shop.getByRole('heading', { name: 'Orders' }).waitFor();
-      await shop.goto(`${base}/console/#/money`);
+      await shop.goto(`${web.base}/console/#/money`);
       const theirs = shop.getByRole('table', { name: 'Settlements' });
       await theirs.getByRole('cell', { name: 'paid' }).waitFor();
       expect(await shop.getByRole('form', { name: 'Draft a settlement' }).count()).toBe(0);
       expect(await theirs.getByRole('button', { name: /Issue|Mark paid|Delete/ }).count()).toBe(0);
 
       // The courier's phone: its balance (10 collected, 8 handed over), then the last known one offline.
-      const code = (await client(t.app, op)('POST', `/v1/couriers/${courier}/sign_in_codes`, {})).body.code;
-      const phone = await openPage(browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-      await phone.goto(`${base}/courier/`);
+      const code = (await client(web.t.app, op)('POST', `/v1/couriers/${courier}/sign_in_codes`, {})).body.code;
+      const phone = await openPage(web.browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
+      await phone.goto(`${web.base}/courier/`);
       await phone.getByLabel('Sign-in code from your dispatcher').fill(code);
       await phone.getByRole('button', { name: 'Sign in' }).click();
       const mine = phone.getByRole('table', { name: 'My cash' });

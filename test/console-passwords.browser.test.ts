@@ -1,37 +1,25 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type TestApp } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach } from './helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
 
 /** Issue #18, defect 6 in the console: changing one's password, and an admin's reset link. */
 describeEach('console passwords in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
+  const web = useBrowserApp(engine);
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
-
-  const newPage = (): Promise<Page> => openPage(browser, { viewport: { width: 1280, height: 900 } });
+  const newPage = (): Promise<Page> => openPage(web.browser, { viewport: { width: 1280, height: 900 } });
   async function signIn(page: Page, email: string, password = PASSWORD) {
-    await submitSignIn(page, base, email, password);
+    await submitSignIn(page, web.base, email, password);
     await page.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
   }
   const signInStatus = async (email: string, password: string) =>
-    (await client(t.app)('POST', '/v1/session', { email, password })).status;
+    (await client(web.t.app)('POST', '/v1/session', { email, password })).status;
 
   it.skipIf(!hasChromium)(
     `a user changes their password: a wrong current one is shown at its field; other browsers are signed out${skipNote}`,
     async () => {
-      const u = await newUser(t, 'dispatcher');
+      const u = await newUser(web.t, 'dispatcher');
       const here = await newPage();
       const elsewhere = await newPage();
       await signIn(here, u.email);
@@ -71,8 +59,8 @@ describeEach('console passwords in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `an admin resets a user's password; the link lets the user choose a new one and signs them in${skipNote}`,
     async () => {
-      const adminUser = await newUser(t, 'admin');
-      const u = await newUser(t, 'dispatcher');
+      const adminUser = await newUser(web.t, 'admin');
+      const u = await newUser(web.t, 'dispatcher');
       const admin = await newPage();
       const user = await newPage();
       await signIn(admin, adminUser.email);
@@ -93,7 +81,7 @@ describeEach('console passwords in headless Chromium', (engine) => {
       await shown.getByText(`Password reset link for ${u.email}`).waitFor();
       expect(asked).toContain(u.email);
       const url = /(http\S+#password_reset=\S+)/.exec((await shown.textContent()) ?? '')?.[1] as string;
-      expect(url?.startsWith(`${base}/console/#password_reset=`), (await shown.textContent()) ?? '').toBe(true);
+      expect(url?.startsWith(`${web.base}/console/#password_reset=`), (await shown.textContent()) ?? '').toBe(true);
       expect(await signInStatus(u.email, PASSWORD)).toBe(401);
 
       // The user's open console is signed out at its next request.

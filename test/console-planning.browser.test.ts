@@ -1,18 +1,17 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import {
   cspErrorsOf,
   hasChromium,
   IMAGES,
-  launch,
   openPage,
-  serveApp,
   skipNote,
   submitSignIn,
+  useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 const DATE = '2030-03-04';
@@ -35,47 +34,43 @@ interface PlanRoute {
 }
 
 describeEach('console planning page in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let op: ReturnType<typeof client>;
   let merchant: ReturnType<typeof client>;
   let depot: { id: string };
   let carla: { id: string };
   let diego: { id: string };
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, {
+  const web = useBrowserApp(
+    engine,
+    {
       RUTA_SERVICE_MINUTES_PER_STOP: '5',
-    }));
-    op = client(t.app, await newOperator(t, 'test'));
-    merchant = client(t.app, (await newMerchant(t, 'Tienda Lima')).test);
-    const d = await op('POST', '/v1/depots', {
-      name: 'Surquillo',
-      lat: LIMA.lat,
-      lng: LIMA.lng,
-      timezone: 'America/Lima',
-    });
-    expect(d.status, JSON.stringify(d.body)).toBe(201);
-    depot = d.body;
-    // Four packages each: six one-package orders need both couriers.
-    const c1 = await op('POST', '/v1/couriers', {
-      name: 'Carla Ruta',
-      capacity_packages: 4,
-      shift_start: '08:00',
-      shift_end: '18:00',
-    });
-    const c2 = await op('POST', '/v1/couriers', { name: 'Diego Ruta', capacity_packages: 4 });
-    expect([c1.status, c2.status]).toEqual([201, 201]);
-    carla = c1.body;
-    diego = c2.body;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+    },
+    {
+      setup: async (t) => {
+        op = client(t.app, await newOperator(t, 'test'));
+        merchant = client(t.app, (await newMerchant(t, 'Tienda Lima')).test);
+        const d = await op('POST', '/v1/depots', {
+          name: 'Surquillo',
+          lat: LIMA.lat,
+          lng: LIMA.lng,
+          timezone: 'America/Lima',
+        });
+        expect(d.status, JSON.stringify(d.body)).toBe(201);
+        depot = d.body;
+        // Four packages each: six one-package orders need both couriers.
+        const c1 = await op('POST', '/v1/couriers', {
+          name: 'Carla Ruta',
+          capacity_packages: 4,
+          shift_start: '08:00',
+          shift_end: '18:00',
+        });
+        const c2 = await op('POST', '/v1/couriers', { name: 'Diego Ruta', capacity_packages: 4 });
+        expect([c1.status, c2.status]).toEqual([201, 201]);
+        carla = c1.body;
+        diego = c2.body;
+      },
+    },
+  );
 
   async function order(name: string, address: Record<string, unknown>): Promise<{ id: string }> {
     const res = await merchant(
@@ -97,10 +92,10 @@ describeEach('console planning page in headless Chromium', (engine) => {
     height = 900,
     role: 'dispatcher' | 'admin' = 'dispatcher',
   ): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height } });
+    const page = await openPage(web.browser, { viewport: { width, height } });
     const cspErrors = cspErrorsOf(page);
-    const user = await newUser(t, role);
-    await submitSignIn(page, base, user.email);
+    const user = await newUser(web.t, role);
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('link', { name: 'Planning' }).click();
     await page.getByRole('heading', { name: 'Planning', level: 1 }).waitFor();
     return { page, cspErrors };
@@ -417,7 +412,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
       await page.getByLabel('Time zone').fill('America/Lima');
       await page.getByRole('button', { name: 'Create depot' }).click();
       await page.getByText('No depot yet.').waitFor({ state: 'detached' });
-      const live = client(t.app, await newOperator(t, 'live'));
+      const live = client(web.t.app, await newOperator(web.t, 'live'));
       const depots = (await live('GET', '/v1/depots')).body.data as { id: string; name: string; timezone: string }[];
       expect(depots.map((d) => [d.name, d.timezone])).toEqual([['Callao', 'America/Lima']]);
       await expect(page.getByLabel('Depot', { exact: true }).inputValue()).resolves.toBe(depots[0]?.id);

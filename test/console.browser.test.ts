@@ -1,52 +1,47 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
 import {
   cspErrorsOf,
   hasChromium,
   IMAGES,
-  launch,
   openPage,
-  serveApp,
   skipNote,
   submitSignIn,
+  useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 describeEach('console in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let merchantKey: string;
   let merchantAccount: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, {
+  const web = useBrowserApp(
+    engine,
+    {
       // The merchant's endpoint is a local address (no DNS in tests).
       RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-    }));
-    operator = await newOperator(t, 'test');
-    const acme = await newMerchant(t, 'Acme Shoes');
-    merchantKey = acme.test;
-    merchantAccount = acme.accountId;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+    },
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        const acme = await newMerchant(t, 'Acme Shoes');
+        merchantKey = acme.test;
+        merchantAccount = acme.accountId;
+      },
+    },
+  );
 
   async function newPage(width = 1280, height = 800): Promise<{ page: Page; cspErrors: string[] }> {
-    const page = await openPage(browser, { viewport: { width, height } });
+    const page = await openPage(web.browser, { viewport: { width, height } });
     return { page, cspErrors: cspErrorsOf(page) };
   }
 
   async function signInWithKey(page: Page, key: string) {
-    await page.goto(`${base}/console/`);
+    await page.goto(`${web.base}/console/`);
     await page.getByRole('button', { name: 'Use an API key instead' }).click();
     await page.getByLabel('API key (ok_… or sk_…)').fill(key);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -57,7 +52,7 @@ describeEach('console in headless Chromium', (engine) => {
     `serves the sign-in form under a strict CSP, and refuses a wrong password${skipNote}`,
     async () => {
       const { page, cspErrors } = await newPage(360, 740);
-      const res = await page.goto(`${base}/console/`);
+      const res = await page.goto(`${web.base}/console/`);
       expect(res?.status()).toBe(200);
       expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
       // The form renders once the app has asked who is signed in: wait for it, then look.
@@ -84,7 +79,7 @@ describeEach('console in headless Chromium', (engine) => {
     `shows an order created through the API on the board without a reload${skipNote}`,
     async () => {
       const { page, cspErrors } = await newPage();
-      const m = client(t.app, merchantKey);
+      const m = client(web.t.app, merchantKey);
       await m(
         'POST',
         '/v1/orders',
@@ -124,7 +119,7 @@ describeEach('console in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(`moves an order from its page with the moves its status allows${skipNote}`, async () => {
     const { page, cspErrors } = await newPage();
-    const m = client(t.app, merchantKey);
+    const m = client(web.t.app, merchantKey);
     const order = (
       await m(
         'POST',
@@ -132,10 +127,10 @@ describeEach('console in headless Chromium', (engine) => {
         validOrder({ external_order_id: 'PAGE-1', customer: { name: 'Lucía Flores', phone: '+51987654323' } }),
       )
     ).body;
-    const op = client(t.app, operator);
+    const op = client(web.t.app, operator);
     const courier = (await op('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' })).body;
     await signInWithKey(page, operator);
-    await page.goto(`${base}/console/#/orders/${order.id}`);
+    await page.goto(`${web.base}/console/#/orders/${order.id}`);
     await page.getByRole('heading', { name: /Lucía Flores/ }).waitFor();
     const moves = page.locator('.moves .buttons button');
     // pending: validate, assign, reschedule, cancel (the transition table).
@@ -155,9 +150,9 @@ describeEach('console in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(`draws couriers and orders on the map when tiles cannot load${skipNote}`, async () => {
     const { page } = await newPage();
-    const op = client(t.app, operator);
+    const op = client(web.t.app, operator);
     // One order of its own (validOrder() has coordinates), whichever tests ran before, and a courier.
-    await client(t.app, merchantKey)('POST', '/v1/orders', validOrder({ external_order_id: 'MAP-1' }));
+    await client(web.t.app, merchantKey)('POST', '/v1/orders', validOrder({ external_order_id: 'MAP-1' }));
     const courier = (await op('POST', '/v1/couriers', { name: 'Ana Map' })).body;
     await op('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 });
     await signInWithKey(page, operator);
@@ -173,13 +168,13 @@ describeEach('console in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(`signs a dispatcher in with a password, switches to live, signs out${skipNote}`, async () => {
     const { page, cspErrors } = await newPage(390, 844);
-    const user = await newUser(t, 'dispatcher');
-    await client(t.app, merchantKey)(
+    const user = await newUser(web.t, 'dispatcher');
+    await client(web.t.app, merchantKey)(
       'POST',
       '/v1/orders',
       validOrder({ external_order_id: 'SESS-1', customer: { name: 'Pedro Castillo', phone: '+51987654329' } }),
     );
-    await submitSignIn(page, base, user.email);
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('link', { name: 'Pedro Castillo' }).waitFor();
     // A reload keeps the session (cookie) and fetches a new CSRF token.
     await page.reload();
@@ -202,7 +197,7 @@ describeEach('console in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(`signs a courier's phone in from the couriers page: code and QR${skipNote}`, async () => {
     const { page, cspErrors } = await newPage();
-    await client(t.app, operator)('POST', '/v1/couriers', { name: 'Marta Phone' });
+    await client(web.t.app, operator)('POST', '/v1/couriers', { name: 'Marta Phone' });
     await signInWithKey(page, operator);
     await page.getByRole('link', { name: 'Couriers' }).click();
     const card = page.locator('li.card', { hasText: 'Marta Phone' });
@@ -213,10 +208,10 @@ describeEach('console in headless Chromium', (engine) => {
       /^data:image\/png;base64,/,
     );
     // The code really signs a phone in, once.
-    const first = await t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } });
+    const first = await web.t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } });
     expect(first.statusCode).toBe(200);
     expect(first.json().courier.name).toBe('Marta Phone');
-    expect((await t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } })).statusCode).toBe(
+    expect((await web.t.app.inject({ method: 'POST', url: '/v1/courier_session', payload: { code } })).statusCode).toBe(
       401,
     );
     expect(cspErrors).toEqual([]);
@@ -226,10 +221,10 @@ describeEach('console in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `lets a merchant create an order, with API errors next to their field, and a webhook endpoint${skipNote}`,
     async () => {
-      const merchant = await newMerchant(t, 'Zapatos SAC');
-      const user = await newUser(t, 'merchant', merchant.accountId);
+      const merchant = await newMerchant(web.t, 'Zapatos SAC');
+      const user = await newUser(web.t, 'merchant', merchant.accountId);
       const { page, cspErrors } = await newPage(390, 844);
-      await submitSignIn(page, base, user.email);
+      await submitSignIn(page, web.base, user.email);
       await page.getByRole('link', { name: 'New order' }).click();
       await page.getByLabel('Customer name *').fill('Elena Ríos');
       await page.getByLabel('Customer phone').fill('987654321');
@@ -242,7 +237,7 @@ describeEach('console in headless Chromium', (engine) => {
       await page.getByLabel('Customer phone').fill('+51987654321');
       await page.getByRole('button', { name: 'Create order' }).click();
       await page.getByRole('heading', { name: /Elena Ríos/ }).waitFor();
-      const list = (await client(t.app, merchant.test)('GET', '/v1/orders')).body;
+      const list = (await client(web.t.app, merchant.test)('GET', '/v1/orders')).body;
       expect(list.data.map((o: { customer: { name: string } }) => o.customer.name)).toEqual(['Elena Ríos']);
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
@@ -261,8 +256,8 @@ describeEach('console in headless Chromium', (engine) => {
   );
 
   it.skipIf(!hasChromium)(`keeps only the rows in view in the page, and pages on by scrolling${skipNote}`, async () => {
-    const merchant = await newMerchant(t, 'Bulk Shop');
-    const m = client(t.app, merchant.test);
+    const merchant = await newMerchant(web.t, 'Bulk Shop');
+    const m = client(web.t.app, merchant.test);
     for (let i = 0; i < 130; i++) {
       const r = await m('POST', '/v1/orders', validOrder({ external_order_id: `BULK-${i}` }));
       expect(r.status).toBe(201);

@@ -1,7 +1,7 @@
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp } from './helpers.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -12,34 +12,30 @@ const SECOND = { latitude: -12.0852, longitude: -77.0203 };
 const BATCH_WAIT = { timeout: 30_000, interval: 500 };
 
 describeEach('a courier phone moves the console map and the tracking page', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let merchantKey: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    operator = await newOperator(t, 'test');
-    merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
+      },
+    },
+  );
 
   async function desk(): Promise<{ context: BrowserContext; page: Page }> {
-    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const page = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
     return { context: page.context(), page };
   }
 
   /** The live map of a dispatcher signed in with a password: updates come on the stream (SSE). */
   async function dispatcherMap(): Promise<Page> {
     const { page } = await desk();
-    const user = await newUser(t, 'dispatcher');
-    await submitSignIn(page, base, user.email);
+    const user = await newUser(web.t, 'dispatcher');
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('link', { name: 'Live map' }).click();
     await page.getByRole('application', { name: /Map of couriers/ }).waitFor();
     return page;
@@ -48,7 +44,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
   /** The live map with an operator key in the tab: no stream, so it polls. */
   async function operatorKeyMap(): Promise<Page> {
     const { page } = await desk();
-    await page.goto(`${base}/console/`);
+    await page.goto(`${web.base}/console/`);
     await page.getByRole('button', { name: 'Use an API key instead' }).click();
     await page.getByLabel('API key (ok_… or sk_…)').fill(operator);
     await page.getByRole('button', { name: 'Sign in', exact: true }).click();
@@ -69,7 +65,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
 
   /** The courier card of a tracking page, loaded afresh (the page itself refreshes every minute). */
   async function trackingCourierCard(page: Page, code: string): Promise<string> {
-    const res = await page.goto(`${base}/track/${code}`);
+    const res = await page.goto(`${web.base}/track/${code}`);
     expect(res?.status()).toBe(200);
     const card = page.getByRole('region', { name: 'Courier', exact: true });
     return (await card.count()) === 0 ? '' : ((await card.textContent()) ?? '');
@@ -77,7 +73,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
 
   /** The courier of the public tracking JSON (what the page's map draws). */
   async function publicCourier(code: string): Promise<{ lat: number; lng: number } | null> {
-    const res = await fetch(`${base}/v1/public/tracking/${code}`);
+    const res = await fetch(`${web.base}/v1/public/tracking/${code}`);
     expect(res.status).toBe(200);
     return ((await res.json()) as { courier: { lat: number; lng: number } | null }).courier;
   }
@@ -85,11 +81,11 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
   it.skipIf(!hasChromium)(
     `shows the phone's emulated position on both kinds of console map, live, and on the tracking page${skipNote}`,
     async () => {
-      const op = client(t.app, operator);
+      const op = client(web.t.app, operator);
       const courier = (await op('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' })).body;
       // One parcel on its way (the page shows the courier's position), one still waiting for pickup (it must not).
-      const carried = await orderIn(t, merchantKey, operator, courier.id, 'in_transit');
-      const waiting = await orderIn(t, merchantKey, operator, courier.id, 'assigned');
+      const carried = await orderIn(web.t, merchantKey, operator, courier.id, 'in_transit');
+      const waiting = await orderIn(web.t, merchantKey, operator, courier.id, 'assigned');
       expect((await op('GET', `/v1/orders/${carried.id}`)).body.status).toBe('in_transit');
 
       // Both maps are open before the phone reports anything: the courier has no marker yet.
@@ -102,7 +98,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
         await map.evaluate('window.notReloaded = true');
       }
 
-      const phone = await browser.newContext({
+      const phone = await web.browser.newContext({
         viewport: { width: 390, height: 844 },
         deviceScaleFactor: 2,
         hasTouch: true,
@@ -112,7 +108,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
       const app = await phone.newPage();
       app.setDefaultTimeout(10_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await app.goto(`${base}/courier/`);
+      await app.goto(`${web.base}/courier/`);
       await app.getByLabel('Sign-in code from your dispatcher').fill(code);
       await app.getByRole('button', { name: 'Sign in' }).click();
       await app.getByRole('heading', { name: "Today's route" }).waitFor();
@@ -130,7 +126,7 @@ describeEach('a courier phone moves the console map and the tracking page', (eng
 
       // The public page of the parcel on its way: first name only, and the phone's position.
       const track = await (
-        await browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
+        await web.browser.newContext({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 })
       ).newPage();
       const firstCard = await trackingCourierCard(track, carried.tracking_code);
       expect(firstCard).toContain('Juan is bringing your parcel');

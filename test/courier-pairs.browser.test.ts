@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 
 /**
  * A pickup-and-delivery order on the courier's phone (DESIGN §16): its pickup is a stop of its own,
@@ -9,23 +8,11 @@ import { client, describeEach, newMerchant, newOperator, type TestApp, validOrde
  * ("Picked up"); the delivery stop does not offer it. Once collected, the pickup stop goes.
  */
 describeEach('courier app: a pickup-and-delivery pair', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(`shows the pickup stop before the delivery, and collects there${skipNote}`, async () => {
-    const op = client(t.app, await newOperator(t, 'test'));
-    const m = client(t.app, (await newMerchant(t, 'Florería Lila')).test);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const m = client(web.t.app, (await newMerchant(web.t, 'Florería Lila')).test);
     const plain = (await m('POST', '/v1/orders', validOrder({ customer: { name: 'Rosa Díaz' } }))).body;
     const pair = (
       await m(
@@ -42,11 +29,11 @@ describeEach('courier app: a pickup-and-delivery pair', (engine) => {
     const route = await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [plain.id, pair.id] });
     expect(route.status).toBe(201);
 
-    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+    const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    await page.goto(`${base}/courier/`);
+    await page.goto(`${web.base}/courier/`);
     await page.getByLabel('Sign-in code from your dispatcher').fill(code);
     await page.getByRole('button', { name: 'Sign in' }).click();
 

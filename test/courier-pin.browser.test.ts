@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { eventsOf } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -11,27 +10,15 @@ import { newUser } from './people-helpers.js';
  * and the phone says so rather than losing it; the right one then delivers.
  */
 describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §14)', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(
     `asks for the PIN and ID, shows a wrong PIN after sync, delivers with the right one${skipNote}`,
     async () => {
-      const operator = await newOperator(t, 'test');
-      const merchant = await newMerchant(t, 'Licorería Sol');
-      const m = client(t.app, merchant.test);
-      const op = client(t.app, operator);
+      const operator = await newOperator(web.t, 'test');
+      const merchant = await newMerchant(web.t, 'Licorería Sol');
+      const m = client(web.t.app, merchant.test);
+      const op = client(web.t.app, operator);
       const put = await m('PUT', '/v1/proof_settings', { signature: 'off', photo: 'off', pin: 'required' });
       expect(put.status).toBe(200);
       const order = (await m('POST', '/v1/orders', validOrder({ cash_on_delivery: 0, requires_id_check: true }))).body;
@@ -41,11 +28,11 @@ describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §1
       expect((await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [order.id] })).status).toBe(201);
       for (const a of ['pickup', 'depart']) expect((await op('POST', `/v1/orders/${order.id}/${a}`)).status).toBe(200);
 
-      const context = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+      const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
@@ -94,11 +81,11 @@ describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §1
   it.skipIf(!hasChromium)(
     `console: a dispatcher sees a locked PIN (never the PIN), overrides it with a reason, and the order's messages${skipNote}`,
     async () => {
-      const operator = await newOperator(t, 'test');
-      const merchant = await newMerchant(t, 'Farmacia Luz');
-      const op = client(t.app, operator);
+      const operator = await newOperator(web.t, 'test');
+      const merchant = await newMerchant(web.t, 'Farmacia Luz');
+      const op = client(web.t.app, operator);
       const order = (
-        await client(t.app, merchant.test)(
+        await client(web.t.app, merchant.test)(
           'POST',
           '/v1/orders',
           validOrder({ cash_on_delivery: 0, requires_signature: false, requires_pin: true }),
@@ -112,13 +99,13 @@ describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §1
       for (let i = 0; i < 5; i++)
         await op('POST', `/v1/orders/${order.id}/deliver`, { receiver_name: 'Ana', pin: wrong });
 
-      const user = await newUser(t, 'dispatcher');
-      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const user = await newUser(web.t, 'dispatcher');
+      const context = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
-      await submitSignIn(page, base, user.email);
+      await submitSignIn(page, web.base, user.email);
       await page.getByRole('link', { name: 'Ana Torres' }).first().waitFor();
-      await page.goto(`${base}/console/#/orders/${order.id}`);
+      await page.goto(`${web.base}/console/#/orders/${order.id}`);
       const status = page.locator('.pin-status');
       await status.waitFor();
       expect(await status.getAttribute('data-state')).toBe('locked');
@@ -132,7 +119,7 @@ describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §1
       await page.getByLabel("Why (kept in the order's history)").fill('DNI checked at the door');
       await page.getByRole('button', { name: 'Override', exact: true }).click();
       await page.locator('.pin-status[data-state="overridden"]').waitFor();
-      const over = (await eventsOf(t, order.id)).find((e) => e.event === 'order.pin_overridden');
+      const over = (await eventsOf(web.t, order.id)).find((e) => e.event === 'order.pin_overridden');
       expect(over.data).toMatchObject({ reason: 'DNI checked at the door', overridden_by: user.id });
       await context.close();
     },

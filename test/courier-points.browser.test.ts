@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, serveApp, skipNote } from './browser-helpers.js';
-import { client, describeEach, newOperator, type TestApp } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newOperator } from './helpers.js';
 
 // Issue 18 #11, the phone's half: a position is forgotten only once the server's 2xx says it is
 // stored. Taken offline, it must outlive a reload of the app (IndexedDB, not memory) and arrive
@@ -29,28 +29,24 @@ const keptPoints = (page: Page) =>
   })`);
 
 describeEach('courier app keeps its positions until the server has stored them', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    operator = await newOperator(t, 'test');
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+      },
+    },
+  );
 
   it.skipIf(!hasChromium)(
     `a fix taken offline survives a reload and is sent once the network returns${skipNote}`,
     async () => {
-      const op = client(t.app, operator);
+      const op = client(web.t.app, operator);
       const courier = (await op('POST', '/v1/couriers', { name: 'Offline Olga' })).body;
-      const context = await browser.newContext({
+      const context = await web.browser.newContext({
         viewport: { width: 390, height: 844 },
         hasTouch: true,
         permissions: ['geolocation'],
@@ -59,7 +55,7 @@ describeEach('courier app keeps its positions until the server has stored them',
       const page = await context.newPage();
       page.setDefaultTimeout(10_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: "Today's route" }).waitFor();

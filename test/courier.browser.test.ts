@@ -1,41 +1,37 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, IMAGES, launch, PHOTO_PNG, serveApp, skipNote } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import type { BrowserContext, Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, IMAGES, PHOTO_PNG, skipNote, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 
 describeEach('courier app in headless Chromium on a phone', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
   let operator: string;
   let merchantKey: string;
   let courier: { id: string; name: string };
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    operator = await newOperator(t, 'test');
-    merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
-    courier = (await client(t.app, operator)('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' }))
-      .body;
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        operator = await newOperator(t, 'test');
+        merchantKey = (await newMerchant(t, 'Acme Shoes')).test;
+        courier = (await client(t.app, operator)('POST', '/v1/couriers', { name: 'Juan Pérez', phone: '+51911111111' }))
+          .body;
+      },
+    },
+  );
 
   async function phone(courierId = courier.id): Promise<{ context: BrowserContext; page: Page; code: string }> {
-    const context = await browser.newContext({
+    const context = await web.browser.newContext({
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 2,
       hasTouch: true,
       permissions: ['geolocation'],
       geolocation: { latitude: -12.12, longitude: -77.03 },
     });
-    const code = (await client(t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
+    const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
     const page = await context.newPage();
     page.setDefaultTimeout(10_000);
     return { context, page, code };
@@ -50,7 +46,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
 
   it.skipIf(!hasChromium)(`opens with no network once loaded (service worker)${skipNote}`, async () => {
     const { context, page } = await phone();
-    const res = await page.goto(`${base}/courier/`);
+    const res = await page.goto(`${web.base}/courier/`);
     expect(res?.status()).toBe(200);
     await page.getByLabel('Sign-in code from your dispatcher').waitFor();
     await serviceWorkerReady(page);
@@ -65,8 +61,8 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
   it.skipIf(!hasChromium)(
     `runs a stop through a network cut: queued moves and proof sync once, in order${skipNote}`,
     async () => {
-      const m = client(t.app, merchantKey);
-      const op = client(t.app, operator);
+      const m = client(web.t.app, merchantKey);
+      const op = client(web.t.app, operator);
       const first = (
         await m(
           'POST',
@@ -86,7 +82,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
       expect(route.status).toBe(201);
 
       const { context, page, code } = await phone();
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill('WRONG123');
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('alert').waitFor();
@@ -156,7 +152,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
     `sends the phone's position while on duty${skipNote}`,
     async () => {
       const { context, page, code } = await phone();
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
@@ -164,7 +160,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
       await page.getByLabel('On duty').check();
       // Batched every 10 s (DESIGN §9): wait for the batch to land rather than for a fixed time.
       await expect
-        .poll(async () => (await client(t.app, operator)('GET', `/v1/couriers/${courier.id}`)).body.location?.lat, {
+        .poll(async () => (await client(web.t.app, operator)('GET', `/v1/couriers/${courier.id}`)).body.location?.lat, {
           timeout: 25_000,
           interval: 1000,
         })
@@ -177,8 +173,8 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
   it.skipIf(!hasChromium)(
     `starts the route in one tap: one outbox entry per stop, each move once; done today and progress${skipNote}`,
     async () => {
-      const m = client(t.app, merchantKey);
-      const op = client(t.app, operator);
+      const m = client(web.t.app, merchantKey);
+      const op = client(web.t.app, operator);
       // A courier of its own: the other tests' stops stay off this phone.
       const rider = (await op('POST', '/v1/couriers', { name: 'Rider Start', phone: '+51911111112' })).body;
       const names = ['Lucía Campos', 'Mario Vega', 'Elena Ríos'];
@@ -198,7 +194,7 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
       ).toBe(201);
 
       const { context, page, code } = await phone(rider.id);
-      await page.goto(`${base}/courier/`);
+      await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText('0 of 3 done').waitFor();

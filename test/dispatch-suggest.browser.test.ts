@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -11,24 +10,12 @@ import { newUser } from './people-helpers.js';
  * when it is `off`. A pickup-and-delivery order's suggestion names its pickup's stop too.
  */
 describeEach('the board opens a new order\u2019s suggestions by itself (auto_dispatch: suggest)', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(`off: nothing opens; suggest: the new order\u2019s couriers open${skipNote}`, async () => {
-    const m = await newMerchant(t, 'Acme');
-    const mc = client(t.app, m.test);
-    const op = client(t.app, await newOperator(t, 'test'));
+    const m = await newMerchant(web.t, 'Acme');
+    const mc = client(web.t.app, m.test);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
     const courier = (await mc('POST', '/v1/couriers', { name: 'Juan Pérez', shift_start: '00:00', shift_end: '23:59' }))
       .body;
     expect((await mc('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
@@ -39,12 +26,12 @@ describeEach('the board opens a new order\u2019s suggestions by itself (auto_dis
         ...extra,
       });
 
-    const desk = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const desk = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
     // The board's stream answers once it is subscribed; an order created before that would reach the
     // board only on its next refresh (its stream starts at the moment it opened, and the list was read
     // before), which under CI's load came after this test's wait.
     const streaming = desk.waitForResponse((r) => new URL(r.url()).pathname === '/v1/stream', { timeout: 30_000 });
-    await submitSignIn(desk, base, (await newUser(t, 'dispatcher')).email);
+    await submitSignIn(desk, web.base, (await newUser(web.t, 'dispatcher')).email);
     await desk.getByRole('heading', { name: 'Orders' }).waitFor();
     await streaming;
     const panels = desk.getByRole('region', { name: /^Suggested couriers for / });

@@ -1,7 +1,6 @@
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -11,19 +10,7 @@ import { newUser } from './people-helpers.js';
  * message), and again after going offline and back.
  */
 describeEach('live dispatch in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   const person = (name: string, lat: number, lng: number) =>
     validOrder({
@@ -34,9 +21,9 @@ describeEach('live dispatch in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `a new order is suggested and assigned from the board; the phone shows the stop at once${skipNote}`,
     async () => {
-      const m = await newMerchant(t, 'Acme');
-      const mc = client(t.app, m.test);
-      const op = client(t.app, await newOperator(t, 'test'));
+      const m = await newMerchant(web.t, 'Acme');
+      const mc = client(web.t.app, m.test);
+      const op = client(web.t.app, await newOperator(web.t, 'test'));
       // A whole-day shift, so the suggestion is feasible whatever the hour the test runs at.
       const courier = (
         await mc('POST', '/v1/couriers', { name: 'Juan Pérez', shift_start: '00:00', shift_end: '23:59' })
@@ -49,11 +36,11 @@ describeEach('live dispatch in headless Chromium', (engine) => {
       );
 
       // The courier's phone, open on its route.
-      const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+      const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const app = await phone.newPage();
       app.setDefaultTimeout(10_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await app.goto(`${base}/courier/`);
+      await app.goto(`${web.base}/courier/`);
       await app.getByLabel('Sign-in code from your dispatcher').fill(code);
       await app.getByRole('button', { name: 'Sign in' }).click();
       await app.getByRole('heading', { name: "Today's route" }).waitFor();
@@ -64,9 +51,9 @@ describeEach('live dispatch in headless Chromium', (engine) => {
 
       // A new order between the two stops.
       const fresh = (await mc('POST', '/v1/orders', person('Lucía Vargas', -12.12, -77.03))).body;
-      const desk = await openPage(browser, { viewport: { width: 1280, height: 800 } });
-      const user = await newUser(t, 'dispatcher');
-      await submitSignIn(desk, base, user.email);
+      const desk = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
+      const user = await newUser(web.t, 'dispatcher');
+      await submitSignIn(desk, web.base, user.email);
       await desk.getByRole('heading', { name: 'Orders' }).waitFor();
       await desk.getByLabel(`Select ${fresh.tracking_code}`).check();
       const panel = desk.getByRole('region', { name: `Suggested couriers for ${fresh.tracking_code}` });

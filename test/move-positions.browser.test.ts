@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import type { Page } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /** About 990 m south of validOrder's address (Av. Larco 123). */
@@ -13,24 +13,12 @@ const FAR = { latitude: -12.13, longitude: -77.0297, accuracy: 10 };
  * made far from their address. A phone that refuses its position still delivers.
  */
 describeEach('positions of moves in headless Chromium', (engine) => {
-  let t: TestApp;
-  let browser: Browser;
-  let base: string;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine);
 
   async function setUp(name: string) {
-    const op = client(t.app, await newOperator(t, 'test'));
-    const merchant = await newMerchant(t, 'Zapatería Sol');
-    const m = client(t.app, merchant.test);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const merchant = await newMerchant(web.t, 'Zapatería Sol');
+    const m = client(web.t.app, merchant.test);
     expect((await m('PUT', '/v1/proof_settings', { signature: 'off', photo: 'off', pin: 'off' })).status).toBe(200);
     const order = (
       await m(
@@ -46,7 +34,7 @@ describeEach('positions of moves in headless Chromium', (engine) => {
   }
 
   async function signIn(page: Page, code: string) {
-    await page.goto(`${base}/courier/`);
+    await page.goto(`${web.base}/courier/`);
     await page.getByLabel('Sign-in code from your dispatcher').fill(code);
     await page.getByRole('button', { name: 'Sign in' }).click();
   }
@@ -62,7 +50,7 @@ describeEach('positions of moves in headless Chromium', (engine) => {
     `a delivery tapped offline far from the address reaches the order page and the exceptions${skipNote}`,
     async () => {
       const { op, order, code } = await setUp('Lucía Far');
-      const context = await browser.newContext({
+      const context = await web.browser.newContext({
         viewport: { width: 390, height: 844 },
         hasTouch: true,
         permissions: ['geolocation'],
@@ -99,11 +87,11 @@ describeEach('positions of moves in headless Chromium', (engine) => {
       const departed = timeline.find((e: { status: string }) => e.status === 'in_transit');
       expect(departed).toMatchObject({ lat: FAR.latitude, lng: FAR.longitude, accuracy_m: 10 });
 
-      const console = await openPage(browser, { viewport: { width: 1280, height: 900 } });
-      const user = await newUser(t, 'dispatcher');
-      await submitSignIn(console, base, user.email);
+      const console = await openPage(web.browser, { viewport: { width: 1280, height: 900 } });
+      const user = await newUser(web.t, 'dispatcher');
+      await submitSignIn(console, web.base, user.email);
       await console.getByRole('heading', { name: 'Orders' }).waitFor();
-      await console.goto(`${base}/console/#/orders/${order.id}`);
+      await console.goto(`${web.base}/console/#/orders/${order.id}`);
       const row = console.locator('dd', { has: console.locator('.attempt-position') });
       await row.waitFor();
       const text = (await row.textContent()) ?? '';
@@ -113,7 +101,7 @@ describeEach('positions of moves in headless Chromium', (engine) => {
       // The map marks the spot too (its tiles are unreachable here; the marker is drawn without them).
       await console.locator('.small-map path.attempt-marker').waitFor();
 
-      await console.goto(`${base}/console/#/exceptions`);
+      await console.goto(`${web.base}/console/#/exceptions`);
       const table = console.getByRole('table', { name: 'Far from the address' });
       const listed = table.locator('tr', { hasText: 'Lucía Far' });
       await listed.waitFor();
@@ -128,7 +116,7 @@ describeEach('positions of moves in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(`a phone that refuses its position still delivers${skipNote}`, async () => {
     const { op, order, code } = await setUp('Pedro Sin GPS');
     for (const a of ['pickup', 'depart']) expect((await op('POST', `/v1/orders/${order.id}/${a}`)).status).toBe(200);
-    const page = await openPage(browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
+    const page = await openPage(web.browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
     await signIn(page, code);
     await deliver(page, order.id);
     // The move waits (at most a few seconds) for a fix that never comes, then goes without one.

@@ -1,7 +1,7 @@
-import type { Browser, Page, Route } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import type { Page, Route } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -13,24 +13,20 @@ import { newUser } from './people-helpers.js';
  * without a reload (with a stream the pages never poll).
  */
 describeEach('console and courier app: a change made while the page opened its stream', (engine) => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
   let shop: Merchant;
 
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine));
-    shop = await newMerchant(t, 'Gap Shop');
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(
+    engine,
+    {},
+    {
+      setup: async (t) => {
+        shop = await newMerchant(t, 'Gap Shop');
+      },
+    },
+  );
 
   const order = async (name: string, i: number) => {
-    const res = await client(t.app, shop.test)(
+    const res = await client(web.t.app, shop.test)(
       'POST',
       '/v1/orders',
       validOrder({
@@ -61,10 +57,10 @@ describeEach('console and courier app: a change made while the page opened its s
 
   /** A console page signed in as `role`, its streams held (holdStreams). */
   async function heldStream(role: 'dispatcher' | 'merchant') {
-    const user = await newUser(t, role, role === 'merchant' ? shop.accountId : undefined);
-    const page: Page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const user = await newUser(web.t, role, role === 'merchant' ? shop.accountId : undefined);
+    const page: Page = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
     const held = await holdStreams(page);
-    await submitSignIn(page, base, user.email);
+    await submitSignIn(page, web.base, user.email);
     return { page, ...held };
   }
 
@@ -102,20 +98,20 @@ describeEach('console and courier app: a change made while the page opened its s
   });
 
   it.skipIf(!hasChromium)(`the courier app shows a stop inserted meanwhile${skipNote}`, async () => {
-    const mc = client(t.app, shop.test);
-    const op = client(t.app, await newOperator(t, 'test'));
+    const mc = client(web.t.app, shop.test);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
     // A whole-day shift, so the insertion is feasible whatever the hour the test runs at.
     const courier = (await mc('POST', '/v1/couriers', { name: 'Gabi Ruta', shift_start: '00:00', shift_end: '23:59' }))
       .body;
     expect((await mc('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
     const first = await order('Rosa Ruta', 4);
     expect((await mc('POST', '/v1/routes', { courier_id: courier.id, order_ids: [first.id] })).status).toBe(201);
-    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+    const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const app = await phone.newPage();
     app.setDefaultTimeout(10_000);
     const { asked, release } = await holdStreams(app);
     const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    await app.goto(`${base}/courier/`);
+    await app.goto(`${web.base}/courier/`);
     await app.getByLabel('Sign-in code from your dispatcher').fill(code);
     await app.getByRole('button', { name: 'Sign in' }).click();
     const stops = () =>

@@ -1,7 +1,7 @@
-import type { Browser, Route } from 'playwright-core';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, type TestApp, validOrder } from './helpers.js';
+import type { Route } from 'playwright-core';
+import { expect, it } from 'vitest';
+import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { client, describeEach, newMerchant, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -10,35 +10,23 @@ import { newUser } from './people-helpers.js';
  * reconnects, and reloads its list, so the orders it missed appear although none was replayed.
  */
 describeEach('console board: `event: reset` on a resumed stream reloads the board', (engine) => {
-  let t: TestApp;
-  let base: string;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    if (!hasChromium) return;
-    ({ t, base } = await serveApp(engine, { RUTA_STREAM_REPLAY_MAX: '3' }));
-    browser = await launch();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await t?.close();
-  });
+  const web = useBrowserApp(engine, { RUTA_STREAM_REPLAY_MAX: '3' });
 
   it.skipIf(!hasChromium)(`reloads the list after a reset${skipNote}`, async () => {
-    const shop = await newMerchant(t, 'Reset Shop');
-    const m = client(t.app, shop.test);
+    const shop = await newMerchant(web.t, 'Reset Shop');
+    const m = client(web.t.app, shop.test);
     const named = (name: string, i: number) =>
       validOrder({ external_order_id: `RS-${i}`, customer: { name, phone: `+5198765430${i}` } });
     await m('POST', '/v1/orders', named('Rosa Quispe', 0));
-    const user = await newUser(t, 'merchant', shop.accountId);
-    const page = await openPage(browser, { viewport: { width: 1280, height: 800 } });
+    const user = await newUser(web.t, 'merchant', shop.accountId);
+    const page = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
     // What the page's EventSource receives, as DevTools shows it.
     const cdp = await page.context().newCDPSession(page);
     await cdp.send('Network.enable');
     const received: string[] = [];
     cdp.on('Network.eventSourceMessageReceived', (e) => received.push(e.eventName));
     const opened = page.waitForResponse((r) => new URL(r.url()).pathname === '/v1/stream');
-    await submitSignIn(page, base, user.email);
+    await submitSignIn(page, web.base, user.email);
     await page.getByRole('link', { name: 'Rosa Quispe' }).waitFor();
     expect((await opened).status()).toBe(200);
 
@@ -62,7 +50,7 @@ describeEach('console board: `event: reset` on a resumed stream reloads the boar
       if (u.pathname === '/v1/orders' && u.searchParams.get('limit') === '100') reloads.push(u.search);
     });
     // The network drops: every connection of the server ends, the server itself stays up.
-    t.app.server.closeAllConnections();
+    web.t.app.server.closeAllConnections();
     await reconnect;
     const missed = ['Ana Flores', 'Bruno Díaz', 'Carla Ruiz', 'Diego Soto'];
     for (const [i, name] of missed.entries())
