@@ -209,6 +209,32 @@ describe('route optimizer', () => {
     expect(d.distance).toBeLessThanOrEqual(f.distance);
   });
 
+  it('packs a large instance of short routes full: recreate tries the places near a job, else every place', () => {
+    // 600 unit jobs, capacity 10, 61 vehicles: the fewest routes (60) leave every route full, so a
+    // job put back often finds its neighbours' routes full and must go to another route (sisr.ts,
+    // PLACES_UP_TO: the large-instance path with about ten stops a route).
+    const rnd = lcg(11);
+    const points: [number, number][] = [[50, 50]];
+    const jobs: Omit<Job, 'location'>[] = [];
+    for (let i = 0; i < 600; i++) {
+      points.push([rnd() * 100, rnd() * 100]);
+      jobs.push({ demand: [1], service: 1, ready: 0, due: 5000 });
+    }
+    const v: Vehicle = { capacity: [10], shiftStart: 0, shiftEnd: 10_000, startLocation: 0, endLocation: 0 };
+    const p = euclid(
+      points,
+      jobs,
+      Array.from({ length: 61 }, () => ({ ...v })),
+    );
+    const r = runSolver(p, { maxIterations: 2000, timeLimitMs: 600_000, seed: 3 });
+    const verdict = check(p, r);
+    expect(verdict.ok).toBe(true);
+    expect(r.unassigned).toEqual([]);
+    // The fewest routes the capacity allows: 60 full routes, the 61st vehicle unused.
+    expect(verdict.vehicles).toBe(60);
+    expect(r.routes.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 600 }, (_, i) => i));
+  });
+
   it('solves in a worker thread, reports progress and returns the checked solution with its schedule', async () => {
     const p = randomInstance(9, 30, 6);
     const seen: number[] = [];
