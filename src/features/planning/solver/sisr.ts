@@ -22,7 +22,7 @@ const GRANULAR_RECREATE = 40;
  * Up to this many stops per route on average, a large instance's recreate tries only the places
  * next to a job's nearest jobs first, not every place of their routes. On the 1000-customer set at
  * 30 s (12 instances, A/B): R1 +2.59 → +1.85 %, RC1 +2.77 → +1.86 %, C1 +1.26 → +1.09 % (about 10
- * stops a route; 1.1–1.3× the iterations, fewer routes); with the long routes of R2, RC2 and C2
+ * stops a route; up to 1.3× the iterations, fewer routes); with the long routes of R2, RC2 and C2
  * (30–40 stops) it did worse (RC2 +2.34 → +3.11 %, C2 +0.40 → +1.23 %), so those keep the scan.
  */
 const PLACES_UP_TO = 20;
