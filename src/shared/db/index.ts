@@ -115,10 +115,13 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const Sqlite = loadSqlite();
   const sqlite = new Sqlite(file);
+  // Before anything that locks: two processes opening a new file at once (two CLI runs, a server
+  // and a worker) both switch it to WAL, which takes an exclusive lock; without a busy timeout yet,
+  // the second failed at once with "database is locked" (CI's Node 24 stress script, 2026-12-02).
+  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('journal_mode = WAL');
   // WAL + NORMAL survives a process crash; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
-  sqlite.pragma('busy_timeout = 5000');
   sqlite.pragma('foreign_keys = ON');
   const checkpointer =
     opts.walCheckpointer && file !== ':memory:'
