@@ -103,6 +103,28 @@ export interface OpenOptions {
   walCheckpointer?: { onError: (err: unknown) => void; intervalMs?: number };
 }
 
+/**
+ * Switches the file to WAL. Two processes opening a new file at once (two CLI runs, a server and a
+ * worker) both try; the file is still in rollback mode then, where SQLite answers one of two
+ * connections that both hold a shared lock and want an exclusive one SQLITE_BUSY at once, without
+ * the busy timeout (it would deadlock otherwise). CI's Node 24 stress script hit it: "database is
+ * locked" on the second of its first two runs. So the switch is retried for up to 5 s.
+ */
+function toWal(sqlite: { pragma(source: string): unknown }): void {
+  const until = Date.now() + 5000;
+  for (;;) {
+    try {
+      sqlite.pragma('journal_mode = WAL');
+      return;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > until) throw err;
+      // openDatabase is synchronous: a short blocking wait, only while another process holds the file.
+      Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
+    }
+  }
+}
+
 export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   const engine = engineOf(url);
   if (engine === 'postgres') {
@@ -115,11 +137,8 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const Sqlite = loadSqlite();
   const sqlite = new Sqlite(file);
-  // Before anything that locks: two processes opening a new file at once (two CLI runs, a server
-  // and a worker) both switch it to WAL, which takes an exclusive lock; without a busy timeout yet,
-  // the second failed at once with "database is locked" (CI's Node 24 stress script, 2026-12-02).
   sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma('journal_mode = WAL');
+  toWal(sqlite);
   // WAL + NORMAL survives a process crash; only an OS crash can lose the last commits.
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
