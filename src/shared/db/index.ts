@@ -111,14 +111,14 @@ export interface OpenOptions {
  * locked" on the second of its first two runs. So the switch is retried for up to 5 s.
  */
 function toWal(sqlite: { pragma(source: string): unknown }): void {
-  const until = Date.now() + 5000;
+  const until = performance.now() + 5000;
   for (;;) {
     try {
       sqlite.pragma('journal_mode = WAL');
       return;
     } catch (err) {
       const code = (err as { code?: unknown }).code;
-      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || Date.now() > until) throw err;
+      if (typeof code !== 'string' || !code.startsWith('SQLITE_BUSY') || performance.now() > until) throw err;
       // openDatabase is synchronous: a short blocking wait, only while another process holds the file.
       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10 + Math.random() * 20);
     }
