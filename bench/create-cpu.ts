@@ -2,7 +2,8 @@
  * CPU time per order create, in process, with customer messages on and off (issue #19):
  * `app.inject` of `POST /v1/orders` with 32 in flight (so group commit forms groups as under wrk),
  * alternating rounds of "on" (order_confirmed on for SMS, WhatsApp and email) and "off" (every
- * trigger off), the median of the rounds after the first. No worker runs. process.cpuUsage() is
+ * trigger off; `--on defaults`: the shipped settings instead, one email per create), the median of
+ * the rounds after the first. No worker runs. process.cpuUsage() is
  * this process's CPU (user + system), which on SQLite is all of a create's work; on PostgreSQL the
  * server's own share is left out. A busy machine inflates it less than a rate.
  *
@@ -14,7 +15,7 @@
  * FILE`: V8's sampling heap profiler over the rounds after the first, garbage included, written to
  * FILE (.heapprofile) and ranked by allocation site per create.
  *
- *   npx tsx bench/create-cpu.ts [--db postgres] [--rounds 7] [--creates 1500] [--as-bench] [--heap-profile F]
+ *   npx tsx bench/create-cpu.ts [--db postgres] [--rounds 7] [--creates 1500] [--on all|defaults] [--as-bench] [--heap-profile F]
  *
  * DATABASE for PostgreSQL: TEST_DATABASE_URL (a database is created and dropped).
  */
@@ -26,6 +27,7 @@ import { GCProfiler } from 'node:v8';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
 import { createAccount } from '../src/features/accounts/service.js';
+import { DEFAULT_SETTINGS } from '../src/features/messages/settings.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
@@ -41,6 +43,7 @@ const { values: args } = parseArgs({
     creates: { type: 'string', default: '1500' },
     'as-bench': { type: 'boolean', default: false },
     'heap-profile': { type: 'string' },
+    on: { type: 'string', default: 'all' },
   },
 });
 const ROUNDS = Number(args.rounds);
@@ -48,16 +51,20 @@ const CREATES = Number(args.creates);
 const IN_FLIGHT = 32;
 const TRIGGERS = ['order_confirmed', 'out_for_delivery', 'next_stop', 'delivered', 'failed', 'rescheduled'];
 const settings = (on: boolean) => ({
-  triggers: Object.fromEntries(
-    TRIGGERS.map((t) => [
-      t,
-      {
-        sms: on && t === 'order_confirmed',
-        whatsapp: on && t === 'order_confirmed',
-        email: on && t === 'order_confirmed',
-      },
-    ]),
-  ),
+  // `--on defaults`: the shipped settings (order_confirmed by email: one message per create).
+  triggers:
+    on && args.on === 'defaults'
+      ? DEFAULT_SETTINGS.triggers
+      : Object.fromEntries(
+          TRIGGERS.map((t) => [
+            t,
+            {
+              sms: on && t === 'order_confirmed',
+              whatsapp: on && t === 'order_confirmed',
+              email: on && t === 'order_confirmed',
+            },
+          ]),
+        ),
   // The bench's hours are any hours: quiet hours off, so "on" writes queued messages and a job.
   quiet_hours: null,
 });

@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { DEFAULT_SETTINGS } from '../../src/features/messages/settings.js';
 import { startSmtp, startTwilio } from '../../test/message-providers.js';
 import { BENCH_NODE_FLAGS, cpuMs, freePort, ROOT, type Server, START_FLAGS, startProcess } from '../env.js';
 import { count, sql } from '../sql.js';
@@ -7,12 +8,20 @@ import { type Ctx, checked, round, Skip } from './context.js';
 import { createLoad, ORDER_BODY } from './create.js';
 
 export interface MessagesResult {
-  /** Orders created per second with order_confirmed on for SMS, WhatsApp and email (3 messages each). */
+  /**
+   * Orders created per second with notifications on as an account gets them (the shipped
+   * defaults: order_confirmed by email, so 1 message and its send job per order).
+   */
   create_on_rps: number;
-  /** The same load with every trigger off, in rounds alternating with the ones above. */
+  /** The same load with every trigger off, in rounds alternating with the others. */
   create_off_rps: number;
   /** on ÷ off (target ≥ 0.9, issue #19). */
   ratio: number;
+  /** The worst case: order_confirmed on for SMS, WhatsApp and email (3 messages per order), and its ratio to off. */
+  create_all_rps: number;
+  ratio_all: number;
+  cpu_per_create_all_us: number;
+  cpu_ratio_all: number;
   /**
    * The API server's CPU time (user + system, /proc) per create in the "on" and "off" rounds, in µs,
    * and off ÷ on: what the throughput ratio is on a quiet machine (the server is CPU-bound), and
@@ -21,7 +30,7 @@ export interface MessagesResult {
   cpu_per_create_on_us: number;
   cpu_per_create_off_us: number;
   cpu_ratio: number;
-  /** Message rows written (queued, with their order's send job) per second during the "on" rounds. */
+  /** Message rows written (queued, with their order's send job) per second during the "all" rounds. */
   queued_per_s: number;
   /** A backlog of this many messages drained by one `ruta worker`… */
   backlog: number;
@@ -38,6 +47,9 @@ const SID = 'AC00000000000000000000000000bench';
 const TOKEN = 'bench-token';
 const ALL = { sms: true, whatsapp: true, email: true };
 const NONE = { sms: false, whatsapp: false, email: false };
+/** What "on" means: the shipped defaults' triggers (quiet hours aside, see `settings`). */
+const DEFAULTS = DEFAULT_SETTINGS.triggers;
+type Mode = 'off' | 'on' | 'all';
 const TRIGGERS = ['order_confirmed', 'out_for_delivery', 'next_stop', 'delivered', 'failed', 'rescheduled'];
 const CHANNELS = 3;
 /** The server's creates per commit so far (/metrics, `ruta_order_create_batch_size`): its sum and count. */
@@ -55,9 +67,11 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
  * (one jobs table), so Ruta runs here as `serve --api-only` plus, for the drain, one `ruta worker`,
  * both configured with the local providers.
  *
- * 1. Order creation with the merchant's live key (test mode suppresses every message) in rounds
- *    alternating between order_confirmed on for all three channels and every trigger off; no worker
- *    runs meanwhile, so the "on" rounds measure writing 3 messages and their jobs with each order.
+ * 1. Order creation with the merchant's live key (test mode suppresses every message) in rounds of
+ *    three: every trigger off; "on", the shipped defaults (order_confirmed by email: 1 message and
+ *    its send job per order); and "all", order_confirmed on for all three channels (3 messages and
+ *    their job per order), the worst a create can write. No worker runs meanwhile, so "on" and
+ *    "all" measure writing the messages and their job with each order.
  * 2. Their backlog is dropped (SQL), a fresh one of N orders × 3 is written, and one worker drains it.
  */
 export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
@@ -102,25 +116,37 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     const res = await fetch(`${base}/v1/notification_settings`, { headers: { authorization: `Bearer ${key}` } });
     const saved = (await res.json()) as { triggers: unknown; quiet_hours: unknown };
     restore = () => put({ triggers: saved.triggers, quiet_hours: saved.quiet_hours });
-    // No quiet hours: a night-time run would defer every message.
-    const settings = (on: boolean) =>
+    // No quiet hours: a night-time run would defer every message (the job is written either way).
+    const settings = (mode: Mode) =>
       put({
-        triggers: Object.fromEntries(TRIGGERS.map((t) => [t, on && t === 'order_confirmed' ? ALL : NONE])),
+        triggers: Object.fromEntries(
+          TRIGGERS.map((t) => [
+            t,
+            mode === 'on'
+              ? DEFAULTS[t as keyof typeof DEFAULTS]
+              : mode === 'all' && t === 'order_confirmed'
+                ? ALL
+                : NONE,
+          ]),
+        ),
         quiet_hours: null,
       });
     const messages = () => count(ctx.kind, ctx.dbUrl, 'select count(*) as n from messages');
 
     const seconds = ctx.quick ? 3 : 5;
     const n = ctx.quick ? 3 : 5;
-    await settings(true);
+    await settings('all');
     checked('messages warm-up', await createLoad(ctx.loader, base, key, ctx.quick ? 2 : 5));
-    const on: number[] = [];
-    const off: number[] = [];
+    const rps: Record<Mode, number[]> = { off: [], on: [], all: [] };
     const queued: number[] = [];
-    const cpu = { on: { ms: 0, n: 0 }, off: { ms: 0, n: 0 } };
+    const cpu: Record<Mode, { ms: number; n: number }> = {
+      off: { ms: 0, n: 0 },
+      on: { ms: 0, n: 0 },
+      all: { ms: 0, n: 0 },
+    };
     // SQLite: the database file and its WAL, whose growth each round's log line shows.
     const file = ctx.kind === 'sqlite' ? ctx.dbUrl.replace(/^sqlite:/, '') : '';
-    const load = async (which: 'on' | 'off') => {
+    const load = async (which: Mode) => {
       const pid = api!.pid;
       const b0 = await batchSizes(base);
       const c0 = cpuMs(pid);
@@ -139,7 +165,7 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
               '-p',
               String(pid),
               '-o',
-              `${process.env.BENCH_PERF_DIR}/${which}-${(which === 'on' ? on : off).length + 1}.data`,
+              `${process.env.BENCH_PERF_DIR}/${which}-${rps[which].length + 1}.data`,
             ],
             { stdio: 'ignore' },
           )
@@ -170,38 +196,32 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
       );
       return r.rps;
     };
-    // BENCH_MESSAGES_ON_FIRST=1: each round runs "on" before "off", to tell the order's effect from the rows'.
-    const onFirst = process.env.BENCH_MESSAGES_ON_FIRST === '1';
-    const runOn = async () => {
-      await settings(true);
-      const m0 = await messages();
+    const run = async (mode: Mode) => {
+      await settings(mode);
+      const m0 = mode === 'all' ? await messages() : 0;
       const t0 = performance.now();
-      on.push(await load('on'));
+      rps[mode].push(await load(mode));
       const wall = (performance.now() - t0) / 1000;
       // The requests in flight when wrk stopped still commit: counted once they have.
       await sleep(500);
-      queued.push(((await messages()) - m0) / wall);
+      if (mode === 'all') queued.push(((await messages()) - m0) / wall);
     };
-    const runOff = async () => {
-      await settings(false);
-      off.push(await load('off'));
-      await sleep(500);
-    };
+    // Each round runs the three in a new order (a rotation), so none always follows another: the
+    // database grows through the scenario and a round's place in it weighs on its rate.
+    const ORDERS: Mode[][] = [
+      ['off', 'on', 'all'],
+      ['on', 'all', 'off'],
+      ['all', 'off', 'on'],
+    ];
     for (let i = 0; i < n; i++) {
-      if (onFirst) {
-        await runOn();
-        await runOff();
-      } else {
-        await runOff();
-        await runOn();
-      }
+      for (const mode of ORDERS[i % ORDERS.length]!) await run(mode);
       ctx.log(
-        `  round ${i + 1}: off ${round(off[i]!, 0)} rps, on ${round(on[i]!, 0)} rps, ${round(queued[i]!, 0)} messages queued/s`,
+        `  round ${i + 1}: off ${round(rps.off[i]!, 0)} rps, on ${round(rps.on[i]!, 0)} rps, all ${round(rps.all[i]!, 0)} rps, ${round(queued[i]!, 0)} messages queued/s (all)`,
       );
     }
 
     // The drain: only the fresh backlog is left to send (the last round's stragglers committed by now).
-    await settings(true);
+    await settings('all');
     await sql(ctx.kind, ctx.dbUrl, "delete from jobs where kind = 'message.send'");
     await sql(ctx.kind, ctx.dbUrl, "delete from messages where status = 'queued'");
     const orders = ctx.quick ? 500 : 2000;
@@ -254,19 +274,22 @@ export async function messagesScenario(ctx: Ctx): Promise<MessagesResult> {
     }
     const sentPerS = (backlog - 1) / (Math.max(1, last - first) / 1000);
     ctx.log(`  one worker sent ${backlog} messages at ${round(sentPerS, 0)}/s`);
-    ctx.log(
-      `  server CPU per create: off ${round((1000 * cpu.off.ms) / cpu.off.n, 0)} µs, on ${round((1000 * cpu.on.ms) / cpu.on.n, 0)} µs`,
-    );
     const mean = (xs: number[]) => xs.reduce((s, x) => s + x, 0) / xs.length;
-    const onRps = mean(on);
-    const offRps = mean(off);
+    const perCreate = (m: Mode) => (1000 * cpu[m].ms) / cpu[m].n;
+    ctx.log(
+      `  server CPU per create: off ${round(perCreate('off'), 0)} µs, on ${round(perCreate('on'), 0)} µs, all ${round(perCreate('all'), 0)} µs`,
+    );
     return {
-      create_on_rps: round(onRps, 0),
-      create_off_rps: round(offRps, 0),
-      ratio: round(onRps / offRps, 3),
-      cpu_per_create_on_us: round((1000 * cpu.on.ms) / cpu.on.n, 0),
-      cpu_per_create_off_us: round((1000 * cpu.off.ms) / cpu.off.n, 0),
-      cpu_ratio: round(cpu.off.ms / cpu.off.n / (cpu.on.ms / cpu.on.n), 3),
+      create_on_rps: round(mean(rps.on), 0),
+      create_off_rps: round(mean(rps.off), 0),
+      ratio: round(mean(rps.on) / mean(rps.off), 3),
+      create_all_rps: round(mean(rps.all), 0),
+      ratio_all: round(mean(rps.all) / mean(rps.off), 3),
+      cpu_per_create_on_us: round(perCreate('on'), 0),
+      cpu_per_create_off_us: round(perCreate('off'), 0),
+      cpu_ratio: round(perCreate('off') / perCreate('on'), 3),
+      cpu_per_create_all_us: round(perCreate('all'), 0),
+      cpu_ratio_all: round(perCreate('off') / perCreate('all'), 3),
       queued_per_s: round(mean(queued), 0),
       backlog,
       sent_per_s: round(sentPerS, 0),

@@ -37,6 +37,47 @@ export function sendJob(ids: string[], now: number, runAt: number): JobsTable {
   return jobRow(MESSAGE_SEND, { payload: ids, now, runAt });
 }
 
+/** The messages of `p` its job sends. */
+const queuedOf = (p: Prepared) => p.rows.filter((r) => r.status === 'queued').map((r) => r.id);
+
+/** A group send job's payload: each order's queued message ids, apart (`groupSendJobs`). */
+export interface GroupPayload {
+  orders: string[][];
+}
+
+/**
+ * The send jobs of orders written together (a group of creates under load, an import's batch):
+ * one job per due time listing each order's messages apart, instead of a job per order. The worker
+ * that claims it replaces it with the orders' own jobs in the transaction that completes it
+ * (send.ts), so each order's messages then travel exactly as a lone create's do. With the shipped
+ * settings (one email per order) the job row was half of what notifications cost a create
+ * (BENCHMARKS.md, "Messages with the default settings"); alone, an order keeps its own job.
+ */
+export function groupSendJobs(prepared: readonly Prepared[]): JobsTable[] {
+  // Due at once (0), or at the end of quiet hours (that time): each order was prepared at its own
+  // instant, so "at once" is not one run_at.
+  const byDue = new Map<number, Prepared[]>();
+  for (const p of prepared) {
+    if (!p.job) continue;
+    const due = p.job.run_at > p.job.created_at ? p.job.run_at : 0;
+    const group = byDue.get(due);
+    if (group) group.push(p);
+    else byDue.set(due, [p]);
+  }
+  const jobs: JobsTable[] = [];
+  for (const group of byDue.values()) {
+    const own = group.map((p) => p.job as JobsTable);
+    if (own.length === 1) {
+      jobs.push(own[0] as JobsTable);
+      continue;
+    }
+    const payload: GroupPayload = { orders: group.map(queuedOf) };
+    const runAt = Math.min(...own.map((j) => j.run_at));
+    jobs.push(jobRow(MESSAGE_SEND, { payload, now: (own[0] as JobsTable).created_at, runAt }));
+  }
+  return jobs;
+}
+
 /** Which provider a channel uses in this deployment (DESIGN §14): `log` when none is configured. */
 export function providerFor(ctx: AppContext, channel: MessageChannel): MessageProvider {
   const m = ctx.config.messaging;

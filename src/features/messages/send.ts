@@ -8,8 +8,9 @@ import {
   type JobKind,
   type JobRun,
   jobRow,
+  signalJobs,
 } from '../../shared/jobs/job.js';
-import { insertJob } from '../../shared/jobs/repo.js';
+import { insertJob, insertJobs } from '../../shared/jobs/repo.js';
 import { signalQueued } from '../webhooks/outbox.js';
 import { type Content, renderPending } from './content.js';
 import { recordMessageEvent } from './events.js';
@@ -18,7 +19,7 @@ import { metaProvider } from './providers/meta.js';
 import { smtpProvider } from './providers/smtp.js';
 import { twilioProvider } from './providers/twilio.js';
 import type { Outbound, Provider, SendResult } from './providers/types.js';
-import { MESSAGE_SEND, settingsFor } from './queue.js';
+import { type GroupPayload, MESSAGE_SEND, sendJob, settingsFor } from './queue.js';
 import * as repo from './repo.js';
 import { unsubscribeUrl } from './unsubscribe.js';
 
@@ -30,8 +31,10 @@ const backoffMs = (attempts: number) => 1000 * (BACKOFF_S[Math.min(attempts, BAC
 
 /**
  * Sends the messages of one order and trigger (their ids in the payload, in order), or one message
- * whose send is retried (`ref` is its id). A message is sent by one job at a time (the lease), and
- * the job is written with the message, so a message is never lost between its write and its send.
+ * whose send is retried (`ref` is its id); a job of several orders written together (queue.ts,
+ * `groupSendJobs`) is replaced by one job per order when first claimed. A message is sent by one
+ * job at a time (the lease), and the job is written with the message, so a message is never lost
+ * between its write and its send.
  * Before the provider is called the message is marked `send_started_at` (committed); a worker that
  * finds the mark left by one that died asks the provider whether it has the message (Twilio's list;
  * SMTP resends with the same Message-ID) before sending again. Each message's outcome commits on its
@@ -67,7 +70,17 @@ class MessageSend implements JobHandler {
 
   async run(job: Job, run: JobRun): Promise<void> {
     if (job.ref !== null) return this.sendOne(job.ref, run, (work) => run.complete(work), false);
-    for (const id of listed(job)) {
+    const payload = parsed(job);
+    if (!Array.isArray(payload)) {
+      // A group of orders' job (queue.ts, groupSendJobs): replaced by a job per order, which this
+      // and other workers then take up side by side, as if each order had been written alone.
+      const now = this.ctx.clock();
+      const own = payload.orders.map((ids) => sendJob(ids, now, now));
+      await run.complete((trx) => insertJobs(trx, own));
+      signalJobs(this.ctx);
+      return;
+    }
+    for (const id of payload) {
       run.signal.throwIfAborted();
       await this.sendOne(id, run, (work) => run.step(work), true);
     }
@@ -221,7 +234,13 @@ function stripped(c: Content): Omit<Content, 'unaddressed'> {
   return columns;
 }
 
-/** The messages a send job lists (its payload). */
+/** A send job's payload: its messages' ids, or a group of orders' (queue.ts). */
+function parsed(job: Job): string[] | GroupPayload {
+  return job.payload === null ? [] : (JSON.parse(job.payload) as string[] | GroupPayload);
+}
+
+/** The messages a send job lists, a group's included. */
 function listed(job: Job): string[] {
-  return job.payload === null ? [] : (JSON.parse(job.payload) as string[]);
+  const payload = parsed(job);
+  return Array.isArray(payload) ? payload : payload.orders.flat();
 }

@@ -35,8 +35,9 @@ const all = (on: boolean): Channels => ({ sms: on, whatsapp: on, email: on });
 
 /**
  * What an account gets until it or the carrier says otherwise: WhatsApp and email for the moments
- * a customer acts on (leaving, next stop, delivered, failed), nothing for confirmation and
- * rescheduling (the merchant usually tells them), SMS off (it costs per segment).
+ * a customer acts on (leaving, delivered, failed), WhatsApp for the next stop, email for the
+ * confirmation (with the tracking link), nothing for rescheduling (the merchant usually tells
+ * them), SMS off (it costs per segment). docs/notifications.md says the same.
  */
 export const DEFAULT_SETTINGS: MessageSettings = {
   triggers: {

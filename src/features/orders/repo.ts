@@ -8,7 +8,7 @@ import type { ProofLevels } from '../../shared/db/tables/proof_settings.js';
 import { insertJobs } from '../../shared/jobs/repo.js';
 import { localDay } from '../../shared/local-time.js';
 import { parseInstant } from '../../shared/time.js';
-import type { Prepared } from '../messages/queue.js';
+import { groupSendJobs, type Prepared } from '../messages/queue.js';
 import { insertNewMessages } from '../messages/repo.js';
 import { insertEvent } from '../webhooks/events-repo.js';
 import type { PreparedEvent } from '../webhooks/outbox.js';
@@ -300,11 +300,14 @@ async function writeEach(db: Executor, orders: Created[]): Promise<void> {
   if (jobs.length > 0) await insertJobs(db, jobs);
 }
 
-/** The messages and jobs of new orders: new order ids, so none can collide with an existing one. */
+/**
+ * The messages and send jobs of new orders (new order ids, so none can collide with an existing
+ * one): orders written together share a send job per due time (`groupSendJobs`).
+ */
 function messagesOf(orders: Created[]) {
   return {
     messages: orders.flatMap((o) => o.messages.rows),
-    jobs: orders.flatMap((o) => (o.messages.job ? [o.messages.job] : [])),
+    jobs: groupSendJobs(orders.map((o) => o.messages)),
   };
 }
 
