@@ -2,11 +2,16 @@ import { mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
   Kysely,
   type Kysely as KyselyType,
   PostgresDialect,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteDialectConfig,
+  SqliteDriver,
   sql,
   type Transaction,
 } from 'kysely';
@@ -125,6 +130,30 @@ function toWal(sqlite: { pragma(source: string): unknown }): void {
   }
 }
 
+/**
+ * SQLite transactions begin IMMEDIATE: with the write lock, waiting on busy_timeout for it. Kysely
+ * begins them DEFERRED, and a deferred transaction that reads and then writes, while another
+ * process (a `ruta worker` beside `serve --api-only`, a CLI command) commits between the two, is
+ * refused at its write with SQLITE_BUSY ("database is locked") at once: its snapshot is stale, so no
+ * wait could help (test/sqlite-transactions.test.ts). Within one process nothing changes: its one
+ * connection runs one transaction at a time anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
+}
+
 export function openDatabase(url: string, opts: OpenOptions = {}): Database {
   const engine = engineOf(url);
   if (engine === 'postgres') {
@@ -147,7 +176,7 @@ export function openDatabase(url: string, opts: OpenOptions = {}): Database {
       ? new WalCheckpointer(sqlite, file, opts.walCheckpointer.onError, opts.walCheckpointer.intervalMs)
       : undefined;
   const statements = cachingStatements(sqlite);
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: statements }) });
+  const db = new Kysely<DB>({ dialect: new ImmediateSqliteDialect({ database: statements }) });
   // The hot statements of db/compiled.ts run on the same connection and statement cache directly (direct.ts).
   runDirectlyOn(db, statements);
   return wrap(db, engine, checkpointer);
