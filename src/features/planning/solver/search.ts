@@ -30,9 +30,9 @@ export interface SearchResult {
  * 5th nearest neighbour), falling geometrically. Chosen on Solomon (seed 1, noisy): on R1/R2/RC2/C2 at
  * 15 000 iterations, start 1.5 → +1.73 % average gap, 5 → +1.36 %, 15 → +1.35 %, 30 → +1.12 %; on all
  * 56 at 5 000 iterations, 3 → +1.58 %, 8 → +1.62 %, 20 → +1.35 %, 40 → +1.63 %. (SISR's c̄ 6 and 15
- * did worse than 10 for the same time.) The end at 1 s (all 56, seeds 1–7, about 40 000 iterations):
- * 0.01 → +0.494 %, 0.03 → +0.439 % (ahead on all seven), 0.02 and 0.05 between; at 0.3 s +0.831 →
- * +0.787 %. Colder ends only polish what is already found.
+ * did worse than 10 for the same time.) The end at 1 s (all 56, about 40 000 iterations, 7 and 11
+ * runs): 0.01 → +0.494 %, 0.03 → +0.450 %, 0.02 and 0.05 between; at 0.3 s +0.831 → +0.803 %.
+ * Colder ends only polish what is already found.
  */
 const T_START = 20;
 const T_END = 0.03;
