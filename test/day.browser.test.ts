@@ -171,7 +171,11 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
       await expect.poll(() => toPlan.getByRole('listitem').count()).toBe(CUSTOMERS.length);
       // The depots and couriers load apart from the orders: Optimize needs both.
       await expect.poll(() => desk1.getByLabel('Depot').inputValue()).not.toBe('');
-      await desk1.getByRole('group', { name: /^Couriers/ }).getByRole('checkbox').first().waitFor();
+      await desk1
+        .getByRole('group', { name: /^Couriers/ })
+        .getByRole('checkbox')
+        .first()
+        .waitFor();
       await desk1.getByLabel('Objective').selectOption('balanced');
       await desk1.getByLabel('Time limit (seconds)').fill('2');
       await desk1.getByRole('button', { name: 'Optimize' }).click();
