@@ -2,7 +2,7 @@ import { execSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../src/shared/context.js';
 import type { Engine } from '../src/shared/db/index.js';
 import { startApp, type TestApp } from './helpers.js';
@@ -158,6 +158,19 @@ export async function freePort(): Promise<number> {
 }
 
 /** Collects what the page reports as Content-Security-Policy refusals: every page test expects none. */
+/**
+ * Waits until the planning form has its depot and couriers: they load after the page's heading, and
+ * Optimize before that starts no plan (it only says "Choose a depot.").
+ */
+export async function planFormLoaded(page: Page): Promise<void> {
+  await expect.poll(() => page.getByLabel('Depot').inputValue()).not.toBe('');
+  await page
+    .getByRole('group', { name: /^Couriers/ })
+    .getByRole('checkbox')
+    .first()
+    .waitFor();
+}
+
 export function cspErrorsOf(page: Page): string[] {
   const errors: string[] = [];
   page.on('console', (msg) => {

@@ -7,6 +7,7 @@ import {
   hasChromium,
   IMAGES,
   openPage,
+  planFormLoaded,
   skipNote,
   submitSignIn,
   useBrowserApp,
@@ -102,14 +103,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
   }
 
   async function optimize(page: Page, seconds: string) {
-    // The depots and couriers load after the heading; Optimize before that only says "Choose a
-    // depot." (CI once clicked that early and waited 30 s for a plan that never started).
-    await expect.poll(() => page.getByLabel('Depot').inputValue()).not.toBe('');
-    await page
-      .getByRole('group', { name: /^Couriers/ })
-      .getByRole('checkbox')
-      .first()
-      .waitFor();
+    await planFormLoaded(page);
     await page.getByLabel('Date').fill(DATE);
     await page.getByLabel('Time limit (seconds)').fill(seconds);
     await page.getByRole('button', { name: 'Optimize' }).click();

@@ -11,6 +11,7 @@ import {
   heldDay,
   launch,
   openPage,
+  planFormLoaded,
   serveApp,
   skipNote,
   submitSignIn,
@@ -169,13 +170,7 @@ describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
       await expect.poll(() => desk1.getByLabel('Date').inputValue()).toBe(day.date);
       const toPlan = desk1.getByRole('list', { name: 'Orders to plan' });
       await expect.poll(() => toPlan.getByRole('listitem').count()).toBe(CUSTOMERS.length);
-      // The depots and couriers load apart from the orders: Optimize needs both.
-      await expect.poll(() => desk1.getByLabel('Depot').inputValue()).not.toBe('');
-      await desk1
-        .getByRole('group', { name: /^Couriers/ })
-        .getByRole('checkbox')
-        .first()
-        .waitFor();
+      await planFormLoaded(desk1);
       await desk1.getByLabel('Objective').selectOption('balanced');
       await desk1.getByLabel('Time limit (seconds)').fill('2');
       await desk1.getByRole('button', { name: 'Optimize' }).click();

@@ -79,6 +79,13 @@ export function pgPlan(root: PgNode) {
 }
 
 /**
+ * For `explain`: whether an index alone can answer a query. Bitmap scans are forbidden beside
+ * sequential ones because other test files write to the same tables between a test's VACUUM and
+ * its EXPLAIN, so the visibility map can lag and PostgreSQL prices a bitmap heap scan lower.
+ */
+export const INDEX_ONLY = ['enable_seqscan', 'enable_bitmapscan'];
+
+/**
  * The plan of `q` on `engine`. On PostgreSQL `off` names planner methods to forbid (a test table is
  * so small that a sequential scan always wins; forbidding it shows what the indexes allow).
  */
