@@ -19,8 +19,12 @@ import type { Routes } from './routes.js';
 const EPS = 1e-9;
 /** Capacity sums may round; the same slack as recreate's. */
 const CAP_EPS = 1e-9;
-/** Neighbours of a job tried per move. Chosen with --max-iterations on Solomon (docs/planning.md). */
-const GRANULAR = 20;
+/**
+ * Neighbours of a job tried per move. 10 finds as much per iteration as 20 (Solomon at 15 000
+ * iterations) for about a fifth less time per iteration, so more search within a time limit: Solomon
+ * +0.43 % against +0.47 % at 1 s and +0.66 % against +0.72 % at 0.3 s (BENCHMARKS.md, 2026-12-03).
+ */
+const GRANULAR = 10;
 
 export class LocalSearch {
   /** Routes changed by the last `improve` (the caller syncs them), listed once each. */
