@@ -70,6 +70,16 @@ describeEach('serving the console and the courier app', (engine) => {
     expect(shell).toContain('content="https://tiles.example.net/{z}/{x}/{y}.png?a=1&amp;b=&quot;2&quot;"');
   });
 
+  it('sends the bare host to the console, built or not', async () => {
+    for (const server of [built, t]) {
+      const res = await server.app.inject({ method: 'GET', url: '/' });
+      expect(res.statusCode).toBe(302);
+      expect(res.headers.location).toBe('/console/');
+    }
+    // Only the root: other unknown paths stay 404.
+    expect((await built.app.inject({ method: 'GET', url: '/nothing-here' })).statusCode).toBe(404);
+  });
+
   it('answers /favicon.ico with the app icon, so browsers stop logging a 404', async () => {
     const res = await built.app.inject({ method: 'GET', url: '/favicon.ico' });
     expect(res.statusCode).toBe(200);
@@ -83,7 +93,9 @@ describeEach('serving the console and the courier app', (engine) => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
     expect((await built.app.inject({ method: 'GET', url: '/assets/nope.js' })).statusCode).toBe(404);
-    expect((await built.app.inject({ method: 'GET', url: '/assets/..' })).statusCode).toBe(404);
+    // "/assets/.." is the root once the URL is resolved: the redirect to the console, no file.
+    const up = await built.app.inject({ method: 'GET', url: '/assets/..' });
+    expect([up.statusCode, up.headers.location]).toEqual([302, '/console/']);
     expect((await built.app.inject({ method: 'GET', url: '/courier/nope.png' })).statusCode).toBe(404);
     expect((await built.app.inject({ method: 'GET', url: '/assets/..%2F..%2Fetc%2Fpasswd' })).statusCode).toBe(404);
     expect((await built.app.inject({ method: 'GET', url: '/courier/..%2Fconsole%2Findex.html' })).statusCode).toBe(404);

@@ -60,6 +60,9 @@ export async function installWebApps(app: FastifyInstance, config: Config): Prom
       .header('Referrer-Policy', 'same-origin')
       .header('X-Frame-Options', 'DENY');
 
+  // A newcomer who types only the host (http://localhost:3000) lands on the console, not on a 404.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) => secure(reply).redirect('/console/', 302));
+
   if (!built) {
     for (const name of APPS) {
       app.get(`/${name}`, { schema: { hide: true } }, async (_req, reply) =>
