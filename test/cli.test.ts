@@ -324,6 +324,9 @@ describe('ruta webhooks listen', () => {
           child.on('exit', () => reject(new Error(`exited early: ${out}`)));
         });
         expect(out).toContain('RUTA_WEBHOOK_ALLOW_INSECURE=1');
+        // A GET (the README's wait for the port) is answered and not printed as a delivery.
+        const probe = await fetch(`http://127.0.0.1:${port}/`);
+        expect([probe.status, await probe.text()]).toEqual([200, 'listening\n']);
         const post = (headers: Record<string, string>) =>
           fetch(`http://127.0.0.1:${port}/ruta`, { method: 'POST', headers, body }).then((r) => r.status);
         expect(await post(signed(SECRET_KEY))).toBe(200);
@@ -340,6 +343,7 @@ describe('ruta webhooks listen', () => {
         expect(await post(signed(SECRET_KEY, -3600))).toBe(400);
         expect(await post({ 'content-type': 'application/json' })).toBe(400);
         await new Promise((r) => setTimeout(r, 100));
+        expect(out).not.toMatch(/^GET /m);
         const lines = out.split('\n').filter((l) => l.startsWith('POST /ruta'));
         expect(lines).toHaveLength(5);
         expect(lines[0]).toMatch(

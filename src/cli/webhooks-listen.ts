@@ -106,7 +106,11 @@ export function describeDelivery(
   return `${bits.join('  ')}  ${check}`;
 }
 
-/** Listens on 127.0.0.1; answers 200, or 400 when a --secret was given and a signature is wrong. */
+/**
+ * Listens on 127.0.0.1; answers 200, or 400 when a --secret was given and a signature is wrong.
+ * Deliveries are POSTs; a GET or HEAD (a script waiting for the port, a browser) gets 200 and is not
+ * printed, so that it does not read as a delivery with a bad signature.
+ */
 export function listen(opts: {
   port: number;
   secret?: string;
@@ -114,6 +118,10 @@ export function listen(opts: {
   clock: Clock;
 }): Promise<Server> {
   const server = createServer((req, res) => {
+    if (req.method === 'GET' || req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': 'text/plain' }).end('listening\n');
+      return;
+    }
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
