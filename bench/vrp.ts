@@ -9,7 +9,8 @@
 //                        [--max-iterations N] [--data DIR]
 //
 // Writes bench/results/vrp-<limit>.json (gh1000: vrp-gh1000-<limit>.json) and prints Markdown tables
-// (per class, then per instance).
+// (per class, then per instance), with the machine's yardstick (bench/vrp-yardstick.ts) timed before
+// each instance: wall-clock limits depend on the machine, and its speed drifts.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +20,7 @@ import { runSolver } from '../src/features/planning/solver/run.js';
 import { parseSolomon } from '../src/features/planning/solver/solomon.js';
 import type { Problem } from '../src/features/planning/solver/types.js';
 import { parseVrplib, parseVrplibSolution } from '../src/features/planning/solver/vrplib.js';
+import { yardstick } from './vrp-yardstick.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const CLASSES = ['C1', 'C2', 'R1', 'R2', 'RC1', 'RC2'] as const;
@@ -56,6 +58,8 @@ interface Row {
   best_known_vehicles: number;
   gap_pct: number;
   ms: number;
+  /** The yardstick's pass just before this instance, in ms. */
+  yardstick_ms: number;
   iterations: number;
 }
 
@@ -105,6 +109,7 @@ for (const inst of all) {
   // An instance's full name selects just it (C1_10_1, not C1_10_10); anything else is a prefix.
   if (only && !only.some((o) => name === o || (!names.has(o) && name.startsWith(o)))) continue;
   const problem = inst.load();
+  const yardstickMs = yardstick();
   const t0 = performance.now();
   const run = runSolver(problem, { timeLimitMs: maxIterations ? 3_600_000 : limit, maxIterations, seed });
   const ms = performance.now() - t0;
@@ -121,6 +126,7 @@ for (const inst of all) {
     best_known_vehicles: bestVehicles,
     gap_pct: (verdict.distance / best - 1) * 100,
     ms,
+    yardstick_ms: yardstickMs,
     iterations: run.iterations,
   };
   rows.push(row);
@@ -153,6 +159,9 @@ function fmtGap(g: number): string {
 }
 
 const overall = stats(rows);
+const sticks = rows.map((r) => r.yardstick_ms).sort((a, b) => a - b);
+const pick = (q: number) => sticks[Math.min(sticks.length - 1, Math.floor(q * sticks.length))] ?? Number.NaN;
+const yard = { median: pick(0.5), p10: pick(0.1), p90: pick(0.9) };
 const byClass = CLASSES.map((c) => ({ class: c, ...stats(rows.filter((r) => r.class === c)) })).filter(
   (c) => c.instances > 0,
 );
@@ -161,12 +170,14 @@ const tag = `${set === 'gh1000' ? 'gh1000-' : ''}${maxIterations ? `${maxIterati
 const out = join(ROOT, `bench/results/vrp-${tag}.json`);
 writeFileSync(
   out,
-  `${JSON.stringify({ set, time_limit_ms: limit, max_iterations: maxIterations ?? null, seed, node: process.version, date: new Date().toISOString(), overall, by_class: byClass, instances: rows }, null, 1)}\n`,
+  `${JSON.stringify({ set, time_limit_ms: limit, max_iterations: maxIterations ?? null, seed, node: process.version, date: new Date().toISOString(), yardstick_ms: yard, overall, by_class: byClass, instances: rows }, null, 1)}\n`,
 );
 
 const lines: string[] = [];
 lines.push(
   `### ${set}, ${maxIterations ? `${maxIterations} iterations` : `${limit} ms`} per instance (seed ${seed}, ${new Date().toISOString().slice(0, 10)})`,
+  '',
+  `Machine yardstick (bench/vrp-yardstick.ts, one pass before each instance; lower is faster): median ${yard.median.toFixed(1)} ms, p10–p90 ${yard.p10.toFixed(1)}–${yard.p90.toFixed(1)} ms.`,
   '',
 );
 lines.push(
