@@ -209,6 +209,34 @@ describe('route optimizer', () => {
     expect(d.distance).toBeLessThanOrEqual(f.distance);
   });
 
+  it('minimises the fleet of a large instance (ejection, then SISR): as few routes as the capacity allows', () => {
+    // 400 unit jobs with windows of 60–200 over a day of 1 000, capacity 10 and a vehicle per job:
+    // the fewest routes are 40 (full); the windows make the shortest routes more. From 400 jobs the
+    // fleet phase starts with ejection (eject.ts, tested on its own in solver-eject.test.ts).
+    const rnd = lcg(5);
+    const points: [number, number][] = [[50, 50]];
+    const jobs: Omit<Job, 'location'>[] = [];
+    for (let i = 0; i < 400; i++) {
+      points.push([rnd() * 100, rnd() * 100]);
+      const ready = Math.floor(rnd() * 600);
+      jobs.push({ demand: [1], service: 5, ready, due: ready + 60 + Math.floor(rnd() * 140) });
+    }
+    const v: Vehicle = { capacity: [10], shiftStart: 0, shiftEnd: 2000, startLocation: 0, endLocation: 0 };
+    const p = euclid(
+      points,
+      jobs,
+      Array.from({ length: 400 }, () => ({ ...v })),
+    );
+    const opts = { maxIterations: 6000, timeLimitMs: 600_000, seed: 2 };
+    const d = check(p, runSolver(p, opts));
+    const r = runSolver(p, { ...opts, objective: 'min_vehicles' });
+    const f = check(p, r);
+    expect(f.ok && d.ok).toBe(true);
+    expect(r.unassigned).toEqual([]);
+    expect(f.vehicles).toBe(40);
+    expect(d.vehicles).toBeGreaterThan(40);
+  });
+
   it('packs a large instance of short routes full: recreate tries the places near a job, else every place', () => {
     // 600 unit jobs, capacity 10, 61 vehicles: the fewest routes (60) leave every route full, so a
     // job put back often finds its neighbours' routes full and must go to another route (sisr.ts,
