@@ -235,6 +235,12 @@ describe('route optimizer', () => {
     expect(r.unassigned).toEqual([]);
     expect(f.vehicles).toBe(40);
     expect(d.vehicles).toBeGreaterThan(40);
+    // With 30 vehicles a quarter of the jobs cannot be served: every vehicle full, 100 left out.
+    const short = { ...p, vehicles: p.vehicles.slice(0, 30) };
+    const s = runSolver(short, { maxIterations: 1000, timeLimitMs: 600_000, seed: 2, objective: 'min_vehicles' });
+    expect(check(short, s).ok).toBe(true);
+    expect(s.routes.map((r) => r.length)).toEqual(Array.from({ length: 30 }, () => 10));
+    expect(s.unassigned).toHaveLength(100);
   });
 
   it('packs a large instance of short routes full: recreate tries the places near a job, else every place', () => {

@@ -106,8 +106,10 @@ export function search(m: Model, o: SearchOptions): SearchResult {
       return sum;
     };
     // The plain path only (ejection checks windows, capacity and stop counts), from a solution that
-    // serves every job it can.
-    if (ls && m.n >= EJECT_FROM && cur.penalty <= floor) {
+    // serves every job a vehicle could serve alone (with too small a fleet, SISR's alone).
+    let servesAll = true;
+    for (let i = 0; i < cur.nOut; i++) if (ops.hopeless[cur.out[i] as number] === 0) servesAll = false;
+    if (ls && m.n >= EJECT_FROM && servesAll) {
       new RouteMin(m, rng, ops.hopeless).run(cur, () => progress() && frac < FLEET_SHARE * EJECT_SHARE);
     }
     while (frac < FLEET_SHARE && cur.used > 1) {
