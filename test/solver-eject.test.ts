@@ -92,8 +92,9 @@ describe('route minimisation by ejection', () => {
   });
 
   it('reaches the fewest routes the time windows allow', () => {
-    // Three chains of four stops on a line, each stop's window right after the previous one's:
-    // one vehicle serves a chain, and the chains' windows overlap, so no vehicle serves two.
+    // Three chains of four stops, each stop's window right after the previous one's: one vehicle
+    // serves a chain. The chains' first stops are due within 2 of each other, at least 30 apart,
+    // with 10 of service each, so no vehicle serves two of them: three routes, no fewer.
     const pts: [number, number][] = [[0, 0]];
     const jobs: Problem['jobs'] = [];
     for (let c = 0; c < 3; c++) {
