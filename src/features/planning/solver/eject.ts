@@ -200,7 +200,7 @@ export class RouteMin {
       cum[q] =
         (cum[q - 1] as number) + (m.dist[(s.loc[b + q - 1] as number) * m.size + (s.loc[b + q] as number)] as number);
     }
-    // How much the route is over its capacity with j, per dimension: what the ejection must free.
+    // Whether j overloads the route: then an ejection must also free enough room (`freed`).
     let over = false;
     for (let d = 0; d < K; d++) {
       if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
