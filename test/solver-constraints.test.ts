@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { check } from '../src/features/planning/solver/check.js';
 import { runSolver } from '../src/features/planning/solver/run.js';
 import type { Job, Problem, Vehicle } from '../src/features/planning/solver/types.js';
+import { euclidean, lcg } from './solver-helpers.js';
 
 /** Places on a line at these coordinates; travel time = distance = |a − b|. */
 function line(xs: number[], jobs: Job[], vehicles: Vehicle[]): Problem {
@@ -115,11 +116,7 @@ describe('solver constraints', () => {
   it('balances a 40-stop day across 3 vehicles at a bounded cost in distance', () => {
     // Stops in two clusters beside the depot and three far away: the shortest routes come out 27/13/0
     // (the far three ride with a full route); balanced, 14/13/13 for about 6 % more distance.
-    let s = 7;
-    const rnd = () => {
-      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-      return s / 4294967296;
-    };
+    const rnd = lcg(7);
     const pts: [number, number][] = [[0, 0]];
     for (let i = 0; i < 40; i++) {
       const far = i < 3;
@@ -127,14 +124,7 @@ describe('solver constraints', () => {
       pts.push([cx + rnd() * 6, (far ? 0 : 5) + rnd() * 6]);
     }
     const size = pts.length;
-    const m = new Float64Array(size * size);
-    for (let a = 0; a < size; a++) {
-      for (let b = 0; b < size; b++) {
-        const [ax, ay] = pts[a] as [number, number];
-        const [bx, by] = pts[b] as [number, number];
-        m[a * size + b] = Math.hypot(ax - bx, ay - by);
-      }
-    }
+    const m = euclidean(pts);
     const jobs = pts.slice(1).map((_, i) => job(i + 1, { service: 5 }));
     const p: Problem = {
       size,
@@ -157,11 +147,7 @@ describe('solver constraints', () => {
 
   it('answers only what the checker accepts when every constraint is mixed in, on random instances', () => {
     for (const seed of [1, 2, 3, 4, 5]) {
-      let x = seed * 7919;
-      const rnd = () => {
-        x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-        return x / 4294967296;
-      };
+      const rnd = lcg(seed * 7919);
       const pts: [number, number][] = [
         [50, 50],
         [10, 90],
@@ -183,14 +169,7 @@ describe('solver constraints', () => {
       // Jobs 0–5 are three pairs: 0 → 1, 2 → 3, 4 → 5.
       for (const p of [0, 2, 4]) (jobs[p] as Job).delivery = p + 1;
       const size = pts.length;
-      const m = new Float64Array(size * size);
-      for (let a = 0; a < size; a++) {
-        for (let b = 0; b < size; b++) {
-          const [ax, ay] = pts[a] as [number, number];
-          const [bx, by] = pts[b] as [number, number];
-          m[a * size + b] = Math.hypot(ax - bx, ay - by);
-        }
-      }
+      const m = euclidean(pts);
       const vehicles = [
         van({ capacity: [12], shiftEnd: 480, skills: ['cold'], break: { earliest: 120, latest: 200, duration: 30 } }),
         // Starts at one depot, ends at the other (an empty route counts no distance, a used one its whole way).

@@ -7,34 +7,14 @@ import { buildModel } from '../src/features/planning/solver/model.js';
 import { Rng } from '../src/features/planning/solver/rng.js';
 import { Routes } from '../src/features/planning/solver/routes.js';
 import type { Problem } from '../src/features/planning/solver/types.js';
-
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
-
-function matrix(pts: [number, number][]): Float64Array {
-  const size = pts.length;
-  const m = new Float64Array(size * size);
-  for (let a = 0; a < size; a++) {
-    for (let b = 0; b < size; b++) {
-      const [ax, ay] = pts[a] as [number, number];
-      const [bx, by] = pts[b] as [number, number];
-      m[a * size + b] = Math.hypot(ax - bx, ay - by);
-    }
-  }
-  return m;
-}
+import { euclidean, lcg } from './solver-helpers.js';
 
 /** n jobs at random points with random windows of `width`, demands 1–3, `fleet` vehicles of capacity `cap`. */
 function random(seed: number, n: number, width: number, cap: number, fleet: number): Problem {
   const rnd = lcg(seed);
   const pts: [number, number][] = [[50, 50]];
   for (let i = 0; i < n; i++) pts.push([rnd() * 100, rnd() * 100]);
-  const m = matrix(pts);
+  const m = euclidean(pts);
   const jobs = Array.from({ length: n }, (_, i) => {
     const ready = Math.floor(rnd() * (1000 - width));
     return { location: i + 1, demand: [1 + Math.floor(rnd() * 3)], service: 10, ready, due: ready + width };
@@ -104,7 +84,7 @@ describe('route minimisation by ejection', () => {
         jobs.push({ location: pts.length - 1, demand: [1], service: 10, ready, due: ready + 2 });
       }
     }
-    const m = matrix(pts);
+    const m = euclidean(pts);
     const vehicles = jobs.map(() => ({
       capacity: [100],
       shiftStart: 0,

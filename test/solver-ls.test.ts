@@ -8,14 +8,7 @@ import { LocalSearch } from '../src/features/planning/solver/ls.js';
 import { buildModel, type Model } from '../src/features/planning/solver/model.js';
 import { Routes } from '../src/features/planning/solver/routes.js';
 import type { Problem } from '../src/features/planning/solver/types.js';
-
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
+import { lcg } from './solver-helpers.js';
 
 /** One vehicle, n jobs at random points; `skew` > 0 makes the matrix asymmetric. */
 function instance(seed: number, n: number, skew: number, tight: boolean): Problem {

@@ -5,28 +5,12 @@ import { check } from '../src/features/planning/solver/check.js';
 import { runSolver } from '../src/features/planning/solver/run.js';
 import { solve } from '../src/features/planning/solver/solve.js';
 import type { Job, Problem, Vehicle } from '../src/features/planning/solver/types.js';
-
-/** A seeded LCG, so every generated instance is the same on every run. */
-function lcg(seed: number) {
-  let s = seed >>> 0;
-  return () => {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    return s / 4294967296;
-  };
-}
+import { euclidean, lcg } from './solver-helpers.js';
 
 /** Points in a 100 × 100 square, location 0 the depot; Euclidean time and distance. */
 function euclid(points: [number, number][], jobs: Omit<Job, 'location'>[], vehicles: Vehicle[]): Problem {
-  const size = points.length;
-  const m = new Float64Array(size * size);
-  for (let a = 0; a < size; a++) {
-    for (let b = 0; b < size; b++) {
-      const [ax, ay] = points[a] as [number, number];
-      const [bx, by] = points[b] as [number, number];
-      m[a * size + b] = Math.hypot(ax - bx, ay - by);
-    }
-  }
-  return { size, time: m, distance: m, jobs: jobs.map((j, i) => ({ ...j, location: i + 1 })), vehicles };
+  const m = euclidean(points);
+  return { size: points.length, time: m, distance: m, jobs: jobs.map((j, i) => ({ ...j, location: i + 1 })), vehicles };
 }
 
 function randomInstance(seed: number, n: number, fleet: number): Problem {

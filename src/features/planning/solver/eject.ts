@@ -179,9 +179,8 @@ export class RouteMin {
     const v = this.bv;
     if (v < 0) return false;
     let p = this.bp;
-    const b = v * s.stride;
-    const out2 = this.be2 > 0 ? (s.job[b + this.be2] as number) : -1;
-    if (out2 >= 0) s.removeSpan(v, this.be2, 1);
+    // The later job first, so the earlier one keeps its position.
+    if (this.be2 > 0) s.removeSpan(v, this.be2, 1);
     s.removeSpan(v, this.be1, 1);
     if (this.be1 <= p) p--;
     if (this.be2 > 0 && this.be2 <= p) p--;
@@ -257,29 +256,24 @@ export class RouteMin {
     let sv = s.sv[b + prev] as number;
     let d = 0;
     const lj = m.loc[j] as number;
-    if (prev === p) {
-      const start = Math.max(t + sv + (time[a * size + lj] as number), m.ready[j] as number);
-      if (start > (m.due[j] as number)) return;
-      d += dist[a * size + lj] as number;
-      t = start;
-      a = lj;
-      sv = m.service[j] as number;
-    }
-    for (let q = prev + 1; q <= end; q++) {
-      if (q === e1 || q === e2) continue;
-      const lq = s.loc[b + q] as number;
-      const arr = t + sv + (time[a * size + lq] as number);
-      d += dist[a * size + lq] as number;
-      if (q === end) {
-        if (arr > (s.ls[b + q] as number)) return;
-        break;
+    // Position prev is where the replay starts (already in t, a, sv): it is only left, not visited.
+    for (let q = prev; q <= end; q++) {
+      if (q > prev) {
+        if (q === e1 || q === e2) continue;
+        const lq = s.loc[b + q] as number;
+        const arr = t + sv + (time[a * size + lq] as number);
+        d += dist[a * size + lq] as number;
+        if (q === end) {
+          if (arr > (s.ls[b + q] as number)) return;
+          break;
+        }
+        const jq = s.job[b + q] as number;
+        const start = Math.max(arr, m.ready[jq] as number);
+        if (start > (m.due[jq] as number)) return;
+        t = start;
+        a = lq;
+        sv = s.sv[b + q] as number;
       }
-      const jq = s.job[b + q] as number;
-      const start = Math.max(arr, m.ready[jq] as number);
-      if (start > (m.due[jq] as number)) return;
-      t = start;
-      a = lq;
-      sv = s.sv[b + q] as number;
       if (q === p) {
         const sj = Math.max(t + sv + (time[a * size + lj] as number), m.ready[j] as number);
         if (sj > (m.due[j] as number)) return;
