@@ -1,3 +1,4 @@
+import { loadFits, timeFits } from './fits.js';
 import type { Model } from './model.js';
 import type { Rng } from './rng.js';
 import { Routes } from './routes.js';
@@ -12,7 +13,8 @@ import { Routes } from './routes.js';
 // "squeeze" (a penalised local search before ejecting). Used by `min_vehicles` on large instances,
 // where SISR's fleet minimisation alone stops short (C1_10_2: 99 routes against 91 with this).
 // Not by `min_distance`: the routes it saves cost far more distance than the annealing can win
-// back within a minute (BENCHMARKS.md, "Route minimisation by ejection").
+// back within a minute, whether run before the annealing, in its middle, or as a rare move of it
+// (24 instances at 60 s: +0.19 points worse; BENCHMARKS.md, "Route minimisation by ejection").
 
 /** Most jobs ejected for one insertion. */
 const K_MAX = 2;
@@ -58,7 +60,7 @@ export class RouteMin {
     let emptied = 0;
     while (s.used > 1) {
       this.backup.copyAll(s);
-      const jobs = this.dropRoute(s);
+      const jobs = s.dropShort(this.rng, false);
       let budget = STEPS_PER_JOB * jobs;
       let j = this.nextOut(s);
       for (; j >= 0; j = this.nextOut(s)) {
@@ -77,23 +79,6 @@ export class RouteMin {
     return emptied;
   }
 
-  /** Empties one route, preferring short ones, and returns how many jobs it had. */
-  private dropRoute(s: Routes): number {
-    const m = this.m;
-    let pick = -1;
-    let weight = 0;
-    for (let v = 0; v < m.vehicles; v++) {
-      const len = s.len[v] as number;
-      if (len === 0) continue;
-      const w = 1 / len;
-      weight += w;
-      if (this.rng.next() * weight < w) pick = v;
-    }
-    const len = s.len[pick] as number;
-    s.removeSpan(pick, 1, len);
-    return len;
-  }
-
   /** The most recently ejected job still out (the out list is a stack here), or -1. */
   private nextOut(s: Routes): number {
     for (let i = s.nOut - 1; i >= 0; i--) {
@@ -103,31 +88,15 @@ export class RouteMin {
     return -1;
   }
 
+  /** Whether route v has room for one more job, j. */
   private fits(s: Routes, v: number, j: number): boolean {
-    const m = this.m;
-    const K = m.dims;
-    if ((s.len[v] as number) >= (m.vMaxJobs[v] as number)) return false;
-    for (let d = 0; d < K; d++) {
-      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
-        return false;
-      }
-    }
-    return true;
+    return (s.len[v] as number) < (this.m.vMaxJobs[v] as number) && loadFits(this.m, s, v, j, -1, -1);
   }
 
   /** Whether j can start right after position p of route v without making anything late. */
-  private timeFits(s: Routes, v: number, p: number, j: number): boolean {
-    const m = this.m;
-    const b = v * s.stride;
-    const lj = m.loc[j] as number;
-    const a = s.loc[b + p] as number;
-    const start = Math.max(
-      (s.es[b + p] as number) + (s.sv[b + p] as number) + (m.time[a * m.size + lj] as number),
-      m.ready[j] as number,
-    );
-    if (start > (m.due[j] as number)) return false;
-    const c = s.loc[b + p + 1] as number;
-    return start + (m.service[j] as number) + (m.time[lj * m.size + c] as number) <= (s.ls[b + p + 1] as number);
+  private fitsAfter(s: Routes, v: number, p: number, j: number): boolean {
+    const b = v * s.stride + p;
+    return timeFits(this.m, s, s.loc[b] as number, (s.es[b] as number) + (s.sv[b] as number), j, b + 1);
   }
 
   /** Puts j at its cheapest feasible place in a used route; false when there is none. */
@@ -148,7 +117,7 @@ export class RouteMin {
         const c = s.loc[b + p + 1] as number;
         const delta =
           (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
-        if (delta < best && this.timeFits(s, v, p, j)) {
+        if (delta < best && this.fitsAfter(s, v, p, j)) {
           best = delta;
           bv = v;
           bp = p;
@@ -190,7 +159,6 @@ export class RouteMin {
 
   private searchRoute(s: Routes, v: number, j: number): void {
     const m = this.m;
-    const K = m.dims;
     const b = v * s.stride;
     const n = s.len[v] as number;
     const cum = this.cum;
@@ -199,13 +167,8 @@ export class RouteMin {
       cum[q] =
         (cum[q - 1] as number) + (m.dist[(s.loc[b + q - 1] as number) * m.size + (s.loc[b + q] as number)] as number);
     }
-    // Whether j overloads the route: then an ejection must also free enough room (`freed`).
-    let over = false;
-    for (let d = 0; d < K; d++) {
-      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
-        over = true;
-      }
-    }
+    // Whether j overloads the route: then an ejection must also free enough room.
+    const over = !loadFits(m, s, v, j, -1, -1);
     for (let p = 0; p <= n; p++) {
       const lo = Math.max(1, p - WINDOW + 1);
       const hi = Math.min(n, p + WINDOW);
@@ -214,29 +177,17 @@ export class RouteMin {
         const j1 = s.job[b + e1] as number;
         const p1 = this.stuck[j1] as number;
         if (p1 > this.bestP) continue;
-        if (!over || this.freed(s, v, j, j1, -1)) this.evaluate(s, v, j, p, e1, -1, p1);
+        if (!over || loadFits(m, s, v, j, j1, -1)) this.evaluate(s, v, j, p, e1, -1, p1);
         if (K_MAX < 2) continue;
         for (let e2 = e1 + 1; e2 <= hi; e2++) {
           if (e2 === p) continue;
           const j2 = s.job[b + e2] as number;
           const p2 = p1 + (this.stuck[j2] as number);
           if (p2 > this.bestP) continue;
-          if (!over || this.freed(s, v, j, j1, j2)) this.evaluate(s, v, j, p, e1, e2, p2);
+          if (!over || loadFits(m, s, v, j, j1, j2)) this.evaluate(s, v, j, p, e1, e2, p2);
         }
       }
     }
-  }
-
-  /** Whether route v has room for j once j1 (and j2) are out. */
-  private freed(s: Routes, v: number, j: number, j1: number, j2: number): boolean {
-    const m = this.m;
-    const K = m.dims;
-    for (let d = 0; d < K; d++) {
-      let load = (s.load[v * K + d] as number) + (m.demand[j * K + d] as number) - (m.demand[j1 * K + d] as number);
-      if (j2 >= 0) load -= m.demand[j2 * K + d] as number;
-      if (load > (m.cap[v * K + d] as number) + 1e-9) return false;
-    }
-    return true;
   }
 
   /**
@@ -307,7 +258,7 @@ export class RouteMin {
       const v2 = s.routeOf[w] as number;
       if (v2 < 0 || v2 === v || !this.fits(s, v2, u)) continue;
       const p = (s.posOf[w] as number) - 1 + rng.int(2);
-      if (!this.timeFits(s, v2, p, u)) continue;
+      if (!this.fitsAfter(s, v2, p, u)) continue;
       s.removeSpan(v, s.posOf[u] as number, 1);
       s.insert(u, v2, p);
     }

@@ -1,3 +1,4 @@
+import { CAP_EPS, loadFits, timeFits } from './fits.js';
 import { IntraRoute } from './intra.js';
 import type { Model } from './model.js';
 import type { Routes } from './routes.js';
@@ -17,8 +18,6 @@ import type { Routes } from './routes.js';
 
 /** Smallest saving that counts as one; feasibility is tested exactly, as recreate tests it. */
 const EPS = 1e-9;
-/** Capacity sums may round; the same slack as recreate's. */
-const CAP_EPS = 1e-9;
 /**
  * Neighbours of a job tried per move. 10 finds as much per iteration as 20 (Solomon at 15 000
  * iterations) for about a fifth less time per iteration, so more search within a time limit: Solomon
@@ -134,31 +133,6 @@ export class LocalSearch {
     }
   }
 
-  /** Whether job j, started no earlier than `from` plus the way from location a, is served in time and reaches position q of route v (its `ls`) in time. */
-  private fits(s: Routes, a: number, leave: number, j: number, next: number): boolean {
-    const m = this.m;
-    const lj = m.loc[j] as number;
-    let t = leave + (m.time[a * m.size + lj] as number);
-    if (t < (m.ready[j] as number)) t = m.ready[j] as number;
-    if (t > (m.due[j] as number)) return false;
-    return (
-      t + (m.service[j] as number) + (m.time[lj * m.size + (s.loc[next] as number)] as number) <= (s.ls[next] as number)
-    );
-  }
-
-  private capOk(v: number, add: number, remove: number, s: Routes): boolean {
-    const m = this.m;
-    const K = m.dims;
-    for (let d = 0; d < K; d++) {
-      const q =
-        (s.load[v * K + d] as number) +
-        (add >= 0 ? (m.demand[add * K + d] as number) : 0) -
-        (remove >= 0 ? (m.demand[remove * K + d] as number) : 0);
-      if (q > (m.cap[v * K + d] as number) + CAP_EPS) return false;
-    }
-    return true;
-  }
-
   /** u moved right after w, or right before it (w in another route). */
   private relocate(s: Routes, u: number, w: number): boolean {
     const { dist: D, size: Z } = this.m;
@@ -185,13 +159,13 @@ export class LocalSearch {
       const y = s.loc[b2 + j + 1] as number;
       const cost = (D[x * Z + lu] as number) + (D[lu * Z + y] as number) - (D[x * Z + y] as number);
       if (cost - gain > -EPS) continue;
-      if ((s.len[v2] as number) + 1 > (m.vMaxJobs[v2] as number) || !this.capOk(v2, u, -1, s)) continue;
+      if ((s.len[v2] as number) + 1 > (m.vMaxJobs[v2] as number) || !loadFits(m, s, v2, u, -1, -1)) continue;
       // Leaving u out of v1 must keep v1 on time (distances need not obey the triangle inequality).
       if (n1 > 1) {
         const leave = (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number);
         if (leave + (m.time[la * m.size + lc] as number) > (s.ls[b1 + i + 1] as number)) continue;
       }
-      if (!this.fits(s, x, (s.es[b2 + j] as number) + (s.sv[b2 + j] as number), u, b2 + j + 1)) continue;
+      if (!timeFits(m, s, x, (s.es[b2 + j] as number) + (s.sv[b2 + j] as number), u, b2 + j + 1)) continue;
       this.moveBetween(s, v1, i, v2, j);
       return true;
     }
@@ -236,9 +210,9 @@ export class LocalSearch {
       (D[a2 * Z + lw] as number) -
       (D[lw * Z + c2] as number);
     if (delta > -EPS) return false;
-    if (!this.capOk(v1, w, u, s) || !this.capOk(v2, u, w, s)) return false;
-    if (!this.fits(s, a1, (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number), w, b1 + i + 1)) return false;
-    if (!this.fits(s, a2, (s.es[b2 + p - 1] as number) + (s.sv[b2 + p - 1] as number), u, b2 + p + 1)) return false;
+    if (!loadFits(m, s, v1, w, u, -1) || !loadFits(m, s, v2, u, w, -1)) return false;
+    if (!timeFits(m, s, a1, (s.es[b1 + i - 1] as number) + (s.sv[b1 + i - 1] as number), w, b1 + i + 1)) return false;
+    if (!timeFits(m, s, a2, (s.es[b2 + p - 1] as number) + (s.sv[b2 + p - 1] as number), u, b2 + p + 1)) return false;
     const A = this.bufA;
     const B = this.bufB;
     const n1 = s.len[v1] as number;

@@ -1,4 +1,5 @@
 import type { Model } from './model.js';
+import type { Rng } from './rng.js';
 
 // One solution as flat typed arrays. Route v occupies positions [v*stride, v*stride + len[v] + 2):
 // position 0 is the vehicle's start, then its jobs, then its end. For each position we keep the
@@ -270,6 +271,27 @@ export class Routes {
     this.copyOut(o);
     this.distance = o.distance;
     this.used = o.used;
+  }
+
+  /**
+   * Empties one used route, drawn with weight 1/len, or 1/len² with `squared` (short routes are
+   * the cheapest to place elsewhere), and returns how many jobs it had (0: no route is used).
+   * Its jobs go out.
+   */
+  dropShort(rng: Rng, squared: boolean): number {
+    let pick = -1;
+    let weight = 0;
+    for (let v = 0; v < this.m.vehicles; v++) {
+      const len = this.len[v] as number;
+      if (len === 0) continue;
+      const w = squared ? 1 / (len * len) : 1 / len;
+      weight += w;
+      if (rng.next() * weight < w) pick = v;
+    }
+    if (pick < 0) return 0;
+    const len = this.len[pick] as number;
+    this.removeSpan(pick, 1, len);
+    return len;
   }
 
   /** The routes as job lists, one per vehicle. */

@@ -115,7 +115,7 @@ export function search(m: Model, o: SearchOptions): SearchResult {
     while (frac < FLEET_SHARE && cur.used > 1) {
       if (cur.penalty <= floor) {
         if (cur.used < fewest.used || (cur.used === fewest.used && cur.distance < fewest.distance)) fewest.copyAll(cur);
-        dropRoute(cur, rng);
+        cur.dropShort(rng, true);
         cand.copyAll(cur);
       }
       ops.clearTouched();
@@ -166,20 +166,6 @@ export function search(m: Model, o: SearchOptions): SearchResult {
     if (!progress()) break;
   }
   return { best, iterations: iter };
-}
-
-/** Empties one route, preferring small ones: its jobs go to the unassigned list. */
-function dropRoute(s: Routes, rng: Rng): void {
-  let pick = -1;
-  let weight = 0;
-  for (let v = 0; v < s.m.vehicles; v++) {
-    const len = s.len[v] as number;
-    if (len === 0) continue;
-    const w = 1 / (len * len);
-    weight += w;
-    if (rng.next() * weight < w) pick = v;
-  }
-  if (pick >= 0) s.removeSpan(pick, 1, s.len[pick] as number);
 }
 
 /** Jobs that no vehicle could serve even as its only stop (with its partner, for a pair). */
