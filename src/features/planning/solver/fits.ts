@@ -9,8 +9,9 @@ import type { Routes } from './routes.js';
 export const CAP_EPS = 1e-9;
 
 /**
- * Whether job j, left for from location a at time `leave`, starts within its window and still
- * reaches the stop at index `next` of s's arrays (route base plus position) by its latest start.
+ * Whether job j, driven to from location a after leaving it at time `leave`, starts within its
+ * window and still reaches the stop at index `next` of s's arrays (route base plus position) by that
+ * stop's latest start.
  */
 export function timeFits(m: Model, s: Routes, a: number, leave: number, j: number, next: number): boolean {
   const lj = m.loc[j] as number;
