@@ -8,9 +8,9 @@ import type { Routes } from './routes.js';
 //
 // A move's distance change is O(1): each route keeps its cumulative distance forwards and backwards
 // (they differ when the matrix is asymmetric), so a reversed stretch costs bwd[b] − bwd[a]. Only an
-// improving move is tested for feasibility, by replaying just the stretch it reorders, from the
-// earliest departure before it (`es`) to the latest start after it (`ls`): the rest of the route is
-// unchanged, and its capacity is too.
+// improving move is tested for feasibility (an or-opt first by `mayFit`, the string alone), by
+// replaying just the stretch it reorders, from the earliest departure before it (`es`) to the
+// latest start after it (`ls`): the rest of the route is unchanged, and its capacity is too.
 
 /** Smallest saving that counts as one (as ls.ts). */
 const EPS = 1e-9;
@@ -160,7 +160,7 @@ export class IntraRoute {
    * unchanged, else by its due time. Neither bound needs the triangle inequality, so the search
    * finds exactly what it found without the test. On long routes with windows nearly every move that
    * saves distance is late (R2_10_1: 14 million replays of the stretch for 4 700 moves made); this
-   * leaves 22 000 replays, and a third more iterations in the same time (BENCHMARKS.md).
+   * leaves 22 000, for 5–17 % less time on R2 and RC2 (BENCHMARKS.md "A quick time test").
    */
   private mayFit(s: Routes, B: number, a: number, b: number, x: number, reversed: boolean): boolean {
     const m = this.m;
