@@ -160,7 +160,7 @@ export class IntraRoute {
    * unchanged, else by its due time. Neither bound needs the triangle inequality, so the search
    * finds exactly what it found without the test. On long routes with windows nearly every move that
    * saves distance is late (R2_10_1: 14 million replays of the stretch for 4 700 moves made); this
-   * leaves 22 000, for 5–17 % less time on R2 and RC2 (BENCHMARKS.md "A quick time test").
+   * leaves 22 000, for 5–17 % less time on RC2_10_1 and R2_10_1 (BENCHMARKS.md "A quick time test").
    */
   private mayFit(s: Routes, B: number, a: number, b: number, x: number, reversed: boolean): boolean {
     const m = this.m;
