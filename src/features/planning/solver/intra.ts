@@ -164,25 +164,16 @@ export class IntraRoute {
    */
   private mayFit(s: Routes, B: number, a: number, b: number, x: number, reversed: boolean): boolean {
     const m = this.m;
-    const { time, size, ready, due, service } = m;
     const later = x > b;
     const jx = s.job[B + x] as number;
-    let clock = later
-      ? (ready[jx] as number) + (service[jx] as number)
+    this.at = s.loc[B + x] as number;
+    this.clock = later
+      ? (m.ready[jx] as number) + (m.service[jx] as number)
       : (s.es[B + x] as number) + (s.sv[B + x] as number);
-    let at = s.loc[B + x] as number;
-    for (let r = 0; r <= b - a; r++) {
-      const j = s.job[B + (reversed ? b - r : a + r)] as number;
-      const lj = m.loc[j] as number;
-      clock += time[at * size + lj] as number;
-      if (clock < (ready[j] as number)) clock = ready[j] as number;
-      if (clock > (due[j] as number)) return false;
-      clock += service[j] as number;
-      at = lj;
-    }
+    if (!this.run(s, B, a, b, reversed)) return false;
     const next = B + x + 1;
-    const limit = later ? (s.ls[next] as number) : (due[s.job[next] as number] as number);
-    return clock + (time[at * size + (s.loc[next] as number)] as number) <= limit;
+    const limit = later ? (s.ls[next] as number) : (m.due[s.job[next] as number] as number);
+    return this.clock + (m.time[this.at * m.size + (s.loc[next] as number)] as number) <= limit;
   }
 
   /** Whether positions a..b moved between positions x and x + 1 (x outside a−1..b), reversed or not, stay on time. */
