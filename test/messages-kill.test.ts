@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { MESSAGE_SEND_JOB } from '../src/features/messages/send.js';
 import { JobRunner } from '../src/shared/jobs/runner.js';
 import { RUTA_CLI } from './cli-run.js';
@@ -18,6 +18,7 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
   let twilio: Awaited<ReturnType<typeof startTwilio>>;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let a: Merchant;
+  let realClock: TestApp['ctx']['clock'];
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -36,11 +37,17 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
     };
     // No job runner here: the worker process sends, then the test takes over as a second worker.
     t = await startApp(engine, env, { jobs: false });
+    realClock = t.ctx.clock;
     a = await newMerchant(t, 'Tienda Kill');
     await client(t.app, a.live)('PUT', '/v1/notification_settings', {
       quiet_hours: null,
       triggers: { order_confirmed: { sms: true, whatsapp: false, email: false } },
     });
+  });
+  // Each test holds the app's clock at a dead worker's lease end to take its job over; held into the
+  // next test, the orders it creates would be due then, and its worker would wait for that time.
+  afterEach(() => {
+    Object.assign(t.ctx, { clock: realClock });
   });
   afterAll(async () => {
     await t?.close();
