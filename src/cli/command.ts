@@ -1,6 +1,5 @@
 import type { ParseArgsConfig } from 'node:util';
 import type { AppContext } from '../shared/context.js';
-import { openContext } from '../shared/open-context.js';
 
 // The shape of every `ruta …` command (the table is in src/cli.ts) and what they share: the one
 // usage error, the printer behind --json, tables and timestamps.
@@ -39,6 +38,8 @@ export interface Command {
 
 /** Runs `fn` over a migrated database and its context, and closes them after. */
 export async function withContext<T>(fn: (ctx: AppContext) => Promise<T>): Promise<T> {
+  // Loaded here, not at the top: `ruta --help` and a usage error answer without the database drivers.
+  const { openContext } = await import('../shared/open-context.js');
   const { ctx, database } = await openContext();
   try {
     return await fn(ctx);

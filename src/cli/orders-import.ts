@@ -1,20 +1,13 @@
-import { readFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { findAccount } from '../features/accounts/repo.js';
-import * as importsRepo from '../features/imports/repo.js';
-import { LEASE_MS, runImport } from '../features/imports/run.js';
 import {
   DATE_FORMATS,
   type DateFormat,
   IMPORT_MODES,
   type ImportMode,
   type ImportType,
-} from '../features/imports/schemas.js';
-import { createImport, getImport, type PresentedImport } from '../features/imports/service.js';
-import type { AppContext } from '../shared/context.js';
-import { ApiError } from '../shared/errors.js';
-import { randomToken } from '../shared/ids.js';
+} from '../shared/db/tables/order_imports.js';
 import { type Command, type Parsed, UsageError, withContext } from './command.js';
+import type { ImportPlan } from './orders-import-run.js';
 
 // `ruta orders import FILE`: the same import as POST /v1/order_imports, run in this process with a
 // progress bar (or, when a server's runner claims it first, followed until it finishes).
@@ -30,16 +23,6 @@ const TYPES: Record<string, ImportType> = {
   '.xlsx': 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
 };
 
-export interface ImportPlan {
-  file: string;
-  type: ImportType;
-  account: string;
-  mode: 'test' | 'live';
-  importMode: ImportMode;
-  dateFormat?: DateFormat;
-  json: boolean;
-}
-
 export const ordersImportCommand: Command = {
   name: 'orders import',
   usage: USAGE,
@@ -53,7 +36,8 @@ export const ordersImportCommand: Command = {
   args: ['FILE'],
   plan(parsed) {
     const plan = planImport(parsed);
-    return () => withContext((ctx) => ordersImport(ctx, plan));
+    // The import itself is loaded only to run one: every other command starts without it.
+    return () => withContext(async (ctx) => (await import('./orders-import-run.js')).ordersImport(ctx, plan));
   },
 };
 
@@ -72,79 +56,4 @@ export function planImport({ values, args: [file] }: Parsed): ImportPlan {
   if (dateFormat !== undefined && !DATE_FORMATS.includes(dateFormat))
     throw usage('--date-format must be DMY, MDY or ISO');
   return { file, type, account: values.account, mode, importMode, dateFormat, json: Boolean(values.json) };
-}
-
-/** A bar on a terminal (redrawn in place on stderr), a plain line per batch otherwise. */
-function progressPrinter(json: boolean) {
-  const tty = Boolean(process.stderr.isTTY) && !json;
-  return (p: { processed: number; total: number; created: number; failed: number }) => {
-    const pct = p.total === 0 ? 100 : Math.floor((p.processed / p.total) * 100);
-    const tail = `${p.processed}/${p.total} rows · ${p.created} created · ${p.failed} failed`;
-    if (tty) {
-      const width = 30;
-      const filled = Math.round((pct / 100) * width);
-      process.stderr.write(
-        `\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${String(pct).padStart(3)}% ${tail}`,
-      );
-      if (p.processed >= p.total) process.stderr.write('\n');
-    } else if (!json) process.stderr.write(`${pct}% ${tail}\n`);
-  };
-}
-
-function summary(imp: PresentedImport): string {
-  const lines = [
-    `Import ${imp.id}: ${imp.status}. ${imp.created} order${imp.created === 1 ? '' : 's'} created, ${imp.failed} row${imp.failed === 1 ? '' : 's'} rejected (of ${imp.total_rows}).`,
-  ];
-  if (imp.failure_message) lines.push(imp.failure_message);
-  for (const e of imp.errors.slice(0, 20)) {
-    lines.push(`  row ${e.row}${e.column ? ` [${e.column}]` : ''}: ${e.message} (${e.code})`);
-  }
-  if (imp.errors.length > 20) lines.push(`  … and ${imp.errors.length - 20} more`);
-  if (imp.failed > 0) lines.push(`Rejected rows with their reasons: GET /v1/order_imports/${imp.id}/failed_rows.csv`);
-  return lines.join('\n');
-}
-
-/** Runs the import; returns the exit code (0 all imported, 3 some rows rejected, 1 nothing imported). */
-export async function ordersImport(ctx: AppContext, plan: ImportPlan): Promise<number> {
-  if (!(await findAccount(ctx.db, plan.account))) throw new Error(`no such account: ${plan.account}`);
-  const owner = { accountId: plan.account, mode: plan.mode };
-  let created: PresentedImport;
-  try {
-    created = await createImport(ctx, owner, {
-      type: plan.type,
-      bytes: readFileSync(plan.file),
-      mode: plan.importMode,
-      dateFormat: plan.dateFormat,
-    });
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    if (plan.json) console.log(JSON.stringify({ error: { code: err.code, message: err.message } }));
-    else console.error(`ruta: ${plan.file}: ${err.message}`);
-    return 1;
-  }
-  const show = progressPrinter(plan.json);
-  const workerId = `imp_cli_${randomToken(12)}`;
-  const now = ctx.clock();
-  const claimed = await importsRepo.claimImport(ctx.db, ctx.engine, {
-    owner: workerId,
-    now,
-    leaseUntil: now + LEASE_MS,
-    id: created.id,
-  });
-  if (claimed) {
-    await runImport(ctx, claimed, { owner: workerId, onProgress: show });
-  } else {
-    // A server's runner took it first: follow its progress.
-    for (;;) {
-      const cur = await getImport(ctx, owner, created.id);
-      show({ processed: cur.processed_rows, total: cur.total_rows, created: cur.created, failed: cur.failed });
-      if (cur.status === 'succeeded' || cur.status === 'failed') break;
-      await new Promise((r) => setTimeout(r, 500));
-    }
-  }
-  const done = await getImport(ctx, owner, created.id);
-  if (plan.json) console.log(JSON.stringify(done));
-  else console.log(summary(done));
-  if (done.status === 'failed' || done.created === 0) return 1;
-  return done.failed > 0 ? 3 : 0;
 }
