@@ -8,8 +8,6 @@ import { ordersImportCommand } from './cli/orders-import.js';
 import { userCommands } from './cli/users.js';
 import { webhooksListenCommand } from './cli/webhooks-listen.js';
 import { loadConfig } from './shared/config.js';
-import { openDatabase } from './shared/db/index.js';
-import { migrate } from './shared/db/migrate.js';
 
 /**
  * Every command of `ruta`, in the order `ruta --help` lists them: its words, usage lines, options
@@ -43,6 +41,10 @@ const COMMANDS: Command[] = [
     name: 'migrate',
     usage: '  migrate                                 apply database migrations',
     plan: () => async () => {
+      const [{ openDatabase }, { migrate }] = await Promise.all([
+        import('./shared/db/index.js'),
+        import('./shared/db/migrate.js'),
+      ]);
       const config = loadConfig();
       const database = openDatabase(config.databaseUrl);
       try {

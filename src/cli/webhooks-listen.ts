@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import { type Clock, systemClock } from '../shared/context.js';
+import type { Clock } from '../shared/context.js';
 import { iso } from '../shared/time.js';
 import { type Command, UsageError } from './command.js';
 
@@ -154,6 +154,8 @@ export const webhooksListenCommand: Command = {
     const secret = values.secret as string | undefined;
     if (secret !== undefined && !/^whsec_\S+$/.test(secret)) throw new UsageError('--secret must be a whsec_… secret');
     return async () => {
+      // The context module (logger, metrics) only for its clock, when the receiver starts.
+      const { systemClock } = await import('../shared/context.js');
       const server = await listen({ port, secret, print: (line) => console.log(line), clock: systemClock });
       const address = server.address();
       const bound = typeof address === 'object' && address ? address.port : port;

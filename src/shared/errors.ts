@@ -1,6 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { type Static, Type } from 'typebox';
+import type { ErrorBody } from './openapi.js';
 
 /** Every error code the API can answer with, and the HTTP status it maps to. */
 export const ERROR_STATUS = {
@@ -82,20 +82,6 @@ export class ApiError extends Error {
 
 export const notFound = (what: string, id: string): ApiError =>
   new ApiError('resource_missing', `No such ${what}: '${id}'`, 'id');
-
-export const ErrorBody = Type.Object(
-  {
-    error: Type.Object({
-      type: Type.String({ examples: ['invalid_request_error'] }),
-      code: Type.String({ examples: ['parameter_missing'] }),
-      message: Type.String(),
-      param: Type.Optional(Type.String()),
-      request_id: Type.String(),
-    }),
-  },
-  { $id: 'Error' },
-);
-export type ErrorBody = Static<typeof ErrorBody>;
 
 interface AjvError {
   keyword: string;

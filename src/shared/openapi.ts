@@ -1,8 +1,8 @@
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance, FastifySchema } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { API_VERSION } from './config.js';
-import { ErrorBody } from './errors.js';
 import { componentizeDocument, namedSchemaChecker, nameTopLevel, withoutIds } from './openapi-components.js';
 
 const DESCRIPTIONS: Record<number, string> = {
@@ -16,6 +16,21 @@ const DESCRIPTIONS: Record<number, string> = {
   422: 'Invalid parameters',
   429: 'Rate limit exceeded',
 };
+
+/** The one Error body every failing answer has (errors.ts writes it), as the document names it. */
+export const ErrorBody = Type.Object(
+  {
+    error: Type.Object({
+      type: Type.String({ examples: ['invalid_request_error'] }),
+      code: Type.String({ examples: ['parameter_missing'] }),
+      message: Type.String(),
+      param: Type.Optional(Type.String()),
+      request_id: Type.String(),
+    }),
+  },
+  { $id: 'Error' },
+);
+export type ErrorBody = Static<typeof ErrorBody>;
 
 /** Error responses for a route's schema: each is the one Error body, described for the docs. */
 export function errorResponses(...statuses: number[]): Record<number, typeof ErrorBody> {
