@@ -6,6 +6,7 @@ import { JobRunner } from '../src/shared/jobs/runner.js';
 import { RUTA_CLI } from './cli-run.js';
 import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 import { startSmtp, startTwilio } from './message-providers.js';
+import { moveClock } from './people-helpers.js';
 
 const ROOT = join(import.meta.dirname, '..');
 const SID = 'AC00000000000000000000000000000002';
@@ -18,7 +19,6 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
   let twilio: Awaited<ReturnType<typeof startTwilio>>;
   let smtp: Awaited<ReturnType<typeof startSmtp>>;
   let a: Merchant;
-  let realClock: TestApp['ctx']['clock'];
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -37,7 +37,6 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
     };
     // No job runner here: the worker process sends, then the test takes over as a second worker.
     t = await startApp(engine, env, { jobs: false });
-    realClock = t.ctx.clock;
     a = await newMerchant(t, 'Tienda Kill');
     await client(t.app, a.live)('PUT', '/v1/notification_settings', {
       quiet_hours: null,
@@ -46,9 +45,7 @@ describeEach('a worker killed (kill -9) while it sends a message', (engine) => {
   });
   // Each test holds the app's clock at a dead worker's lease end to take its job over; held into the
   // next test, the orders it creates would be due then, and its worker would wait for that time.
-  afterEach(() => {
-    Object.assign(t.ctx, { clock: realClock });
-  });
+  afterEach(() => moveClock(t, 0));
   afterAll(async () => {
     await t?.close();
     await twilio?.close();
