@@ -179,6 +179,28 @@ describeEach('local calendar days', (engine) => {
     expect((await m.call('GET', `/v1/orders/counts?${range}`)).body.total).toBe(3);
   });
 
+  it('a day of the years 0001 to 0099 is that day, and the year 0000 is refused: no order the list cannot show', async () => {
+    // Found by the API audit: `Date.UTC` reads years 0–99 as 1900–1999, so such a day was not a
+    // calendar day to the service, was stored as it came, and every answer showing the order
+    // (its creation, the list, a reschedule) failed with a 500 after the write. In UTC: before 1908
+    // Lima kept local mean time, whose offset has seconds (-05:08:12), which no RFC 3339 offset holds.
+    const m = await merchant({ timezone: 'UTC' });
+    const old = await create(m.call, '0050-06-01');
+    expect(old).toMatchObject({ requested_date: '0050-06-01T00:00:00Z', requested_day: '0050-06-01' });
+    const res = await client(t.app, op)('POST', `/v1/orders/${old.id}/reschedule`, { requested_date: '0001-02-03' });
+    expect([res.status, res.body.requested_day]).toEqual([200, '0001-02-03']);
+    for (const [path, body] of [
+      ['/v1/orders', validOrder({ requested_date: '0000-01-01' })],
+      [`/v1/orders/${old.id}/reschedule`, { requested_date: '0000-01-01' }],
+    ] as const) {
+      const bad = await (path === '/v1/orders' ? m.call : client(t.app, op))('POST', path, body);
+      expect([bad.status, bad.body.error?.param], path).toEqual([422, 'requested_date']);
+    }
+    const list = await m.call('GET', '/v1/orders');
+    expect(list.status).toBe(200);
+    expect(list.body.data.map((o: { id: string }) => o.id)).toContain(old.id);
+  });
+
   it('refuses dates that are neither a day nor an instant, naming the parameter', async () => {
     const m = await lima();
     for (const bad of ['2026-02-30', '2026-11-25T10:00', '25/11/2026', '2026-11-25T10:00:00+05']) {

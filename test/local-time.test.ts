@@ -111,6 +111,16 @@ describe('local time', () => {
     expect(isTimezone('Mars/Olympus')).toBe(false);
     expect(isTimezone('')).toBe(false);
   });
+
+  it('years 0001 to 0099 are those years, not 1901 to 1999 (Date.UTC reads two-digit years as 19xx)', () => {
+    expect(isCalendarDay('0001-01-01')).toBe(true);
+    expect(isCalendarDay('0099-12-31')).toBe(true);
+    expect(isCalendarDay('0000-01-01')).toBe(false);
+    expect(startOfDay('0001-01-01', 'UTC')).toBe(Date.parse('0001-01-01T00:00:00Z'));
+    expect(localIso(startOfDay('0050-06-01', 'UTC'), 'UTC')).toBe('0050-06-01T00:00:00Z');
+    expect(localDay(Date.parse('0050-06-01T10:00:00+05:00'), 'UTC')).toBe('0050-06-01');
+    expect(addDays('0099-12-31', 1)).toBe('0100-01-01');
+  });
 });
 
 /**

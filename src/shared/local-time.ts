@@ -126,6 +126,18 @@ function partsOf(ms: number, tz: string): Parts {
 
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 
+/**
+ * `Date.UTC` without its two-digit-year rule: `Date.UTC(1, 0, 1)` is 1901-01-01, not 0001-01-01,
+ * so every year from 0 to 99 would silently become 1900–1999. Month from 0, like `Date.UTC`.
+ */
+function utc(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
+  if (year >= 100) return Date.UTC(year, month, day, hour, minute, second);
+  const at = new Date(0);
+  at.setUTCFullYear(year, month, day);
+  at.setUTCHours(hour, minute, second, 0);
+  return at.getTime();
+}
+
 /** Milliseconds `tz` is ahead of UTC at instant `ms` (Lima: -5 h; Tokyo: +9 h). */
 export function offsetAt(ms: number, tz: string): number {
   return offsetOf(partsOf(ms, tz), ms);
@@ -133,7 +145,7 @@ export function offsetAt(ms: number, tz: string): number {
 
 /** The offset that wall clock `p` of instant `ms` shows. */
 function offsetOf(p: Parts, ms: number): number {
-  return Date.UTC(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
+  return utc(p.year, p.month - 1, p.day, p.hour, p.minute, p.second) - Math.floor(ms / 1000) * 1000;
 }
 
 /** `YYYY-MM-DD` naming a day that exists (2026-02-29 does not). */
@@ -141,7 +153,7 @@ export function isCalendarDay(value: string): boolean {
   const m = CALENDAR_DAY.exec(value);
   if (!m) return false;
   const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
-  const at = new Date(Date.UTC(y, mo - 1, d));
+  const at = new Date(utc(y, mo - 1, d));
   return at.getUTCFullYear() === y && at.getUTCMonth() === mo - 1 && at.getUTCDate() === d && y >= 1;
 }
 
@@ -154,7 +166,7 @@ function dayNumbers(day: string): [number, number, number] {
 /** The calendar day `n` days after `day` (before, when negative): no zone involved. */
 export function addDays(day: string, n: number): string {
   const [y, m, d] = dayNumbers(day);
-  const at = new Date(Date.UTC(y, m - 1, d) + n * DAY_MS);
+  const at = new Date(utc(y, m - 1, d) + n * DAY_MS);
   return `${pad(at.getUTCFullYear(), 4)}-${pad(at.getUTCMonth() + 1)}-${pad(at.getUTCDate())}`;
 }
 
@@ -183,7 +195,7 @@ export function atLocalTime(day: string, hhmm: string, tz: string): number {
   const [h, mi] = [Number(t[1]), Number(t[2])];
   if (h === 24 && mi === 0) return startOfDay(addDays(day, 1), tz);
   const [y, m, d] = dayNumbers(day);
-  const wall = Date.UTC(y, m - 1, d, h, mi);
+  const wall = utc(y, m - 1, d, h, mi);
   // The offsets a day either side: a wall time has at most these two readings.
   const before = wall - offsetAt(wall - DAY_MS, tz);
   const after = wall - offsetAt(wall + DAY_MS, tz);

@@ -2,6 +2,7 @@ import { Ajv, type Options } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 import { type ApiError, validationError } from './errors.js';
+import { isCalendarDay } from './local-time.js';
 import { isParsableInstant } from './time.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
@@ -30,6 +31,10 @@ function makeAjv(opts: Options): Ajv {
     type: 'string',
     validate: (s: string) => (valid as (s: string) => boolean)(s) && isParsableInstant(s),
   });
+  // A date is a day the services can place in a zone (`isCalendarDay`): ajv-formats also takes the
+  // year 0000, which no service can read, and a value the validator passes but a service does not
+  // read as a day would be stored as it came and fail every answer that shows it.
+  ajv.addFormat('date', { type: 'string', validate: isCalendarDay });
   return ajv;
 }
 
