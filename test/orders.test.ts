@@ -164,4 +164,23 @@ describeEach('orders', (engine) => {
     expect(b.cod_fee).toBe(1.21);
     expect((await call('GET', '/v1/orders?limit=100')).body.data.length).toBe(before);
   });
+
+  it('refuses half a delivery point: lat without lng, or lng without lat (create and quote)', async () => {
+    const call = client(t.app, m.test);
+    const before = (await call('GET', '/v1/orders?limit=100')).body.data.length;
+    for (const [point, missing] of [
+      [{ lat: -12.1 }, 'lng'],
+      [{ lng: -77.03 }, 'lat'],
+    ] as const) {
+      for (const path of ['/v1/orders', '/v1/orders/quote']) {
+        const res = await call('POST', path, validOrder({ delivery_address: { address: 'Av. Larco 123', ...point } }));
+        expect([res.status, res.body.error?.code, res.body.error?.param], path).toEqual([
+          422,
+          'parameter_invalid',
+          `delivery_address.${missing}`,
+        ]);
+      }
+    }
+    expect((await call('GET', '/v1/orders?limit=100')).body.data.length).toBe(before);
+  });
 });

@@ -107,6 +107,16 @@ async function compute(
  */
 async function located(ctx: AppContext, body: OrderCreate): Promise<{ body: OrderCreate; geocode: Located | null }> {
   const a = body.delivery_address;
+  // Half a point is no place: it would price as 0 km, stay off every map and plan, or have its one
+  // coordinate overwritten by the geocoder. Both or neither, as for a pickup address.
+  if ((a.lat === undefined) !== (a.lng === undefined)) {
+    const missing = a.lat === undefined ? 'lat' : 'lng';
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid delivery_address: ${missing} is missing; send both lat and lng, or neither to have the address located.`,
+      `delivery_address.${missing}`,
+    );
+  }
   // A blank address is refused by compute's rules, not sent to the geocoder.
   if ((a.lat !== undefined && a.lng !== undefined) || a.address.trim() === '') return { body, geocode: null };
   const found = await locateAddress(ctx, a);
