@@ -155,6 +155,11 @@ describe('tracking page in headless Chromium', () => {
           );
           // Never the customer's phone; axe on each state (the languages share one markup).
           expect((await page.locator('main').textContent()) ?? '', context).not.toContain('+51');
+          // "Estimated arrival" shows only with a time in it: never an empty box (its `hidden` was
+          // once overridden by the box's own `display:flex`), and never on a finished order.
+          const eta = ((await page.locator('#eta-text').textContent()) ?? '').trim();
+          expect(await page.locator('#eta').isVisible(), `${context}: ETA "${eta}"`).toBe(eta !== '');
+          if (status === 'delivered' || status === 'cancelled') expect(eta, context).toBe('');
           if (lang === 'en') expect(await axeViolations(page), context).toEqual([]);
         }
       }

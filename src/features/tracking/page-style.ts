@@ -5,6 +5,7 @@
 export const CSS = `:root{--bg:#f3f4f6;--card:#fff;--fg:#111827;--muted:#4b5563;--line:#d1d5db;--accent:#0f766e;--on-accent:#fff;--ring:#99f6e4;--warn:#b45309;--warn-bg:#fffbeb;--test:#7c2d12;--test-bg:#ffedd5}
 @media (prefers-color-scheme:dark){:root{--bg:#0b1120;--card:#111827;--fg:#f9fafb;--muted:#9ca3af;--line:#374151;--accent:#2dd4bf;--on-accent:#042f2e;--ring:#134e4a;--warn:#fbbf24;--warn-bg:#292524;--test:#fed7aa;--test-bg:#431407}}
 *{box-sizing:border-box}
+[hidden]{display:none!important}
 body{margin:0;background:var(--bg);color:var(--fg);font:16px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif}
 main{max-width:34rem;margin:0 auto;padding:1rem 1rem 2rem}
 .testmode{margin:0 0 1rem;padding:.5rem .75rem;border-radius:.5rem;background:var(--test-bg);color:var(--test);font-size:.875rem;font-weight:600;text-align:center}
