@@ -30,7 +30,8 @@ function CashDay() {
   const [error, setError] = useState<unknown>(null);
   const handover = async (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
     e.preventDefault();
-    const form = new FormData(e.currentTarget);
+    const el = e.currentTarget;
+    const form = new FormData(el);
     setError(null);
     try {
       await unwrap(
@@ -39,6 +40,8 @@ function CashDay() {
           body: { amount: Number(form.get('amount')), currency, received_by: String(form.get('received_by')) },
         }),
       );
+      // Recorded: the fields empty again, so that a second click cannot record the same cash twice.
+      el.reset();
       await eod.reload();
     } catch (err) {
       setError(err);

@@ -15,10 +15,11 @@ type Settlement = Schemas['Settlement'];
 export function Settlements({ carrier }: { carrier: boolean }) {
   const { client, mode, me } = useSession();
   const list = useLoad(() => unwrap(client.GET('/v1/settlements', { params: { query: { limit: 50 } } })), [mode]);
-  // Only admins may list accounts: a dispatcher names the account by its id.
+  // The carrier's people (admins and dispatchers alike: GET /v1/accounts is theirs) pick the merchant
+  // by name; a merchant sees only its own settlements and needs no list.
   const accounts = useLoad(
-    () => (me?.role === 'admin' ? unwrap(client.GET('/v1/accounts', {})) : Promise.resolve(null)),
-    [mode, me?.role],
+    () => (carrier ? unwrap(client.GET('/v1/accounts', {})) : Promise.resolve(null)),
+    [mode, carrier],
   );
   const names = new Map((accounts.data?.data ?? []).map((a) => [a.id, a.name]));
   const [open, setOpen] = useState<string | null>(null);
