@@ -92,6 +92,12 @@ describeEach('console set-up in headless Chromium', (engine) => {
       await form.getByLabel('Shift starts').fill('08:00');
       await form.getByRole('button', { name: 'Add courier' }).click();
       const card = page.locator('li.card', { hasText: name });
+      await card.waitFor();
+      // Its id, one 30-character word, wraps inside the card instead of running out of it.
+      const spilling = await card.evaluate((li) =>
+        [...li.querySelectorAll('p')].filter((p) => p.scrollWidth > p.clientWidth).map((p) => p.textContent),
+      );
+      expect(spilling).toEqual([]);
       await card.getByRole('button', { name: 'Sign in a phone' }).click();
       await card.getByRole('alert').filter({ hasText: 'a phone cannot open it' }).waitFor();
       expect(await card.getByRole('alert').textContent()).toContain('RUTA_PUBLIC_URL');
