@@ -165,6 +165,29 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
           interval: 1000,
         })
         .toBe(-12.0931);
+      expect(await page.getByText('Location is blocked').count()).toBe(0);
+      await context.close();
+    },
+    40_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `says so when on duty with the phone's location refused: dispatch cannot see the courier${skipNote}`,
+    async () => {
+      const { context, page, code } = await phone();
+      await context.clearPermissions();
+      await page.goto(`${web.base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: "Today's route" }).waitFor();
+      await page.getByLabel('On duty').check();
+      const blocked = page
+        .getByRole('alert')
+        .filter({ hasText: 'Location is blocked: dispatch cannot see where you are' });
+      await blocked.waitFor();
+      // Off duty, nothing is expected of the phone's location: the warning goes.
+      await page.getByLabel('On duty').uncheck();
+      await blocked.waitFor({ state: 'detached' });
       await context.close();
     },
     40_000,

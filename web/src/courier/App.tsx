@@ -52,7 +52,7 @@ export function App() {
   const [done, setDone] = useState<DoneStop[]>(() => savedDone());
   const [sheet, setSheet] = useState<Sheet | null>(null);
   const [scanning, setScanning] = useState(false);
-  useDutyLocation(session, onDuty);
+  const locationProblem = useDutyLocation(session, onDuty);
   useRouteLive(me?.courier.id, route.refresh);
   useFocusBack(sheet);
 
@@ -179,6 +179,7 @@ export function App() {
         failed={outbox.failed}
         onDismiss={outbox.dismiss}
         note={note && `${note}${outbox.size > 0 && !outbox.online ? ' — will sync when online' : ''}.`}
+        locationProblem={locationProblem}
       />
       <main>
         {sheet?.action === 'deliver' && <DeliverSheet order={sheet.order} onQueue={queue} onClose={close} />}

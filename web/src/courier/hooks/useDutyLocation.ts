@@ -1,4 +1,4 @@
-import { useEffect, useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { locationTransport } from '../client';
 import { type Fix, keepPoint, sendPoints } from '../points';
 import type { CourierSession } from './useCourierSession';
@@ -11,14 +11,18 @@ export const lastPosition: { current: Fix | null } = { current: null };
  * kept is sent every 10 s in batches of up to 100, oldest first (DESIGN §9), and forgotten only once
  * the server answers 2xx, which means stored (issue 18 #11). Offline, a reload or a crash keeps them.
  */
-export function useDutyLocation(session: CourierSession, onDuty: boolean, everyMs = 10_000): void {
+export function useDutyLocation(session: CourierSession, onDuty: boolean, everyMs = 10_000): LocationProblem {
   const courierId = session.me?.courier.id ?? null;
   const transport = useMemo(() => locationTransport(session.client), [session.client]);
+  const [problem, setProblem] = useState<LocationProblem>(null);
 
   useEffect(() => {
-    if (!courierId || !onDuty || !('geolocation' in navigator)) return;
+    setProblem(null);
+    if (!courierId || !onDuty) return;
+    if (!('geolocation' in navigator)) return void setProblem('unsupported');
     const id = navigator.geolocation.watchPosition(
       (p) => {
+        setProblem(null);
         const fix: Fix = {
           lat: p.coords.latitude,
           lng: p.coords.longitude,
@@ -30,7 +34,10 @@ export function useDutyLocation(session: CourierSession, onDuty: boolean, everyM
         lastPosition.current = fix;
         void keepPoint(courierId, fix).catch(() => {});
       },
-      () => {},
+      // A refusal is said on screen (the courier believes dispatch sees it); no signal for a while is not.
+      (e) => {
+        if (e.code === e.PERMISSION_DENIED) setProblem('denied');
+      },
       { enableHighAccuracy: true, maximumAge: 5000 },
     );
     return () => {
@@ -46,4 +53,8 @@ export function useDutyLocation(session: CourierSession, onDuty: boolean, everyM
     const timer = setInterval(() => void sendPoints(transport, courierId), everyMs);
     return () => clearInterval(timer);
   }, [courierId, transport, everyMs]);
+  return problem;
 }
+
+/** Why an on-duty phone sends no position: the courier refused it, or the browser has none. */
+export type LocationProblem = 'denied' | 'unsupported' | null;

@@ -1,3 +1,4 @@
+import type { LocationProblem } from '../hooks/useDutyLocation';
 import type { Failure } from '../queue';
 
 /** A delivery refused for its PIN after it synced: the parcel is not delivered, and the courier must know at once. */
@@ -18,6 +19,7 @@ export function TopBar({
   failed,
   onDismiss,
   note,
+  locationProblem = null,
 }: {
   name: string;
   online: boolean;
@@ -29,6 +31,8 @@ export function TopBar({
   failed: Failure[];
   onDismiss: (seq: number) => void;
   note: string;
+  /** Why the phone sends no position while on duty (useDutyLocation). */
+  locationProblem?: LocationProblem;
 }) {
   return (
     <>
@@ -53,6 +57,13 @@ export function TopBar({
           </button>
         )}
       </div>
+      {onDuty && locationProblem && (
+        <p className="error-note" role="alert">
+          {locationProblem === 'denied'
+            ? 'Location is blocked: dispatch cannot see where you are. Allow location for this site in your browser or phone settings.'
+            : 'This browser cannot share your location: dispatch cannot see where you are.'}
+        </p>
+      )}
       {failed.map((f) => (
         <p key={f.seq} className="error-note" role="alert" data-code={f.code}>
           {PIN_WORDS[f.code ?? ''] ?? `${f.what} for ${f.orderId} was refused: `}
