@@ -39,6 +39,7 @@ import { randomToken } from './shared/ids.js';
 import { rejectUnstorableInput } from './shared/input.js';
 import type { JobKind } from './shared/jobs/job.js';
 import { installJobMetrics } from './shared/jobs/metrics.js';
+import { loggableUrl } from './shared/log-url.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit } from './shared/rate-limit.js';
@@ -133,7 +134,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     req.log.info(
       {
         method: req.method,
-        url: req.url,
+        url: loggableUrl(req.url),
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 10) / 10,
         key: req.principal?.keyId,

@@ -18,6 +18,7 @@ import {
   startApp,
   type TestApp,
 } from './helpers.js';
+import { newUser, sessionClient, userSession } from './people-helpers.js';
 
 class MemoryStream extends Writable {
   text = '';
@@ -99,6 +100,54 @@ describeEach('operations', (engine) => {
       expect(stream.text).not.toContain('sk_test_thisisnotarealkey');
       expect(stream.text).not.toContain(secret);
       expect(stream.text.toLowerCase()).not.toContain('bearer');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('the request log never shows the tokens some URLs carry (invitation and reset links, signatures)', async () => {
+    const stream = new MemoryStream();
+    const app = await buildApp({ ...t.ctx, logger: pino(loggerOptions('info'), stream) });
+    try {
+      const lt = { ...t, app } as TestApp;
+      const admin = sessionClient(lt, await userSession(lt, 'admin'));
+      const invitation = await admin('POST', '/v1/invitations', {
+        email: `log-${Date.now()}@example.com`,
+        role: 'dispatcher',
+      });
+      expect(invitation.status).toBe(201);
+      const invitationToken = String(invitation.body.url).split('#invitation=')[1];
+      const dispatcher = await newUser(lt, 'dispatcher');
+      const reset = await admin('POST', `/v1/users/${dispatcher.id}/password_reset`);
+      expect(reset.status).toBe(201);
+      const resetToken = String(reset.body.url).split('#password_reset=')[1];
+      const anonymous = client(app);
+      expect((await anonymous('GET', `/v1/invitations/${invitationToken}`)).status).toBe(200);
+      expect((await anonymous('GET', `/v1/password_resets/${resetToken}`)).status).toBe(200);
+      expect((await admin('POST', `/v1/invitations/${invitation.body.id}/revoke`)).status).toBe(200);
+      await anonymous('GET', '/v1/files/file_x/content?expires=1&signature=f00dfeedcafe');
+      await anonymous('GET', '/v1/unsubscribe?token=c2VjcmV0QGV4YW1wbGUuY29t.macmacmac');
+      await anonymous('GET', '/v1/providers/meta/webhook?hub.mode=subscribe&hub.verify_token=vtokvtok&hub.challenge=1');
+      const urls = stream.text
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l))
+        .filter((l) => l.msg === 'request')
+        .map((l) => l.url);
+      for (const secret of [invitationToken, resetToken, 'f00dfeedcafe', 'c2VjcmV0QGV4YW1wbGUuY29t', 'vtokvtok']) {
+        expect(secret.length).toBeGreaterThan(5);
+        expect(stream.text).not.toContain(secret);
+      }
+      expect(urls).toEqual(
+        expect.arrayContaining([
+          '/v1/invitations/[redacted]',
+          '/v1/password_resets/[redacted]',
+          `/v1/invitations/${invitation.body.id}/revoke`,
+          '/v1/files/file_x/content?expires=1&signature=[redacted]',
+          '/v1/unsubscribe?token=[redacted]',
+          '/v1/providers/meta/webhook?hub.mode=subscribe&hub.verify_token=[redacted]&hub.challenge=1',
+        ]),
+      );
     } finally {
       await app.close();
     }
