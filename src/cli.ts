@@ -71,6 +71,30 @@ Reads DATABASE_URL (default sqlite:./data/ruta.db).`;
 
 const HELP = new Set(['help', '--help', '-h']);
 
+/**
+ * `ruta keys create --help`, `ruta accounts -h`: the usage of the commands those words name (a
+ * command, or every command of a group), or undefined when no --help/-h comes before a `--`. It
+ * runs nothing, so asking a command for help never opens a database or a port.
+ */
+function helpFor(argv: string[]): string | undefined {
+  const end = argv.indexOf('--');
+  const before = end < 0 ? argv : argv.slice(0, end);
+  if (!before.some((a) => a === '--help' || a === '-h')) return undefined;
+  const options = before.findIndex((a) => a.startsWith('-'));
+  const words = before.slice(0, options);
+  const named = COMMANDS.filter((c) => {
+    const name = c.name.split(' ');
+    const n = Math.min(name.length, words.length);
+    return name.slice(0, n).every((w, i) => words[i] === w);
+  });
+  if (named.length === 0) throw new UsageError(`unknown command: ${words.join(' ')}`);
+  return `Usage: ruta ${words.length > 0 && named.length === 1 ? named[0]?.name : '<command>'}
+
+${named.map((c) => c.usage).join('\n')}
+
+Reads DATABASE_URL (default sqlite:./data/ruta.db).`;
+}
+
 /** The command named by the first words of argv (the longest match), and the arguments after them. */
 function find(argv: string[]): { command: Command; rest: string[] } {
   let best: { command: Command; rest: string[] } | undefined;
@@ -89,6 +113,11 @@ function find(argv: string[]): { command: Command; rest: string[] } {
 async function main(argv: string[]): Promise<void> {
   if (argv[0] === undefined || HELP.has(argv[0])) {
     console.log(USAGE);
+    return;
+  }
+  const help = helpFor(argv);
+  if (help !== undefined) {
+    console.log(help);
     return;
   }
   const { command, rest } = find(argv);

@@ -60,6 +60,35 @@ describe('ruta: one table of commands, one usage error', () => {
   );
 
   it(
+    "`ruta <command> --help` (or -h) prints that command's usage and exits 0, opening nothing",
+    async () => {
+      const cases: [string[], string[]][] = [
+        [['keys', 'create', '--help'], ['keys create']],
+        [['serve', '-h'], ['serve']],
+        [['orders', 'import', 'a.csv', '--help'], ['orders import']],
+        [
+          ['accounts', '--help'],
+          ['accounts create', 'accounts list'],
+        ],
+        [['users', 'create', '--email', 'a@example.com', '--help'], ['users create']],
+      ];
+      const runs = await Promise.all(cases.map(([args]) => ruta(...args)));
+      for (const [i, [args, names]] of cases.entries()) {
+        const run = runs[i];
+        expect(run.code, args.join(' ')).toBe(0);
+        expect(run.stderr, args.join(' ')).toBe('');
+        const listed = [...run.stdout.matchAll(/^ {2}([a-z]+(?: [a-z]+)?)(?= |$)/gm)].map((m) => m[1]);
+        expect(listed, args.join(' ')).toEqual(names);
+      }
+      const unknown = await ruta('frobnicate', '--help');
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toMatch(/^ruta: unknown command: frobnicate\n/);
+      expect(existsSync(DB.slice('sqlite:'.length))).toBe(false);
+    },
+    SLOW,
+  );
+
+  it(
     'every command refuses an extra argument and an unknown option alike, before doing anything',
     async () => {
       const cases: [string[], RegExp][] = [
