@@ -3,6 +3,7 @@ import { createHash, createHmac } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { describeDelivery } from '../src/cli/webhooks-listen.js';
 import { loadConfig } from '../src/shared/config.js';
 import { createContext } from '../src/shared/context.js';
 import { type Database, type Engine, openDatabase } from '../src/shared/db/index.js';
@@ -227,6 +228,8 @@ describeEach('cli', (engine: Engine) => {
       const usage: [string[], RegExp][] = [
         [['accounts', 'create'], /--name is required/],
         [['accounts', 'create', '--name', '   '], /name/],
+        // The API's own limit (POST /v1/accounts: 422 above 200), so the CLI makes no account the API could not.
+        [['accounts', 'create', '--name', 'a'.repeat(201)], /--name must be at most 200 characters/],
         [['accounts', 'create', '--name', 'X', '--currency', 'EURO'], /currency/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', '100', '--origin-lng', '0'], /origin-lat/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', '10'], /origin-lng/],
@@ -360,4 +363,25 @@ describe('ruta webhooks listen', () => {
     },
     SLOW,
   );
+
+  it('names the order from Service-Order-Id, never the endpoint of a webhook.test or the message of a message.* event', () => {
+    const line = (event: object, headers: Record<string, string>) =>
+      describeDelivery(headers, Buffer.from(JSON.stringify(event)), undefined, 0);
+    const test = line(
+      { id: 'evt_2', event: 'webhook.test', data: { object: 'webhook_endpoint', id: 'we_1' } },
+      { 'service-event': 'webhook.test', 'service-event-id': 'evt_2', 'service-attempt': '1' },
+    );
+    expect(test).not.toContain('we_1');
+    expect(test).not.toContain('order');
+    const message = line(
+      { id: 'evt_3', event: 'message.failed', data: { id: 'msg_1', message: { id: 'msg_1' } } },
+      { 'service-event': 'message.failed', 'service-order-id': 'ord_9', 'service-attempt': '1' },
+    );
+    expect(message).toContain('order ord_9');
+    expect(message).not.toContain('order msg_1');
+    // An order event without the header (a receiver that dropped it) still names its order.
+    expect(line({ id: 'evt_4', event: 'order.created', data: { id: 'ord_4', status: 'pending' } }, {})).toContain(
+      'order ord_4  status pending',
+    );
+  });
 });

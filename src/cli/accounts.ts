@@ -34,6 +34,8 @@ export const accountCommands: Command[] = [
       const name = values.name;
       if (typeof name !== 'string') throw new UsageError('--name is required');
       if (name.trim() === '') throw new UsageError('--name must not be blank');
+      // The limit of POST /v1/accounts and PATCH (accounts/schemas.ts).
+      if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
       const currency = typeof values.currency === 'string' ? values.currency.toUpperCase() : undefined;
       if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) {
         throw new UsageError('--currency must be a 3-letter ISO 4217 code, e.g. USD');

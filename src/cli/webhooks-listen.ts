@@ -90,11 +90,14 @@ export function describeDelivery(
     event = JSON.parse(body.toString('utf8'));
   } catch {}
   const name = header(headers, 'service-event') ?? event.event ?? '(no event name)';
+  const order = header(headers, 'service-order-id') ?? (name.startsWith('order.') ? event.data?.id : undefined);
   const bits = [
     iso(now).slice(11, 19),
     name,
     header(headers, 'service-event-id') ?? event.id ?? '',
-    event.data?.id ? `order ${event.data.id}` : '',
+    // The order is the Service-Order-Id header; `data.id` is an order's id only in an order.* event
+    // (a webhook.test carries the endpoint's, a message.* event the message's).
+    order ? `order ${order}` : '',
     event.data?.status ? `status ${event.data.status}` : '',
     `attempt ${header(headers, 'service-attempt') ?? '?'}`,
   ].filter(Boolean);
