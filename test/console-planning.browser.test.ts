@@ -28,7 +28,16 @@ const at = (dLat: number, dLng: number) => ({
 interface PlanStop {
   order_id: string;
   load_packages: number;
+  arrival_at: string;
+  service_start_at: string;
 }
+const limaClock = (iso: string) =>
+  new Intl.DateTimeFormat('en-GB', {
+    timeZone: 'America/Lima',
+    hour: '2-digit',
+    minute: '2-digit',
+    hourCycle: 'h23',
+  }).format(new Date(iso));
 interface PlanRoute {
   courier_id: string;
   stops: PlanStop[];
@@ -73,7 +82,11 @@ describeEach('console planning page in headless Chromium', (engine) => {
     },
   );
 
-  async function order(name: string, address: Record<string, unknown>): Promise<{ id: string }> {
+  async function order(
+    name: string,
+    address: Record<string, unknown>,
+    extra: Record<string, unknown> = {},
+  ): Promise<{ id: string }> {
     const res = await merchant(
       'POST',
       '/v1/orders',
@@ -82,6 +95,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
         customer: { name, phone: '+51987654321' },
         delivery_address: address,
         items: [{ description: 'Box', quantity: 1, weight_kg: 1.5 }],
+        ...extra,
       }),
     );
     expect(res.status, JSON.stringify(res.body)).toBe(201);
@@ -125,7 +139,11 @@ describeEach('console planning page in headless Chromium', (engine) => {
         at(-0.025, 0.005),
       ];
       const placed: Record<string, string> = {};
-      for (const [i, name] of names.entries()) placed[name] = (await order(name, spots[i]!)).id;
+      // Elena is served from 15:00 only: her courier gets there earlier and waits.
+      const windows: Record<string, Record<string, unknown>> = {
+        'Elena Ríos': { time_window: { start: '15:00', end: '17:00' } },
+      };
+      for (const [i, name] of names.entries()) placed[name] = (await order(name, spots[i]!, windows[name])).id;
       const nowhere = await order('Sin Coordenadas', { address: 'Jr. Desconocido 1', city: 'Lima' });
 
       const { page, cspErrors } = await signedInPage();
@@ -175,6 +193,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
       const byId = Object.fromEntries(Object.entries(placed).map(([n, id]) => [id, n]));
       const courierName = { [carla.id]: 'Carla Ruta', [diego.id]: 'Diego Ruta' };
       let shown = 0;
+      let waiting = 0;
       for (const r of plan.routes as PlanRoute[]) {
         const stops = page.getByRole('list', { name: `Stops of ${courierName[r.courier_id]}` }).getByRole('listitem');
         const texts = await stops.allTextContents();
@@ -182,11 +201,19 @@ describeEach('console planning page in headless Chromium', (engine) => {
         expect(texts.map((s) => names.find((n) => s.includes(n)))).toEqual(r.stops.map((s) => byId[s.order_id]));
         for (const [k, s] of texts.entries()) {
           expect(s).toMatch(/Arrives \d\d:\d\d/);
+          // A stop reached before its window says when it is served, and only such a stop.
+          const stop = r.stops[k] as PlanStop;
+          const served = limaClock(stop.service_start_at);
+          if (served !== limaClock(stop.arrival_at)) {
+            waiting++;
+            expect(s).toContain(`waits until ${served}`);
+          } else expect(s).not.toContain('waits until');
           expect(s).toContain(`Load: ${r.stops[k]?.load_packages} pkg`);
         }
         shown += texts.length;
       }
       expect(shown).toBe(6);
+      expect(waiting).toBe(1);
       await expect(page.locator('.totals').textContent()).resolves.toMatch(
         /2 routes · 6 orders planned · 1 not planned/,
       );

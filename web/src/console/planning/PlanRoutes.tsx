@@ -3,7 +3,7 @@ import { type ApiFailure, type Courier, type Order, unwrap } from '../../shared/
 import { useSession } from '../session';
 import './plan-edit.css';
 import { ErrorNote } from '../ui';
-import { clock, colorOf, type PlanStop, REASON, type RoutePlan } from './common';
+import { clock, colorOf, type PlanStop, REASON, type RoutePlan, waitsUntil } from './common';
 import { lanesOf, moveBody, stepTarget, type Target } from './edit-plan';
 
 /**
@@ -213,6 +213,13 @@ export function PlanRoutes({
         <span className="when">
           <span>
             Arrives <time dateTime={s.arrival_at}>{clock(s.arrival_at, tz)}</time>
+            {/* Early for its window: the delivery itself is later, which is what a dispatcher checks. */}
+            {waitsUntil(s, tz) && (
+              <>
+                {' · waits until '}
+                <time dateTime={s.service_start_at}>{waitsUntil(s, tz)}</time>
+              </>
+            )}
           </span>
           <small className="muted">
             Load: {s.load_packages} pkg · {Number(s.load_kg.toFixed(2))} kg

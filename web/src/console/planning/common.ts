@@ -46,6 +46,15 @@ export function clock(iso: string, tz: string): string {
   }
 }
 
+/**
+ * When a stop is reached before its window opens, the time its service starts (the delivery a
+ * dispatcher checks against the window), else null: "Arrives 08:36" alone reads as a miss.
+ */
+export function waitsUntil(s: Pick<PlanStop, 'arrival_at' | 'service_start_at'>, tz: string): string | null {
+  const start = clock(s.service_start_at, tz);
+  return start === clock(s.arrival_at, tz) ? null : start;
+}
+
 export const hasPoint = (o: Order) =>
   typeof o.delivery_address.lat === 'number' && typeof o.delivery_address.lng === 'number';
 

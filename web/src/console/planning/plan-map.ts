@@ -2,7 +2,7 @@ import { useEffect, useRef } from 'react';
 import type { Courier, Order } from '../../shared/api';
 import { createMap, L } from '../leaflet-map';
 import { escapeHtml } from '../map/MapPage';
-import { clock, colorOf, type Depot, hasPoint, type PlanRoute, REASON, type RoutePlan } from './common';
+import { clock, colorOf, type Depot, hasPoint, type PlanRoute, REASON, type RoutePlan, waitsUntil } from './common';
 import { pickStop } from './pick';
 
 /**
@@ -82,6 +82,7 @@ export function usePlanMap({
           if (!p) return;
           bounds.push(p);
           const ord = known.get(s.order_id);
+          const wait = waitsUntil(s, tz);
           const marker = L.circleMarker(p, { radius: 9, color: '#fff', weight: 2, fillColor: color, fillOpacity: 1 })
             .bindTooltip(String(k + 1), {
               permanent,
@@ -89,7 +90,7 @@ export function usePlanMap({
               className: 'stop-number',
             })
             .bindPopup(
-              `<strong>${escapeHtml(name)} · stop ${k + 1}</strong><br>${escapeHtml(ord?.customer.name ?? s.order_id)}<br>Arrives ${clock(s.arrival_at, tz)}<br><small>Picked: press 1–9 to move it to a courier, 0 to leave it out</small>`,
+              `<strong>${escapeHtml(name)} · stop ${k + 1}</strong><br>${escapeHtml(ord?.customer.name ?? s.order_id)}<br>Arrives ${clock(s.arrival_at, tz)}${wait ? ` · waits until ${wait}` : ''}<br><small>Picked: press 1–9 to move it to a courier, 0 to leave it out</small>`,
             )
             // Picking a stop on the map picks its row: focused, in view, ready for a shortcut.
             .on('click', () => pickStop(s.order_id))
