@@ -1,6 +1,7 @@
 import { firstAbove, firstAtLeast } from './bisect.js';
 import { Constrained } from './constrained.js';
 import type { Model } from './model.js';
+import { RegretInsertion } from './regret.js';
 import type { Rng } from './rng.js';
 import type { Routes } from './routes.js';
 
@@ -29,6 +30,12 @@ const PLACES_UP_TO = 20;
 /** Recreate orders: random, demand, far, close, window length, window start, window end; by weight. */
 const ORDER_WEIGHTS = [4, 4, 2, 1, 2, 2, 2];
 const ORDER_TOTAL = ORDER_WEIGHTS.reduce((a, b) => a + b, 0);
+/**
+ * Share of the recreates done by regret insertion (regret.ts) instead of greedy, below GRANULAR_FROM
+ * jobs. Solomon, all 56 at 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Regret insertion"): greedy
+ * alone +0.636 %, a share of 0.3 +0.510 % (better on 11 of 12 seeds), 0.5 and 1 worse than 0.3.
+ */
+const REGRET_SHARE = 0.3;
 
 export class Sisr {
   /** Routes touched since `clearTouched` (ruined or inserted into), listed once each. */
@@ -51,6 +58,9 @@ export class Sisr {
   private readonly constrained: Constrained | null;
   /** No travel or service time below zero: then a route's `es` and `ls` never fall along it. */
   private readonly monotone: boolean;
+  /** Regret insertion for a share of recreates: the plain path, below GRANULAR_FROM jobs, monotone. */
+  private readonly regret: RegretInsertion | null;
+  private readonly touchRoute = (v: number) => this.touch(v);
 
   constructor(
     private readonly m: Model,
@@ -67,6 +77,7 @@ export class Sisr {
     this.hopeless = new Uint8Array(m.n);
     this.constrained = m.constrained ? new Constrained(m) : null;
     this.monotone = m.time.every((t) => t >= 0) && m.service.every((t) => t >= 0);
+    this.regret = !this.constrained && this.granular === 0 && this.monotone ? new RegretInsertion(m, rng) : null;
   }
 
   clearTouched(): void {
@@ -135,6 +146,10 @@ export class Sisr {
     this.order(k);
     if (this.constrained) {
       this.recreateConstrained(s, this.constrained, k, allowNew);
+      return;
+    }
+    if (this.regret && rng.next() < REGRET_SHARE) {
+      this.regret.run(s, this.buf, k, allowNew, this.touchRoute);
       return;
     }
     const { time, dist, size } = m;

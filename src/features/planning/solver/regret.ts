@@ -1,0 +1,178 @@
+import { firstAbove, firstAtLeast } from './bisect.js';
+import type { Model } from './model.js';
+import type { Rng } from './rng.js';
+import type { Routes } from './routes.js';
+
+// Regret insertion (Potvin & Rousseau 1993; Ropke & Pisinger 2006's regret-2), one of recreate's
+// ways (sisr.ts): of the jobs left to insert, the one that would lose most by not getting its best
+// route (its second-best place, in another route, minus its best) goes in first, at its best place.
+// Greedy insertion in a fixed order puts an easy job where a hard one had its only good place; this
+// looks ahead one step. Each job's cheapest place in each candidate route is kept in a table, and
+// an insertion recomputes only the column of the route it changed, so a regret recreate costs about
+// 1.4 greedy ones. Used for a share of the recreates on the plain path (sisr.ts, REGRET_SHARE).
+
+/** Blink rate, as recreate's (sisr.ts): each candidate place is skipped with this probability. */
+const BLINK = 0.01;
+/** The regret of a job that fits in one route only: it goes before any job with a choice. */
+const ONLY_ONE = 1e15;
+
+export class RegretInsertion {
+  /** Cheapest place cost and position per (row of the job list, vehicle); +∞ when none. */
+  private cost: Float64Array;
+  private pos: Int32Array;
+  /** Candidate routes of this run (every used one, the first empty vehicle of each class): stamp. */
+  private readonly cand: Int32Array;
+  private readonly classStamp: Int32Array;
+  private gen = 0;
+  /** Places until the next blink (geometric, as in sisr.ts), and the last scan's best place. */
+  private gap = 1;
+  private place = -1;
+  private readonly logKeep = Math.log(1 - BLINK);
+
+  constructor(
+    private readonly m: Model,
+    private readonly rng: Rng,
+  ) {
+    this.cost = new Float64Array(0);
+    this.pos = new Int32Array(0);
+    this.cand = new Int32Array(m.vehicles);
+    this.classStamp = new Int32Array(m.vehicles);
+  }
+
+  /**
+   * Inserts jobs[0..k) (reordered in place) by regret; a job that fits nowhere stays out. Routes
+   * must have non-decreasing `es`/`ls` (no negative travel or service time): places are found by
+   * bisection. `touch` is called with every route inserted into.
+   */
+  run(s: Routes, jobs: Int32Array, k: number, allowNew: boolean, touch: (v: number) => void): void {
+    const m = this.m;
+    const V = m.vehicles;
+    if (this.cost.length < k * V) {
+      this.cost = new Float64Array(m.n * V);
+      this.pos = new Int32Array(m.n * V);
+    }
+    const { cost, pos, cand } = this;
+    this.gap = this.nextGap();
+    const g = ++this.gen;
+    for (let v = 0; v < V; v++) {
+      if ((s.len[v] as number) > 0) cand[v] = g;
+      else if (allowNew && this.classStamp[m.vClass[v] as number] !== g) {
+        this.classStamp[m.vClass[v] as number] = g;
+        cand[v] = g;
+      }
+    }
+    const fill = (i: number, v: number) => {
+      cost[i * V + v] = cand[v] === g ? this.cheapestIn(s, jobs[i] as number, v) : Number.POSITIVE_INFINITY;
+      pos[i * V + v] = this.place;
+    };
+    for (let i = 0; i < k; i++) for (let v = 0; v < V; v++) fill(i, v);
+    let left = k;
+    while (left > 0) {
+      let bi = -1;
+      let bRegret = Number.NEGATIVE_INFINITY;
+      let bCost = Number.POSITIVE_INFINITY;
+      let bv = -1;
+      for (let i = 0; i < left; i++) {
+        let c1 = Number.POSITIVE_INFINITY;
+        let c2 = Number.POSITIVE_INFINITY;
+        let v1 = -1;
+        const row = i * V;
+        for (let v = 0; v < V; v++) {
+          const c = cost[row + v] as number;
+          if (c < c1) {
+            c2 = c1;
+            c1 = c;
+            v1 = v;
+          } else if (c < c2) c2 = c;
+        }
+        if (v1 < 0) continue;
+        const regret = c2 === Number.POSITIVE_INFINITY ? ONLY_ONE : c2 - c1;
+        if (regret > bRegret || (regret === bRegret && c1 < bCost)) {
+          bRegret = regret;
+          bCost = c1;
+          bi = i;
+          bv = v1;
+        }
+      }
+      if (bi < 0) return; // what is left fits nowhere
+      const opened = (s.len[bv] as number) === 0;
+      s.insert(jobs[bi] as number, bv, pos[bi * V + bv] as number);
+      touch(bv);
+      // The job's row goes; the last row takes its place.
+      left--;
+      if (bi !== left) {
+        jobs[bi] = jobs[left] as number;
+        cost.copyWithin(bi * V, left * V, left * V + V);
+        pos.copyWithin(bi * V, left * V, left * V + V);
+      }
+      for (let i = 0; i < left; i++) fill(i, bv);
+      if (opened) {
+        // The vehicle is used now: the next empty one of its class stands for a new route.
+        const cl = m.vClass[bv] as number;
+        for (let v = 0; v < V; v++) {
+          if ((s.len[v] as number) === 0 && (m.vClass[v] as number) === cl && cand[v] !== g) {
+            cand[v] = g;
+            for (let i = 0; i < left; i++) fill(i, v);
+            break;
+          }
+        }
+      }
+    }
+  }
+
+  private nextGap(): number {
+    return 1 + Math.floor(Math.log(1 - this.rng.next()) / this.logKeep);
+  }
+
+  /** Job j's cheapest feasible place in route v, blinks included: its cost (+∞ when none), the place in `this.place`. */
+  private cheapestIn(s: Routes, j: number, v: number): number {
+    const m = this.m;
+    const K = m.dims;
+    const n = s.len[v] as number;
+    if (n >= (m.vMaxJobs[v] as number) || (m.allowed !== null && m.allowed[j * m.vehicles + v] === 0)) {
+      return Number.POSITIVE_INFINITY;
+    }
+    for (let d = 0; d < K; d++) {
+      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
+        return Number.POSITIVE_INFINITY;
+      }
+    }
+    const { time, dist, size } = m;
+    const { es, ls, sv } = s;
+    const loc = s.loc;
+    const lj = m.loc[j] as number;
+    const ready = m.ready[j] as number;
+    const due = m.due[j] as number;
+    const service = m.service[j] as number;
+    const b = v * s.stride;
+    // The window of places that can fit (as in sisr.ts); the places before it still count for blinks.
+    const end = firstAbove(es, b, 0, n + 1, due);
+    let p = firstAtLeast(ls, b + 1, 0, end, ready + service);
+    let skip = p;
+    while (this.gap <= skip) {
+      skip -= this.gap;
+      this.gap = this.nextGap();
+    }
+    this.gap -= skip;
+    let best = Number.POSITIVE_INFINITY;
+    for (; p < end; p++) {
+      if (--this.gap === 0) {
+        this.gap = this.nextGap();
+        continue;
+      }
+      const a = loc[b + p] as number;
+      const c = loc[b + p + 1] as number;
+      const delta =
+        (dist[a * size + lj] as number) +
+        (dist[lj * size + c] as number) -
+        (n === 0 ? 0 : (dist[a * size + c] as number));
+      if (delta >= best || (s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) continue;
+      const start = Math.max((es[b + p] as number) + (sv[b + p] as number) + (time[a * size + lj] as number), ready);
+      if (start > due) continue;
+      if (start + service + (time[lj * size + c] as number) > (ls[b + p + 1] as number)) continue;
+      best = delta;
+      this.place = p;
+    }
+    return best;
+  }
+}
