@@ -20,8 +20,9 @@ export class RegretInsertion {
   /** Cheapest place cost and position per (row of the job list, vehicle); +∞ when none. */
   private cost: Float64Array;
   private pos: Int32Array;
-  /** Candidate routes of this run (every used one, the first empty vehicle of each class): stamp. */
+  /** Candidate routes of this run (every used one, the first empty vehicle of each class): stamp, and their list in vehicle order. */
   private readonly cand: Int32Array;
+  private readonly list: Int32Array;
   private readonly classStamp: Int32Array;
   private gen = 0;
   /** Places until the next blink (geometric, as in sisr.ts), and the last scan's best place. */
@@ -36,6 +37,7 @@ export class RegretInsertion {
     this.cost = new Float64Array(0);
     this.pos = new Int32Array(0);
     this.cand = new Int32Array(m.vehicles);
+    this.list = new Int32Array(m.vehicles);
     this.classStamp = new Int32Array(m.vehicles);
   }
 
@@ -51,21 +53,23 @@ export class RegretInsertion {
       this.cost = new Float64Array(m.n * V);
       this.pos = new Int32Array(m.n * V);
     }
-    const { cost, pos, cand } = this;
+    const { cost, pos, cand, list } = this;
     this.gap = this.nextGap();
     const g = ++this.gen;
+    let nc = 0;
     for (let v = 0; v < V; v++) {
       if ((s.len[v] as number) > 0) cand[v] = g;
       else if (allowNew && this.classStamp[m.vClass[v] as number] !== g) {
         this.classStamp[m.vClass[v] as number] = g;
         cand[v] = g;
-      }
+      } else continue;
+      list[nc++] = v;
     }
     const fill = (i: number, v: number) => {
-      cost[i * V + v] = cand[v] === g ? this.cheapestIn(s, jobs[i] as number, v) : Number.POSITIVE_INFINITY;
+      cost[i * V + v] = this.cheapestIn(s, jobs[i] as number, v);
       pos[i * V + v] = this.place;
     };
-    for (let i = 0; i < k; i++) for (let v = 0; v < V; v++) fill(i, v);
+    for (let i = 0; i < k; i++) for (let c = 0; c < nc; c++) fill(i, list[c] as number);
     let left = k;
     while (left > 0) {
       let bi = -1;
@@ -77,7 +81,8 @@ export class RegretInsertion {
         let c2 = Number.POSITIVE_INFINITY;
         let v1 = -1;
         const row = i * V;
-        for (let v = 0; v < V; v++) {
+        for (let q = 0; q < nc; q++) {
+          const v = list[q] as number;
           const c = cost[row + v] as number;
           if (c < c1) {
             c2 = c1;
@@ -112,6 +117,10 @@ export class RegretInsertion {
         for (let v = 0; v < V; v++) {
           if ((s.len[v] as number) === 0 && (m.vClass[v] as number) === cl && cand[v] !== g) {
             cand[v] = g;
+            // Into the list in vehicle order, so that ties between routes go the same way as before.
+            let q = nc++;
+            for (; q > 0 && (list[q - 1] as number) > v; q--) list[q] = list[q - 1] as number;
+            list[q] = v;
             for (let i = 0; i < left; i++) fill(i, v);
             break;
           }
