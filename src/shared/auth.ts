@@ -146,6 +146,14 @@ export function installAuth(
   opts: { authenticators: Authenticators; publicOrigin: string },
 ): void {
   const { authenticators: auth, publicOrigin } = opts;
+  // The query is read here, before validation: a route that takes `mode` must declare it in its
+  // querystring schema (and so in the OpenAPI document), or validation would refuse it as unknown.
+  scope.addHook('onRoute', (route) => {
+    const declared = (route.schema?.querystring as { properties?: Record<string, unknown> } | undefined)?.properties;
+    if (route.config?.modeQuery && declared?.mode === undefined) {
+      throw new Error(`${route.method} ${route.url}: config.modeQuery needs \`mode\` in the querystring schema`);
+    }
+  });
   scope.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
     const cookies = (request as { cookies?: Record<string, string | undefined> }).cookies ?? {};

@@ -1,6 +1,6 @@
 import { Ajv, type Options } from 'ajv';
 import addFormatsImport from 'ajv-formats';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RouteOptions } from 'fastify';
 import { type ApiError, validationError } from './errors.js';
 import { isCalendarDay } from './local-time.js';
 import { isParsableInstant } from './time.js';
@@ -41,6 +41,7 @@ function makeAjv(opts: Options): Ajv {
 /**
  * Bodies are validated strictly ("2" is not a number, unknown fields are errors);
  * query strings and path params are text on the wire, so they are coerced.
+ * Every route of the API (`/v1/…`) refuses a query parameter it does not declare (`strictQuery`).
  */
 export function installValidators(app: FastifyInstance): void {
   const strict = makeAjv({ coerceTypes: false });
@@ -48,6 +49,41 @@ export function installValidators(app: FastifyInstance): void {
   app.setValidatorCompiler(({ schema, httpPart }) =>
     httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema),
   );
+  // Before any route, so it sees every one (hooks reach the plugins registered after them), and
+  // before the OpenAPI document's own onRoute hook, which then documents the same schema.
+  app.addHook('onRoute', strictQuery);
+}
+
+/** The API's routes: everything under `/v1/`. */
+const API_PREFIX = '/v1/';
+
+/**
+ * Nothing is silently dropped (DESIGN.md, docs/errors.md): a query parameter an API route does not
+ * declare is 422 `parameter_unknown` naming it, as an unknown body field is. Enforced here, for every
+ * route under `/v1/` whatever its schema says: a route without a querystring schema gets an empty one,
+ * and a querystring schema gets `additionalProperties: false` (on a copy: schemas are shared, e.g. the
+ * tracking page's, which stays lenient). So a route that reads a query parameter must declare it in its
+ * TypeBox querystring schema, which also puts it in the OpenAPI document.
+ *
+ * Routes outside `/v1/` (the tracking page, the console's and courier app's files, /docs, /healthz,
+ * /readyz, /metrics) are pages and probes, not the API: a shop's `utm_…` or a cache-buster on them is
+ * ignored, never a 422 on a customer's screen.
+ */
+export function strictQuery(route: RouteOptions): void {
+  if (!route.url.startsWith(API_PREFIX)) return;
+  const query = route.schema?.querystring as Record<string, unknown> | undefined;
+  if (query === undefined) {
+    route.schema = { ...route.schema, querystring: { type: 'object', properties: {}, additionalProperties: false } };
+    return;
+  }
+  if (query.type !== 'object') {
+    throw new Error(`${route.method} ${route.url}: a querystring schema must be an object of named parameters`);
+  }
+  if (query.additionalProperties === false) return;
+  if (query.additionalProperties !== undefined) {
+    throw new Error(`${route.method} ${route.url}: API routes take no undeclared query parameters`);
+  }
+  route.schema = { ...route.schema, querystring: { ...query, additionalProperties: false } };
 }
 
 /**

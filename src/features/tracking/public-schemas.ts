@@ -19,6 +19,8 @@ export const TrackingPageQuery = Type.Object({
   ),
 });
 
+// On /track/… as above; on the JSON (/v1/public/tracking/…) an unknown parameter is 422, as on every
+// route under /v1 (src/shared/validation.ts, strictQuery).
 export const TrackingLangQuery = Type.Object({
   lang: Type.Optional(Type.String({ description: '`es`, `en` or `pt` for the texts; otherwise Accept-Language' })),
 });
