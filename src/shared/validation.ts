@@ -56,6 +56,11 @@ export function installValidators(app: FastifyInstance): void {
 
 /** The API's routes: everything under `/v1/`. */
 const API_PREFIX = '/v1/';
+/**
+ * Under `/v1/` but opened by a person from an email, not called by a client: a mail provider's or a
+ * link scanner's added parameter must not turn "unsubscribe" into a 422 on the customer's screen.
+ */
+const LENIENT = new Set(['/v1/unsubscribe']);
 
 /**
  * Nothing is silently dropped (DESIGN.md, docs/errors.md): a query parameter an API route does not
@@ -70,7 +75,7 @@ const API_PREFIX = '/v1/';
  * ignored, never a 422 on a customer's screen.
  */
 export function strictQuery(route: RouteOptions): void {
-  if (!route.url.startsWith(API_PREFIX)) return;
+  if (!route.url.startsWith(API_PREFIX) || LENIENT.has(route.url)) return;
   const query = route.schema?.querystring as Record<string, unknown> | undefined;
   if (query === undefined) {
     route.schema = { ...route.schema, querystring: { type: 'object', properties: {}, additionalProperties: false } };
