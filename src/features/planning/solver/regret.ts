@@ -8,8 +8,10 @@ import type { Routes } from './routes.js';
 // route (its second-best place, in another route, minus its best) goes in first, at its best place.
 // Greedy insertion in a fixed order puts an easy job where a hard one had its only good place; this
 // looks ahead one step. Each job's cheapest place in each candidate route is kept in a table, and
-// an insertion recomputes only the column of the route it changed, so a regret recreate costs about
-// 1.4 greedy ones. Used for a share of the recreates on the plain path (sisr.ts, REGRET_SHARE).
+// an insertion recomputes only the column of the route it changed; still, a regret recreate costs
+// about 2.7 greedy ones (greedy skips a place once it costs more than the best place anywhere; here
+// each route's own best is needed). Used for a share of the recreates on the plain path (sisr.ts,
+// REGRET_SHARE): better at equal time all the same (BENCHMARKS.md "Regret insertion").
 
 /** Blink rate, as recreate's (sisr.ts): each candidate place is skipped with this probability. */
 const BLINK = 0.01;
