@@ -17,6 +17,21 @@ export const pointOfAddress = (a: { lat?: number; lng?: number }): Point | null 
   typeof a.lat === 'number' && typeof a.lng === 'number' ? { lat: a.lat, lng: a.lng } : null;
 
 /**
+ * 422 for half a point (lat without lng, or the reverse), naming the missing one: it would price as
+ * 0 km, stay off every map and plan, or have its one coordinate overwritten by the geocoder. Both or
+ * neither, for a delivery address and a pickup address alike.
+ */
+export function requireWholePoint(a: { lat?: number; lng?: number }, field: 'delivery_address' | 'pickup_address') {
+  if ((a.lat === undefined) === (a.lng === undefined)) return;
+  const missing = a.lat === undefined ? 'lat' : 'lng';
+  throw new ApiError(
+    'parameter_invalid',
+    `Invalid ${field}: ${missing} is missing; send both lat and lng, or neither to have the address located.`,
+    `${field}.${missing}`,
+  );
+}
+
+/**
  * The pickup address as stored: checked (422 with `param` for what the schema cannot say), located
  * like the delivery address when it came without coordinates, and matched to a depot within
  * PICKUP_AT_DEPOT_M. A pickup must be somewhere a courier can drive to: one that has no coordinates
@@ -36,14 +51,7 @@ export async function pickupOf(
       'pickup_address.address',
     );
   }
-  if ((sent.lat === undefined) !== (sent.lng === undefined)) {
-    const missing = sent.lat === undefined ? 'lat' : 'lng';
-    throw new ApiError(
-      'parameter_invalid',
-      `Invalid pickup_address: ${missing} is missing; send both lat and lng, or neither to have the address located.`,
-      `pickup_address.${missing}`,
-    );
-  }
+  requireWholePoint(sent, 'pickup_address');
   let point = pointOfAddress(sent);
   if (!point) point = (await locateAddress(ctx, sent))?.point ?? null;
   if (!point) {

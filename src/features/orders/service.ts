@@ -20,7 +20,7 @@ import { ORDER_WRITES } from './create-writer.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { requestedDate } from './local-days.js';
-import { type PickupAddress, pickupOf, pointOfAddress } from './pickup.js';
+import { type PickupAddress, pickupOf, pointOfAddress, requireWholePoint } from './pickup.js';
 import { presentOrder } from './present.js';
 import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
 import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
@@ -107,16 +107,7 @@ async function compute(
  */
 async function located(ctx: AppContext, body: OrderCreate): Promise<{ body: OrderCreate; geocode: Located | null }> {
   const a = body.delivery_address;
-  // Half a point is no place: it would price as 0 km, stay off every map and plan, or have its one
-  // coordinate overwritten by the geocoder. Both or neither, as for a pickup address.
-  if ((a.lat === undefined) !== (a.lng === undefined)) {
-    const missing = a.lat === undefined ? 'lat' : 'lng';
-    throw new ApiError(
-      'parameter_invalid',
-      `Invalid delivery_address: ${missing} is missing; send both lat and lng, or neither to have the address located.`,
-      `delivery_address.${missing}`,
-    );
-  }
+  requireWholePoint(a, 'delivery_address');
   // A blank address is refused by compute's rules, not sent to the geocoder.
   if ((a.lat !== undefined && a.lng !== undefined) || a.address.trim() === '') return { body, geocode: null };
   const found = await locateAddress(ctx, a);
