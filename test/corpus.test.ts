@@ -1,18 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { type CorpusApp, callerOf, startCorpusApp } from './corpus-app.js';
 import { ENDPOINTS, type Endpoint, type Field, type Fixture, makeFixture, partsRead } from './corpus-table.js';
-import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
-import {
-  client,
-  describeEach,
-  type Merchant,
-  newMerchant,
-  type Res,
-  startApp,
-  type TestApp,
-  validOrder,
-} from './helpers.js';
+import { client, describeEach, type Merchant, type Res, type TestApp, validOrder } from './helpers.js';
 import { tinyPng } from './lifecycle-helpers.js';
-import { makePeopleFixture, sessionClient } from './people-helpers.js';
 import { openStream } from './stream-client.js';
 
 /**
@@ -204,51 +194,27 @@ function expectErrorShape(res: Res, context: string): void {
 }
 
 describeEach('bad-input corpus', (engine) => {
+  let c: CorpusApp;
   let t: TestApp;
   let m: Merchant;
   let f: Fixture;
 
-  let geo: LocalGeocoder;
-
   beforeAll(async () => {
-    // Insecure webhooks: the fixture's endpoint is a loopback URL (nothing is sent: no dispatcher runs here).
-    // Thousands of calls with one key within a minute: limits are tested in rate-limit.test.ts.
-    // A local geocoder, so the address search's well-formed call has one to ask (test/geocoding.test.ts).
-    geo = await startLocalGeocoder([
-      { match: 'Av. Larco 345', lat: -12.1245, lng: -77.0301, rank: 30, name: 'Av. Larco 345' },
-    ]);
-    t = await startApp(engine, {
-      RUTA_GEOCODER_URL: geo.url,
-      RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-      RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0',
-      RUTA_RATE_LIMIT_PER_MIN: '0',
-    });
-    m = await newMerchant(t);
-    f = await withPeople(await makeFixture(t, m.test));
-  });
-  const withPeople = async (fx: Fixture): Promise<Fixture> => ({
-    ...fx,
-    people: await makePeopleFixture(t, m.accountId, fx.courier.id),
+    c = await startCorpusApp(engine);
+    ({ t, m, f } = c);
   });
   afterAll(async () => {
-    await t?.close();
-    await geo?.close();
+    await c?.close();
   });
 
-  /** The caller a row names: the merchant's test key, an admin's or a courier's session, or nobody. */
-  const as = (ep: Endpoint, fx: Fixture = f) => {
-    if (ep.auth === 'key') return client(t.app, m.test);
-    if (ep.auth === 'admin' && fx.people) return sessionClient(t, fx.people.admin);
-    if (ep.auth === 'courier' && fx.people) return sessionClient(t, fx.people.courier);
-    return client(t.app);
-  };
+  const as = (ep: Endpoint, fx: Fixture = f) => callerOf(c, ep, fx);
   const send = (ep: Endpoint, payload?: string | Buffer, contentType = 'application/json', fx: Fixture = f) =>
     as(ep, fx)(ep.method, ep.path(fx), payload, contentType ? { 'content-type': contentType } : {});
   /** New objects, for calls that may change the fixture's state. */
   /** New objects for the parts the row reads (a call may change them), people only for a row that needs them. */
   const fresh = async (ep: Endpoint): Promise<Fixture> => {
     const fx = await makeFixture(t, m.test, f, ep);
-    return ep.auth === 'admin' || ep.auth === 'courier' || partsRead(ep, f).has('people') ? withPeople(fx) : fx;
+    return ep.auth === 'admin' || ep.auth === 'courier' || partsRead(ep, f).has('people') ? c.withPeople(fx) : fx;
   };
   /** The error answer of this endpoint: the Error body, or for an HTML page an HTML page. */
   const expectError = (ep: Endpoint, res: Res, context: string) => {

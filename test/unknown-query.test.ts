@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { ENDPOINTS, type Endpoint, type Fixture, makeFixture } from './corpus-table.js';
-import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
-import { client, describeEach, type Merchant, newMerchant, type Res, startApp, type TestApp } from './helpers.js';
+import { type CorpusApp, callerOf, startCorpusApp } from './corpus-app.js';
+import { ENDPOINTS, type Endpoint, type Fixture } from './corpus-table.js';
+import { client, describeEach, type Merchant, type Res, type TestApp } from './helpers.js';
 import { tinyPng } from './lifecycle-helpers.js';
-import { makePeopleFixture, sessionClient } from './people-helpers.js';
 import { openStream } from './stream-client.js';
 
 /**
@@ -85,26 +84,16 @@ function expectUnknown(res: Res, param: string, context: string): void {
 }
 
 describeEach('unknown query parameters', (engine) => {
+  let c: CorpusApp;
   let t: TestApp;
   let m: Merchant;
   let f: Fixture;
-  let geo: LocalGeocoder;
   /** The query parameters each operation declares, from the OpenAPI document. */
   const declared = new Map<string, Set<string>>();
 
   beforeAll(async () => {
-    geo = await startLocalGeocoder([
-      { match: 'Av. Larco 345', lat: -12.1245, lng: -77.0301, rank: 30, name: 'Av. Larco 345' },
-    ]);
-    t = await startApp(engine, {
-      RUTA_GEOCODER_URL: geo.url,
-      RUTA_WEBHOOK_ALLOW_INSECURE: '1',
-      RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0',
-      RUTA_RATE_LIMIT_PER_MIN: '0',
-    });
-    m = await newMerchant(t);
-    const fx = await makeFixture(t, m.test);
-    f = { ...fx, people: await makePeopleFixture(t, m.accountId, fx.courier.id) };
+    c = await startCorpusApp(engine);
+    ({ t, m, f } = c);
     const doc = (await client(t.app)('GET', '/v1/openapi.json')).body;
     for (const [path, ops] of Object.entries<Record<string, { parameters?: { in: string; name: string }[] }>>(
       doc.paths,
@@ -116,16 +105,10 @@ describeEach('unknown query parameters', (engine) => {
     }
   });
   afterAll(async () => {
-    await t?.close();
-    await geo?.close();
+    await c?.close();
   });
 
-  const as = (ep: Endpoint) => {
-    if (ep.auth === 'key') return client(t.app, m.test);
-    if (ep.auth === 'admin' && f.people) return sessionClient(t, f.people.admin);
-    if (ep.auth === 'courier' && f.people) return sessionClient(t, f.people.courier);
-    return client(t.app);
-  };
+  const as = (ep: Endpoint) => callerOf(c, ep);
   /** The row's well-formed call (body and all), at `path`: only the query can be wrong. */
   const wellFormed = (ep: Endpoint, path: string) => {
     const raw = ep.body === 'raw' ? (ep.rawBody?.() ?? { payload: tinyPng(), type: 'image/png' }) : undefined;
