@@ -149,6 +149,41 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
   );
 
   it.skipIf(!hasChromium)(
+    `keeps the stops and their buttons when the map's chunk cannot load, and draws the map once back online${skipNote}`,
+    async () => {
+      const op = client(web.t.app, operator);
+      const own = (await op('POST', '/v1/couriers', { name: 'Rosa Quispe' })).body;
+      const order = (await client(web.t.app, merchantKey)('POST', '/v1/orders', validOrder())).body;
+      expect((await op('POST', '/v1/routes', { courier_id: own.id, order_ids: [order.id] })).status).toBe(201);
+      for (const a of ['pickup', 'depart']) expect((await op('POST', `/v1/orders/${order.id}/${a}`)).status).toBe(200);
+      // No service worker: its cache would answer for the chunk, and the page's routes would not see it.
+      const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: 'block' });
+      const page = await context.newPage();
+      page.setDefaultTimeout(10_000);
+      const chunk = /\/assets\/StopsMap-[^/]*\.js$/;
+      await context.route(chunk, (r) => r.abort('internetdisconnected'));
+      const code = (await op('POST', `/v1/couriers/${own.id}/sign_in_codes`, {})).body.code;
+      await page.goto(`${web.base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      // Before the boundary, the failed import unmounted the whole app: a blank phone.
+      await page.getByRole('note').filter({ hasText: 'The map loads when the phone is back online' }).waitFor();
+      const stop = page.locator(`li.stop[data-order="${order.id}"]`);
+      await stop.getByRole('button', { name: 'Deliver' }).click();
+      await page.getByRole('button', { name: 'Back' }).click();
+      await stop.getByRole('button', { name: 'Deliver' }).waitFor();
+
+      await context.unroute(chunk);
+      await context.setOffline(true);
+      await context.setOffline(false);
+      await page.locator('.stops-map.leaflet-container').waitFor();
+      expect(await page.getByText('The map loads when the phone is back online').count()).toBe(0);
+      await context.close();
+    },
+    40_000,
+  );
+
+  it.skipIf(!hasChromium)(
     `sends the phone's position while on duty${skipNote}`,
     async () => {
       const { context, page, code } = await phone();

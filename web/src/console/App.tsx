@@ -1,4 +1,5 @@
 import { lazy, type ReactNode, Suspense, useEffect, useRef } from 'react';
+import { Boundary } from '../shared/Boundary';
 import { SignIn } from './auth/SignIn';
 import { Board } from './board/Board';
 import { go, useRoute } from './router';
@@ -156,11 +157,30 @@ function Layout({ session }: { session: Session }) {
       </header>
       {session.mode === 'test' && <div className="test-banner">Test data</div>}
       <main id="main" ref={main} tabIndex={-1}>
-        <Suspense fallback={<p className="muted">Loading…</p>}>
-          <Page key={`${session.mode}:${parts[0]}`} parts={parts} />
-        </Suspense>
+        <Boundary key={path} fallback={<PageFailed />}>
+          <Suspense fallback={<p className="muted">Loading…</p>}>
+            <Page key={`${session.mode}:${parts[0]}`} parts={parts} />
+          </Suspense>
+        </Boundary>
       </main>
     </div>
+  );
+}
+
+/**
+ * A page that failed to load or draw (most often its chunk did not arrive: the network dropped, or
+ * Ruta was upgraded and the file it names is gone) says so; the navigation stays, and a reload
+ * fetches the current version.
+ */
+function PageFailed() {
+  return (
+    <section role="alert">
+      <h1>This page could not load</h1>
+      <p>The network may have dropped, or Ruta was just upgraded. Nothing you saved is lost.</p>
+      <button type="button" className="primary" onClick={() => window.location.reload()}>
+        Reload
+      </button>
+    </section>
   );
 }
 

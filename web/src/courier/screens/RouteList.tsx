@@ -1,6 +1,7 @@
-import { lazy, Suspense } from 'react';
+import { lazy, Suspense, useState } from 'react';
 import type { Action } from '../../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../../shared/api';
+import { Boundary } from '../../shared/Boundary';
 import type { RouteOrder } from '../client';
 import type { MoveEntry } from '../queue';
 import type { DoneStop } from '../storage';
@@ -10,7 +11,29 @@ export const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned
 const TO_LOAD = ['assigned', 'ready_for_pickup', 'picked_up'];
 
 // Leaflet is a third of the app's weight: the map loads after the route is on screen.
-const StopsMap = lazy(() => import('./StopsMap'));
+const loadMap = () => import('./StopsMap');
+
+/**
+ * The map of the stops, once its chunk arrives. A phone that goes offline before it did keeps its
+ * list and its buttons (the map says why it is missing) and draws the map when the network is back.
+ */
+function RouteMap({ stops }: { stops: Order[] }) {
+  const [StopsMap, setStopsMap] = useState(() => lazy(loadMap));
+  return (
+    <Boundary
+      fallback={
+        <p className="stops-map off" role="note">
+          The map loads when the phone is back online.
+        </p>
+      }
+      onRetry={() => setStopsMap(() => lazy(loadMap))}
+    >
+      <Suspense fallback={<div className="stops-map" />}>
+        <StopsMap stops={stops} />
+      </Suspense>
+    </Boundary>
+  );
+}
 
 /** The stops as the phone shows them: the server's status, moved on by the actions still waiting to sync. */
 export function withQueued(stops: RouteOrder[], queued: MoveEntry[]): RouteOrder[] {
@@ -94,9 +117,7 @@ export function RouteList({
         <p className="muted">No stops assigned to you right now.</p>
       ) : (
         <>
-          <Suspense fallback={<div className="stops-map" />}>
-            <StopsMap stops={open} />
-          </Suspense>
+          <RouteMap stops={open} />
           <ol className="stops">
             {stopsOf(shown).map(({ order: o, kind }, i) => (
               <Stop
