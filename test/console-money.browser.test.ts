@@ -96,6 +96,20 @@ describeEach('console money in headless Chromium', (engine) => {
       await page.getByText(/3 orders/).waitFor();
       await page.getByRole('img', { name: '4.5 out of 5 stars' }).waitFor();
       await page.locator('section.reports').screenshot({ path: join(IMAGES, 'console-reports.png') });
+      // The export is the report on screen: in Live mode, Live's figures (none here), not test data.
+      const exported = async () => {
+        const [file] = await Promise.all([
+          page.waitForEvent('download'),
+          page.locator('section.reports').getByRole('button', { name: 'CSV' }).click(),
+        ]);
+        return (await readFile((await file.path()) as string, 'utf8')).trim().split('\r\n').at(-1);
+      };
+      expect(await exported()).toMatch(/^total [^,]*,3,/);
+      await page.getByLabel('Live').check();
+      await page.getByText(/0 orders/).waitFor();
+      expect(await exported()).toMatch(/^total [^,]*,0,/);
+      await page.getByLabel('Test').check();
+      await page.getByText(/3 orders/).waitFor();
       await page.getByRole('link', { name: '2 customers' }).click();
       const behind = page.getByRole('table', { name: 'Orders behind the figure' });
       await behind.getByText(fives.tracking_code).waitFor();
