@@ -83,7 +83,7 @@ async function recompute(ctx: AppContext, plan: repo.PlanRow, edited: Edited): P
   const orders = plan.request.order_ids.map((id) => rows.get(id)).filter((o): o is OrderRow => o !== undefined);
   let built: Awaited<ReturnType<typeof buildProblem>>;
   try {
-    built = await buildProblem(ctx.config, { date: plan.date, depot, couriers, orders });
+    built = await buildProblem(ctx.config, { date: plan.date, depot, couriers, orders, notBefore: plan.created_at });
   } catch (err) {
     if (err instanceof Error && err.message.startsWith('OSRM')) {
       throw new ApiError(

@@ -61,13 +61,19 @@ function pickupPointOf(o: OrderRow): Point | null {
  */
 export async function buildProblem(
   config: Config,
-  o: { date: string; depot: DepotRow; couriers: PlannedCourier[]; orders: OrderRow[] },
+  o: { date: string; depot: DepotRow; couriers: PlannedCourier[]; orders: OrderRow[]; notBefore?: number },
   signal?: AbortSignal,
 ): Promise<Built> {
   const tz = o.depot.timezone;
   const dayStart = startOfDay(o.date, tz);
   const minuteOf = (hhmm: string) => (atLocalTime(o.date, hhmm, tz) - dayStart) / MS_PER_MIN;
   const dayEnd = minuteOf('24:00');
+  // A plan for the day it is made on leaves no earlier than it was made: a route out at 08:30
+  // planned at 11:00 would promise every customer an arrival already missed. Past the end of a
+  // shift the courier has no time left, and what it would have carried is unassigned (`shift`).
+  // Another day, past or ahead, plans the whole shift.
+  const now = o.notBefore === undefined ? Number.NaN : Math.ceil((o.notBefore - dayStart) / MS_PER_MIN);
+  const earliest = now > 0 && now < dayEnd ? now : 0;
 
   const points: Point[] = [];
   const depotIndex = new Map<string, number>();
@@ -80,14 +86,21 @@ export async function buildProblem(
     return i;
   };
   placeOfDepot(o.depot);
-  const vehicles: Vehicle[] = o.couriers.map((c) => ({
-    capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
-    shiftStart: minuteOf(c.shift_start),
-    shiftEnd: minuteOf(c.shift_end),
-    startLocation: placeOfDepot(c.start),
-    endLocation: placeOfDepot(c.end),
-    ...vehicleLimits(c, minuteOf),
-  }));
+  const vehicles: Vehicle[] = o.couriers.map((c) => {
+    const shiftEnd = minuteOf(c.shift_end);
+    const v: Vehicle = {
+      capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
+      shiftStart: Math.min(Math.max(minuteOf(c.shift_start), earliest), shiftEnd),
+      shiftEnd,
+      startLocation: placeOfDepot(c.start),
+      endLocation: placeOfDepot(c.end),
+      ...vehicleLimits(c, minuteOf),
+    };
+    // A break whose window has passed by the time the route leaves is behind the courier (taken or
+    // not, it can no longer be placed), not a reason to plan nothing.
+    if (v.break && v.break.latest < v.shiftStart) delete v.break;
+    return v;
+  });
 
   const jobs: Job[] = [];
   const jobOrders: OrderRow[] = [];

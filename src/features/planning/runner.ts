@@ -44,7 +44,11 @@ class PlanSolve implements JobHandler {
       const found = new Map((await repo.ordersByIds(ctx.db, plan.mode, req.order_ids)).map((o) => [o.id, o]));
       const orders = req.order_ids.flatMap((oid) => found.get(oid) ?? []);
       const { depot, couriers } = await plannedCouriers(ctx, plan);
-      const built = await buildProblem(ctx.config, { date: plan.date, depot, couriers, orders }, signal);
+      const built = await buildProblem(
+        ctx.config,
+        { date: plan.date, depot, couriers, orders, notBefore: plan.created_at },
+        signal,
+      );
       let lastWrite = 0;
       let writing: Promise<void> = Promise.resolve();
       const result = await solve(built.problem, {

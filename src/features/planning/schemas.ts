@@ -90,7 +90,11 @@ export const Objective = Type.Enum(['min_distance', 'min_vehicles', 'balanced'],
 
 export const PlanCreate = Type.Object(
   {
-    date: Type.String({ format: 'date', description: 'The day planned, YYYY-MM-DD, in the depot\u2019s timezone' }),
+    date: Type.String({
+      format: 'date',
+      description:
+        'The day planned, YYYY-MM-DD, in the depot\u2019s timezone. Today\u2019s plan leaves no earlier than the request: windows already over are unassigned.',
+    }),
     depot: Id,
     couriers: Type.Array(PlanCourier, { minItems: 1, maxItems: 200 }),
     order_ids: Type.Optional(
