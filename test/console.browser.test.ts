@@ -171,6 +171,65 @@ describeEach('console in headless Chromium', (engine) => {
     await page.context().close();
   });
 
+  it.skipIf(!hasChromium)(
+    `an order page asks nothing its reader's role is refused: dispatcher, admin, merchant${skipNote}`,
+    async () => {
+      // An order on a route, so that the page has a route to name, and events of its own.
+      const shop = await newMerchant(web.t, 'Quiet Page Shop');
+      const op = client(web.t.app, operator);
+      const order = (
+        await client(web.t.app, shop.test)(
+          'POST',
+          '/v1/orders',
+          validOrder({ external_order_id: 'QUIET-1', customer: { name: 'Inés Quiet', phone: '+51987654324' } }),
+        )
+      ).body;
+      const courier = (await op('POST', '/v1/couriers', { name: 'Quiet Courier' })).body;
+      expect((await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [order.id] })).status).toBe(201);
+      const people = [
+        ['dispatcher', await newUser(web.t, 'dispatcher')],
+        ['admin', await newUser(web.t, 'admin')],
+        ['merchant', await newUser(web.t, 'merchant', shop.accountId)],
+      ] as const;
+      for (const [role, user] of people) {
+        const { page } = await newPage();
+        await submitSignIn(page, web.base, user.email);
+        await page.getByRole('heading', { name: 'Orders' }).waitFor();
+        // From here on: every answer of 400 or more, and every error the browser's console shows.
+        const failed: string[] = [];
+        page.on('response', (r) => {
+          if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+        });
+        page.on('console', (msg) => {
+          // The map's tiles come from a port nothing listens on (serveApp): those failures are the test's.
+          if (msg.type() === 'error' && !msg.location().url.startsWith('http://127.0.0.1:9/')) failed.push(msg.text());
+        });
+        const events: string[] = [];
+        page.on('request', (r) => {
+          if (new URL(r.url()).pathname === '/v1/events') events.push(r.url());
+        });
+        await page.goto(`${web.base}/console/#/orders/${order.id}`);
+        await page.getByRole('heading', { name: /Inés Quiet/ }).waitFor();
+        const section = page.locator('section[aria-labelledby="events-title"]');
+        if (role === 'merchant') {
+          // The merchant's own event log, asked once the order is loaded (once, not again as its status arrives).
+          await section.getByRole('cell', { name: /order\.created/ }).waitFor();
+          expect(events).toHaveLength(1);
+        } else {
+          await section.getByText("The events and their webhook deliveries are the merchant's").waitFor();
+          // The route is the carrier's: named by its courier.
+          await page.getByRole('link', { name: /Quiet Courier's route/ }).waitFor();
+          expect(events).toEqual([]);
+        }
+        await page.getByRole('heading', { name: 'Customer messages' }).waitFor();
+        await page.waitForLoadState('networkidle');
+        expect(failed, role).toEqual([]);
+        await page.context().close();
+      }
+    },
+    60_000,
+  );
+
   it.skipIf(!hasChromium)(`draws couriers and orders on the map when tiles cannot load${skipNote}`, async () => {
     const { page } = await newPage();
     const op = client(web.t.app, operator);

@@ -226,19 +226,26 @@ export default function OrderPage({ id }: { id: string }) {
     if (s !== 'delivered' && s !== 'partially_delivered') return null;
     return unwrap(client.GET('/v1/orders/{id}/proof', { params: { path: { id } } }));
   }, [id, order.data?.status]);
+  const isCarrier = me?.role !== 'merchant';
+  // The event log is the merchant's (GET /v1/events is merchant-only, DESIGN §8): the carrier's
+  // people are told so below instead of being sent a request the API refuses with 403. Asked once
+  // the order is loaded, so that its status arriving does not ask a second time.
   const events = useLoad(
-    () => unwrap(client.GET('/v1/events', { params: { query: { order: id, limit: 100 } } })),
+    async () =>
+      isCarrier || !order.data
+        ? null
+        : unwrap(client.GET('/v1/events', { params: { query: { order: id, limit: 100 } } })),
     // A PIN's lock and override are events too.
-    [id, order.data?.status, order.data?.pin?.state],
+    [id, isCarrier, order.data?.status, order.data?.pin?.state],
   );
-  // The route by its courier and day (a merchant may not read routes: then just "on a route").
+  // The route by its courier and day. Routes are the carrier's: a merchant is answered 404 for the
+  // carrier's route (403 in live mode), so it is not asked and reads just "on a route".
   const route = useLoad(async () => {
     const r = order.data?.route;
-    if (!r) return null;
+    if (!r || !isCarrier) return null;
     const { data } = await client.GET('/v1/routes/{id}', { params: { path: { id: r } } });
     return data ?? null;
-  }, [id, order.data?.route]);
-  const isCarrier = me?.role !== 'merchant';
+  }, [id, isCarrier, order.data?.route]);
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => heading.current?.focus(), []);
 
@@ -404,9 +411,9 @@ export default function OrderPage({ id }: { id: string }) {
       </section>
       <section aria-labelledby="events-title">
         <h2 id="events-title">Events and webhook deliveries</h2>
-        {events.error ? (
+        {isCarrier || events.error ? (
           <p className="muted">
-            {events.error instanceof ApiFailure && events.error.code === 'permission_denied'
+            {isCarrier || (events.error instanceof ApiFailure && events.error.code === 'permission_denied')
               ? "The events and their webhook deliveries are the merchant's: they see them on their Webhooks page."
               : plainMessage(events.error)}
           </p>
