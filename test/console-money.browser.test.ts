@@ -124,6 +124,15 @@ describeEach('console money in headless Chromium', (engine) => {
       await page.goto(`${web.base}/console/#/exceptions`);
       const exceptions = page.getByRole('table', { name: 'Courier cash exceptions' });
       const short = exceptions.getByRole('row', { name: /Rosa Cash.*short/ });
+      // Expected, collected, handed over and the difference, each in the currency (10 asked, 10 collected, 8 handed).
+      await short.waitFor();
+      const heads = await exceptions.getByRole('columnheader').allTextContents();
+      const cells = await short.getByRole('cell').allTextContents();
+      const cell = (name: string) => cells[heads.indexOf(name)];
+      expect([cell('Expected'), cell('Collected'), cell('Handed over'), cell('Difference')]).toEqual(
+        [/10\.00/, /10\.00/, /8\.00/, /^short .*2\.00/].map((n) => expect.stringMatching(n)),
+      );
+      for (const c of [cell('Expected'), cell('Collected'), cell('Handed over')]) expect(c).toMatch(/PEN|S\//);
       await short.getByLabel('Note').fill('Rosa paid a fuel receipt of 2.00');
       await page.locator('section[aria-labelledby="exc-cash"]').screenshot({
         path: join(IMAGES, 'console-cash-exceptions.png'),

@@ -5,7 +5,7 @@ import { ErrorNote, TableHead, useLoad } from '../ui';
 
 /**
  * DESIGN §17: a courier's day whose cash handed over differs from the cash on delivery it was
- * expected to bring back (GET /v1/cash/exceptions, the last 30 days). An open one is explained with a
+ * expected to bring back, shown with what it recorded collecting and the difference, in its currency (GET /v1/cash/exceptions, the last 30 days). An open one is explained with a
  * note (POST /v1/cash/exceptions/{id}/resolve); resolved ones stay readable with their note.
  */
 export function CashExceptions() {
@@ -52,13 +52,15 @@ export function CashExceptions() {
       ) : (
         <div className="table-wrap">
           <table className="table" aria-label="Courier cash exceptions">
-            <TableHead columns={['Courier', 'Day', 'Expected', 'Handed over', 'Difference']} actions />
+            <TableHead columns={['Courier', 'Day', 'Expected', 'Collected', 'Handed over', 'Difference']} actions />
             <tbody>
               {rows.map((x) => (
                 <tr key={x.id}>
                   <td>{x.courier.name}</td>
                   <td>{x.day}</td>
                   <td>{money(x.expected, x.currency)}</td>
+                  {/* What the phone recorded collecting: tells a courier who kept cash from one who never got it. */}
+                  <td>{money(x.collected, x.currency)}</td>
                   <td>{money(x.handed_over, x.currency)}</td>
                   <td className="error-note">
                     {x.kind} {money(Math.abs(x.difference), x.currency)}
