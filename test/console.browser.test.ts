@@ -279,10 +279,25 @@ describeEach('console in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(`signs a courier's phone in from the couriers page: code and QR${skipNote}`, async () => {
     const { page, cspErrors } = await newPage();
-    await client(web.t.app, operator)('POST', '/v1/couriers', { name: 'Marta Phone' });
+    // Her shift is read in the zone of the depot she starts from, named on her card.
+    const depot = (
+      await client(web.t.app, operator)('POST', '/v1/depots', {
+        name: 'Almacén Quito',
+        lat: -0.18,
+        lng: -78.47,
+        timezone: 'America/Guayaquil',
+      })
+    ).body;
+    await client(web.t.app, operator)('POST', '/v1/couriers', {
+      name: 'Marta Phone',
+      shift_start: '09:00',
+      shift_end: '17:30',
+      start_depot: depot.id,
+    });
     await signInWithKey(page, operator);
     await page.getByRole('link', { name: 'Couriers' }).click();
     const card = page.locator('li.card', { hasText: 'Marta Phone' });
+    await card.getByText('Shift 09:00–17:30 (America/Guayaquil)').waitFor();
     await card.getByRole('button', { name: 'Sign in a phone' }).click();
     const code = (await card.locator('.code').textContent()) ?? '';
     expect(code).toMatch(/^[0-9A-Z]{8}$/);

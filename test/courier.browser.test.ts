@@ -74,7 +74,11 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
         await m(
           'POST',
           '/v1/orders',
-          validOrder({ external_order_id: 'C-2', customer: { name: 'Rosa Quispe', phone: '+51987654322' } }),
+          validOrder({
+            external_order_id: 'C-2',
+            customer: { name: 'Rosa Quispe', phone: '+51987654322' },
+            time_window: { start: '10:00', end: '13:00' },
+          }),
         )
       ).body;
       // Stop order on purpose opposite to creation order.
@@ -93,6 +97,9 @@ describeEach('courier app in headless Chromium on a phone', (engine) => {
       const stops = page.locator('li.stop');
       await stops.nth(1).waitFor();
       expect(await stops.locator('h2').allTextContents()).toEqual(['Rosa', 'Ana']);
+      // A time window is the order's zone's wall clock, and says so: the phone's own zone may differ.
+      expect(second.timezone).toMatch(/\w/);
+      expect(await stops.first().locator('.facts').textContent()).toContain(`10:00–13:00 (${second.timezone}) · `);
       await serviceWorkerReady(page);
       mkdirSync(IMAGES, { recursive: true });
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'courier-route.png'), fullPage: true });

@@ -151,6 +151,14 @@ export function when(iso: string | null | undefined): string {
 export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 
 /**
+ * Times of day (`HH:mm`: a time window, a shift) as a person reads them, the zone they are in named:
+ * "10:00–13:00 (America/Lima)". They are wall-clock times of that zone, not instants: nothing to convert.
+ */
+export function hoursIn(start: string, end: string, tz: string): string {
+  return `${start}–${end} (${tz})`;
+}
+
+/**
  * An instant as a person in `tz` reads it, the zone named (DESIGN §15, docs/console.md): "Nov 25,
  * 2026, 10:00 AM (America/Lima)". With `dayOnly`, the date alone.
  */

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { useState } from 'react';
-import { type Courier, type Schemas, unwrap, when } from '../../shared/api';
+import { browserZone, type Courier, hoursIn, type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
@@ -56,6 +56,17 @@ export default function Couriers() {
     }
   }
 
+  /**
+   * The zone a courier's shift is read in (docs/planning.md: its depot's): the depot it starts from,
+   * else the one it ends at, else the only zone of the carrier's depots, else the user's (the carrier's).
+   */
+  function shiftZone(c: Courier): string {
+    const own = depots.find((d) => d.id === (c.start_depot ?? c.end_depot));
+    if (own) return own.timezone;
+    const zones = new Set(depots.map((d) => d.timezone));
+    return zones.size === 1 ? [...zones][0]! : (session.me?.timezone ?? browserZone());
+  }
+
   const couriers = list.data?.data ?? [];
   return (
     <section aria-labelledby="couriers-title">
@@ -73,7 +84,7 @@ export default function Couriers() {
               </p>
               <p className="muted">
                 {c.shift_start || c.shift_end
-                  ? `Shift ${c.shift_start ?? 'depot’s start'}–${c.shift_end ?? 'depot’s end'}`
+                  ? `Shift ${hoursIn(c.shift_start ?? 'depot’s start', c.shift_end ?? 'depot’s end', shiftZone(c))}`
                   : 'The depot’s working day'}
                 {c.capacity_kg !== null ? ` · ${c.capacity_kg} kg` : ''}
                 {c.capacity_packages !== null ? ` · ${c.capacity_packages} packages` : ''}

@@ -1,5 +1,5 @@
 import { type Action, allowedMoves, COURIER_MOVES } from '../../../../src/features/lifecycle/transitions.js';
-import { ACTION_LABEL, money, type Order } from '../../shared/api';
+import { ACTION_LABEL, hoursIn, money, type Order } from '../../shared/api';
 import { isActive } from '../client';
 import { firstName, navLink } from '../format';
 
@@ -61,7 +61,8 @@ export function Stop({
       {!pickup && order.delivery_instructions && <p className="note">Customer: {order.delivery_instructions}</p>}
       {!pickup && order.safe_place && <p className="note">Safe place: {order.safe_place}</p>}
       <p className="facts">
-        {order.time_window ? `${order.time_window.start}–${order.time_window.end} · ` : ''}
+        {/* In the order's zone, named: the phone's own zone may differ (DESIGN §15, docs/console.md). */}
+        {order.time_window ? `${hoursIn(order.time_window.start, order.time_window.end, order.timezone)} · ` : ''}
         {order.packages} pkg
         {!pickup && (order.cash_on_delivery ?? 0) > 0 ? ` · COD ${money(order.cash_on_delivery, order.currency)}` : ''}
       </p>
