@@ -75,11 +75,22 @@ describeEach('console in headless Chromium', (engine) => {
     `serves the sign-in form under a strict CSP, and refuses a wrong password${skipNote}`,
     async () => {
       const { page, cspErrors } = await newPage(360, 740);
+      // A first visit is signed out: nothing to ask the server (it could only answer 401), nothing
+      // failed in the browser's console.
+      const failed: string[] = [];
+      page.on('response', (r) => {
+        if (r.status() >= 400) failed.push(`${r.status()} ${r.request().method()} ${r.url()}`);
+      });
+      page.on('console', (msg) => {
+        if (msg.type() === 'error') failed.push(msg.text());
+      });
       const res = await page.goto(`${web.base}/console/`);
       expect(res?.status()).toBe(200);
       expect(res?.headers()['content-security-policy']).toContain("script-src 'self'");
-      // The form renders once the app has asked who is signed in: wait for it, then look.
+      // The form renders once the app knows no one is signed in: wait for it, then look.
       await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+      await page.waitForLoadState('networkidle');
+      expect(failed).toEqual([]);
       await expect(page.getByLabel('Email').isVisible()).resolves.toBe(true);
       await page.getByLabel('Email').fill('nobody@example.com');
       await page.getByLabel('Password').fill('wrong password 123');
@@ -270,8 +281,15 @@ describeEach('console in headless Chromium', (engine) => {
     await page.getByText('No orders match.').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+    // Signed out, a reload does not ask who is signed in (the answer could only be 401).
+    const asked: number[] = [];
+    page.on('response', (r) => {
+      if (new URL(r.url()).pathname === '/v1/session') asked.push(r.status());
+    });
     await page.reload();
     await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
+    await page.waitForLoadState('networkidle');
+    expect(asked).toEqual([]);
     expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     expect(cspErrors).toEqual([]);
     await page.context().close();

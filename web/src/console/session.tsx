@@ -16,6 +16,14 @@ export interface Me {
 
 const KEY_STORAGE = 'ruta.console.key';
 const MODE_STORAGE = 'ruta.console.mode';
+/**
+ * Set while this browser holds a session the console signed in. Without it there is no cookie to
+ * ask about, and GET /v1/session could only answer 401 (DESIGN §1: no credentials is 401), which
+ * every browser logs as a failed request: a first visit shows the sign-in form without asking.
+ */
+const SIGNED_IN_STORAGE = 'ruta.console.signedIn';
+const signedIn = (yes: boolean) =>
+  yes ? localStorage.setItem(SIGNED_IN_STORAGE, '1') : localStorage.removeItem(SIGNED_IN_STORAGE);
 
 function meFromKey(key: string): Me {
   const operator = key.startsWith('ok_');
@@ -54,6 +62,7 @@ export function useSessionState() {
         () => creds.current,
         () => {
           if (creds.current.key) sessionStorage.removeItem(KEY_STORAGE);
+          else signedIn(false);
           creds.current = { csrf: null, key: null, mode: creds.current.mode };
           setMe(null);
         },
@@ -61,24 +70,38 @@ export function useSessionState() {
     [],
   );
 
-  /** Asks the server who is signed in (the cookie survives reloads; the CSRF token does not). */
-  const check = useCallback(async () => {
-    if (creds.current.key) return;
-    try {
-      const body = await unwrap(client.GET('/v1/session'));
-      creds.current.csrf = body.csrf_token;
-      setMe(meFromSession(body));
-    } catch {
-      setMe(null);
-    } finally {
-      setChecked(true);
-    }
-  }, [client]);
+  /**
+   * Asks the server who is signed in (the cookie survives reloads; the CSRF token does not), when
+   * this browser signed in before, or always with `ask` (a page that has just set the cookie).
+   */
+  const check = useCallback(
+    async (ask = false) => {
+      if (creds.current.key) return;
+      if (!ask && localStorage.getItem(SIGNED_IN_STORAGE) === null) {
+        setMe(null);
+        setChecked(true);
+        return;
+      }
+      try {
+        const body = await unwrap(client.GET('/v1/session'));
+        creds.current.csrf = body.csrf_token;
+        signedIn(true);
+        setMe(meFromSession(body));
+      } catch {
+        signedIn(false);
+        setMe(null);
+      } finally {
+        setChecked(true);
+      }
+    },
+    [client],
+  );
 
   const signIn = useCallback(
     async (email: string, password: string) => {
       const body = await unwrap(client.POST('/v1/session', { body: { email, password } }));
       creds.current.csrf = body.csrf_token;
+      signedIn(true);
       setMe(meFromSession(body));
     },
     [client],
@@ -103,6 +126,7 @@ export function useSessionState() {
       try {
         await unwrap(client.DELETE('/v1/session'));
       } catch {}
+      signedIn(false);
       creds.current.csrf = null;
     }
     setMe(null);

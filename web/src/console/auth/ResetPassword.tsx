@@ -27,7 +27,8 @@ export function ResetPassword({ token }: { token: string }) {
     try {
       await unwrap(session.client.POST('/v1/password_resets/{token}/complete', { params, body: { password } }));
       history.replaceState(null, '', '/console/');
-      await session.check();
+      // The completed reset set the session cookie: ask, though this browser may never have signed in.
+      await session.check(true);
     } catch (err) {
       setError(err instanceof Error ? err.message : 'Could not set the password.');
     } finally {
