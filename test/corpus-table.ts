@@ -460,6 +460,17 @@ export const ENDPOINTS: Endpoint[] = [
     prefix: 'cou',
     auth: 'key',
   },
+  {
+    route: 'GET /v1/couriers/{id}/done_today',
+    name: 'courier done today',
+    method: 'GET',
+    path: (f) => `/v1/couriers/${f.courier.id}/done_today`,
+    body: 'none',
+    ok: 200,
+    id: (f) => f.courier.id,
+    prefix: 'cou',
+    auth: 'key',
+  },
 
   // Routes
   {

@@ -4,12 +4,14 @@ import { requireMover } from '../../shared/access.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { IdParams } from '../../shared/params.js';
+import { doneToday } from './done-today.js';
 import {
   Courier,
   CourierCreate,
   CourierList,
   CourierListQuery,
   CourierUpdate,
+  DoneStopList,
   LocationBody,
   LocationList,
   LocationsBody,
@@ -133,6 +135,21 @@ export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => service.locationsOf(ctx, requireMover(req, { courier: true }), req.params.id),
+  );
+
+  r.get(
+    '/couriers/:id/done_today',
+    {
+      schema: {
+        tags: couriers,
+        operationId: 'listCourierDoneToday',
+        summary:
+          'The courier\u2019s orders finished today (each order\u2019s own zone), oldest first: the courier app\u2019s progress and \u201cDone today\u201d',
+        params: IdParams,
+        response: { 200: DoneStopList, ...errorResponses(401, 403, 404) },
+      },
+    },
+    async (req) => doneToday(ctx, requireMover(req, { courier: true }), req.params.id),
   );
 
   r.get(

@@ -2,6 +2,7 @@ import { type Static, Type } from 'typebox';
 import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
 import { Nullable } from '../../shared/params.js';
 import { OrderStatusSchema } from '../orders/schemas.js';
+import { FINISHED_STATUSES } from './done-repo.js';
 
 // Stored values are defined with the table; the API shows the same ones.
 export { VEHICLES } from '../../shared/db/tables/couriers.js';
@@ -254,3 +255,27 @@ export const Route = Type.Object(
   { $id: 'Route' },
 );
 export type Route = Static<typeof Route>;
+
+/** GET /v1/couriers/{id}/done_today (done-today.ts): what a courier finished today, without the customer's phone or street. */
+export const DoneStop = Type.Object(
+  {
+    object: Type.Literal('done_stop'),
+    order: Type.String(),
+    tracking_code: Type.String(),
+    status: Type.Enum([...FINISHED_STATUSES]),
+    customer_name: Type.String(),
+    place: Nullable(Type.String({ description: 'The delivery address\u2019s district, else its city' })),
+    route: Nullable(Type.String()),
+    finished_at: Type.String({ format: 'date-time', description: 'When the order reached its status' }),
+    timezone: Type.String({
+      description: 'The zone whose today this is: the order\u2019s (its depot\u2019s, else its account\u2019s)',
+    }),
+  },
+  { $id: 'DoneStop' },
+);
+export type DoneStop = Static<typeof DoneStop>;
+
+export const DoneStopList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(DoneStop), has_more: Type.Boolean() },
+  { $id: 'DoneStopList' },
+);

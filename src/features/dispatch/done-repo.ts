@@ -1,0 +1,61 @@
+import type { Scope } from '../../shared/auth.js';
+import type { Executor } from '../../shared/db/index.js';
+import type { OrderStatus } from '../../shared/db/schema.js';
+
+/** What a courier's day counts as done: every status past the courier's last move (and a cancel). */
+export const FINISHED_STATUSES = [
+  'delivered',
+  'partially_delivered',
+  'failed',
+  'returned',
+  'cancelled',
+] as const satisfies readonly OrderStatus[];
+
+export interface FinishedRow {
+  id: string;
+  tracking_code: string;
+  status: OrderStatus;
+  route_id: string | null;
+  timezone: string;
+  /** JSON Customer and Address: only the name and the district or city are shown. */
+  customer: string;
+  delivery_address: string;
+  delivered_at: number | null;
+  returned_at: number | null;
+  updated_at: number;
+}
+
+/**
+ * The courier's finished orders last written at or after `since`. Every finishing move writes
+ * updated_at, so a finish at or after `since` is among them; the service keeps today's. The rows are
+ * found by `orders_courier` (courier_id alone): a phone's refresh reads that courier's orders, of
+ * every day, and drops the older ones here; an index on (courier_id, updated_at) would read today's
+ * only, should couriers' histories grow long.
+ */
+export async function finishedSince(
+  db: Executor,
+  scope: Scope,
+  courierId: string,
+  since: number,
+): Promise<FinishedRow[]> {
+  let q = db
+    .selectFrom('orders')
+    .select([
+      'id',
+      'tracking_code',
+      'status',
+      'route_id',
+      'timezone',
+      'customer',
+      'delivery_address',
+      'delivered_at',
+      'returned_at',
+      'updated_at',
+    ])
+    .where('courier_id', '=', courierId)
+    .where('mode', '=', scope.mode)
+    .where('status', 'in', [...FINISHED_STATUSES])
+    .where('updated_at', '>=', since);
+  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  return q.execute();
+}
