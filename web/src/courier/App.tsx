@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { type Action, allowedMoves, COURIER_MOVES, TRANSITIONS } from '../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../shared/api';
 import { ACTION_LABEL } from '../shared/api';
+import { mergeDone } from './done';
 import { uuid } from './format';
 import { useCash } from './hooks/useCash';
 import { useCourierSession } from './hooks/useCourierSession';
@@ -13,11 +14,11 @@ import type { Entry, MoveEntry } from './queue';
 import { CashCard } from './screens/CashCard';
 import { DeliverSheet } from './screens/DeliverSheet';
 import { FailSheet } from './screens/FailSheet';
-import { FINISHED, RouteList, withQueued } from './screens/RouteList';
+import { RouteList, withQueued } from './screens/RouteList';
 import { ScanSheet } from './screens/ScanSheet';
 import { SignIn } from './screens/SignIn';
 import { TopBar } from './screens/TopBar';
-import { type DoneStop, saveDone, saveDuty, savedDone, savedDuty } from './storage';
+import { saveDuty, savedDuty } from './storage';
 
 interface Sheet {
   order: Order;
@@ -49,7 +50,6 @@ export function App() {
   const outbox = useOfflineQueue(session, { moved: route.moved, sent: reload });
   const [onDuty, setOnDuty] = useState(savedDuty);
   const [note, setNote] = useState('');
-  const [done, setDone] = useState<DoneStop[]>(() => savedDone());
   const [sheet, setSheet] = useState<Sheet | null>(null);
   const [scanning, setScanning] = useState(false);
   const locationProblem = useDutyLocation(session, onDuty);
@@ -70,26 +70,10 @@ export function App() {
   async function queue(entries: Entry[]) {
     const moves = entries.filter((e): e is MoveEntry => e.kind === 'move');
     await outbox.queue(entries);
-    remember(moves);
     const first = moves[0];
     if (!first) return setNote('');
     const label = first.steps ? 'Start route' : ACTION_LABEL[first.action as Action];
     setNote(moves.length > 1 ? `${label}: ${moves.length} stops saved` : `${label} saved`);
-  }
-
-  /** A stop finished here goes to "Done today": the API stops listing it to the courier. */
-  function remember(moves: MoveEntry[]) {
-    const finished = moves.filter((m) => FINISHED.includes(m.to));
-    if (finished.length === 0) return;
-    const next = [...done];
-    for (const m of finished) {
-      const o = route.stops.find((s) => s.id === m.orderId);
-      if (!o || next.some((d) => d.id === o.id)) continue;
-      const a = o.delivery_address;
-      next.push({ id: o.id, name: o.customer.name, address: a.address, status: m.to, at: m.queuedAt });
-    }
-    setDone(next);
-    saveDone(next);
   }
 
   /**
@@ -157,7 +141,6 @@ export function App() {
     const n = outbox.size;
     if (n > 0 && !confirm(`${n} action(s) have not synced yet and would be lost. Sign out anyway?`)) return;
     await session.signOut();
-    setDone([]);
   }
 
   if (!me) return <SignIn onSignIn={session.signIn} />;
@@ -190,7 +173,7 @@ export function App() {
             onScan={() => setScanning(true)}
             stops={route.stops}
             queued={outbox.queued}
-            done={done}
+            done={mergeDone(route.done, route.stops, outbox.queued)}
             onStart={startRoute}
             onAction={onAction}
             onRefresh={() => void reload()}

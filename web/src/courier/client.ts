@@ -68,15 +68,15 @@ export function locationTransport(client: CourierClient): LocationTransport {
 export const isActive = (status: string) => (ON_BOARD_STATUSES as readonly string[]).includes(status);
 
 /**
- * Today's stops in route order: the orders the courier session can read (its unfinished assigned
- * orders), each route's stop order from GET /v1/routes/{id}, orders without a route last.
- */
-/**
  * An order of the courier's route with its stop numbers as last read: `stop_at` its delivery's,
  * `pickup_at` its pickup's when it is a pickup-and-delivery order (collected at its pickup_address).
  */
 export type RouteOrder = Order & { stop_at?: number; pickup_at?: number };
 
+/**
+ * Today's stops in route order: the orders the courier session can read (its unfinished assigned
+ * orders), each route's stop order from GET /v1/routes/{id}, orders without a route last.
+ */
 export async function loadStops(client: CourierClient, me: CourierMe): Promise<RouteOrder[]> {
   const page = await unwrap(client.GET('/v1/orders', { params: { query: { limit: 100 } } }));
   const mine = page.data.filter(
@@ -98,4 +98,13 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<R
   return mine
     .map((o): RouteOrder => ({ ...o, stop_at: position.get(o.id), pickup_at: pickup.get(o.id) }))
     .sort((a, b) => (a.stop_at ?? 1e9) - (b.stop_at ?? 1e9) || (a.created_at < b.created_at ? -1 : 1));
+}
+
+/**
+ * What the courier finished today as the server knows it, from every phone and from dispatch:
+ * the order list shows a courier its unfinished orders only (DESIGN §9).
+ */
+export async function loadDone(client: CourierClient, me: CourierMe): Promise<Schemas['DoneStop'][]> {
+  const list = await unwrap(client.GET('/v1/couriers/{id}/done_today', { params: { path: { id: me.courier.id } } }));
+  return list.data;
 }

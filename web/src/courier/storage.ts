@@ -57,17 +57,21 @@ export function savedCash(): SavedCash | null {
 }
 
 export const saveCash = (c: SavedCash) => localStorage.setItem(CASH, JSON.stringify(c));
-/** A stop finished on this phone today, kept to look back at: the API no longer lists it to the courier. */
+/**
+ * A stop the courier finished today, to look back at: the API no longer lists it among the orders.
+ * As the server answered GET /v1/couriers/{id}/done_today, kept so that the app opens offline.
+ */
 export interface DoneStop {
   id: string;
   name: string;
+  /** The district, else the city: a finished stop shows no street. */
   address: string;
   status: string;
-  /** When the courier finished it (ms), in the phone's clock. */
+  /** When it was finished (ms). */
   at: number;
 }
 
-/** The phone's own calendar day: "today" for a courier is the day in their hand. */
+/** The phone's calendar day: a list kept from another day is not today's. */
 const today = (now = Date.now()) => new Date(now).toLocaleDateString('en-CA');
 
 export function savedDone(now = Date.now()): DoneStop[] {

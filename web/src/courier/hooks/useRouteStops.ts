@@ -1,17 +1,28 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { ApiFailure, type Order } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
-import { loadStops } from '../client';
-import { savedStops, saveStops } from '../storage';
+import { loadDone, loadStops } from '../client';
+import { type DoneStop, saveDone, savedDone, savedStops, saveStops } from '../storage';
 import type { CourierSession } from './useCourierSession';
 
-/** Today's stops: loaded from the API, kept in localStorage for offline use, moved on by accepted moves. */
+/**
+ * Today's stops, and what the server says was finished today: loaded from the API, kept in
+ * localStorage for offline use, the stops moved on by accepted moves.
+ */
 export function useRouteStops(session: CourierSession) {
-  const { client, meRef, signedOut } = session;
+  const { client, me, meRef, signedOut } = session;
   const [stops, setStops] = useState<Order[]>(savedStops);
-  // The route is kept for offline use whenever it changes (not inside a state updater, which React
-  // may call twice).
+  const [done, setDone] = useState<DoneStop[]>(() => savedDone());
+  // Kept for offline use whenever they change (not inside a state updater, which React may call twice).
   useEffect(() => saveStops(stops), [stops]);
+  useEffect(() => saveDone(done), [done]);
+  // Signed out: nothing of this courier's day stays on screen for the next one.
+  const signedIn = !!me;
+  useEffect(() => {
+    if (signedIn) return;
+    setStops([]);
+    setDone([]);
+  }, [signedIn]);
 
   // Bumped by every accepted move: a route read that started before it is older than what the
   // phone knows, and is dropped rather than taking a stop back to its previous status.
@@ -22,6 +33,17 @@ export function useRouteStops(session: CourierSession) {
     const seen = moves.current;
     try {
       const s = await loadStops(client, m);
+      const d = await loadDone(client, m);
+      // An older done list is harmless: a stop an accepted move finished counts from `stops` (done.ts).
+      setDone(
+        d.map((x) => ({
+          id: x.order,
+          name: x.customer_name,
+          address: x.place ?? '',
+          status: x.status,
+          at: Date.parse(x.finished_at),
+        })),
+      );
       if (moves.current !== seen) return;
       setStops(s);
     } catch (e) {
@@ -40,5 +62,5 @@ export function useRouteStops(session: CourierSession) {
     setStops((prev) => prev.map((p) => (p.id === o.id ? { ...p, ...o } : p)));
   }, []);
 
-  return { stops, refresh, moved };
+  return { stops, done, refresh, moved };
 }

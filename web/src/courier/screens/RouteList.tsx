@@ -3,11 +3,11 @@ import type { Action } from '../../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../../shared/api';
 import { Boundary } from '../../shared/Boundary';
 import type { RouteOrder } from '../client';
+import { FINISHED } from '../done';
 import type { MoveEntry } from '../queue';
 import type { DoneStop } from '../storage';
 import { Stop } from './Stop';
 
-export const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned', 'cancelled'];
 const TO_LOAD = ['assigned', 'ready_for_pickup', 'picked_up'];
 
 // Leaflet is a third of the app's weight: the map loads after the route is on screen.
@@ -63,7 +63,8 @@ export function stopsOf(orders: RouteOrder[]): { order: RouteOrder; kind: 'picku
 
 /**
  * Today's route: progress, Start route, the stops still to do (a finished stop stays while its last
- * move has not synced), a map of them, and what was done today on this phone.
+ * move has not synced), a map of them, and what was done today (done.ts: the server's list, with
+ * this phone's moves it does not have yet), which the progress counts.
  */
 export function RouteList({
   stops,
@@ -86,7 +87,9 @@ export function RouteList({
     (o) => !FINISHED.includes(o.status) || queued.some((q) => q.orderId === o.id),
   );
   const open = shown.filter((o) => !FINISHED.includes(o.status));
-  const total = open.length + done.length;
+  // A stop the phone shows as still to do is not done, whatever an older list said.
+  const finished = done.filter((d) => !open.some((o) => o.id === d.id));
+  const total = open.length + finished.length;
   const toLoad = open.filter((o) => TO_LOAD.includes(o.status)).length;
   return (
     <>
@@ -103,9 +106,9 @@ export function RouteList({
       {total > 0 && (
         <p className="progress-line">
           <strong>
-            {done.length} of {total} done
+            {finished.length} of {total} done
           </strong>
-          <progress max={total} value={done.length} aria-label="Stops done" />
+          <progress max={total} value={finished.length} aria-label="Stops done" />
         </p>
       )}
       {toLoad > 0 && (
@@ -135,13 +138,14 @@ export function RouteList({
       <button type="button" onClick={onRefresh}>
         Refresh
       </button>
-      {done.length > 0 && (
+      {finished.length > 0 && (
         <details className="done-today">
-          <summary>Done today ({done.length})</summary>
+          <summary>Done today ({finished.length})</summary>
           <ul>
-            {done.map((d) => (
+            {finished.map((d) => (
               <li key={d.id}>
-                <strong>{d.name}</strong> · {d.address}{' '}
+                <strong>{d.name}</strong>
+                {d.address && ` · ${d.address}`}{' '}
                 <span className={`badge s-${d.status}`}>{d.status.replace(/_/g, ' ')}</span>{' '}
                 <span className="muted">
                   {new Date(d.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
