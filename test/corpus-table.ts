@@ -111,8 +111,17 @@ const s500 = 'x'.repeat(501);
 export const IMPORT_CSV = 'external_order_id,customer_name,address\r\nCSV-1,Ana,Av. Larco 1\r\n';
 const id101 = 'x'.repeat(101);
 
+/**
+ * An integer query parameter takes plain decimal digits only: AJV's coercion (`Number()`) would read
+ * these as 16, 10, 5, 5, 5 and 10 (src/shared/validation.ts, `plainNumbers`).
+ */
+function notPlainInteger(param: string): QueryCase[] {
+  return ['0x10', '1e1', '%2B5', '%205', '5.0', '0b1010'].map((v) => [`${param}=${v}`, param, 'parameter_invalid']);
+}
+
 /** Query cases every keyset-paginated list shares. */
 const LIST_QUERY: QueryCase[] = [
+  ...notPlainInteger('limit'),
   ['zzz=1', 'zzz', 'parameter_unknown'],
   ['limit=0', 'limit', 'parameter_invalid'],
   ['limit=101', 'limit', 'parameter_invalid'],
@@ -137,6 +146,7 @@ const ORDERS_QUERY: QueryCase[] = [
   ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
   ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
   ['account=acct_x', 'account', 'parameter_invalid'],
+  ...notPlainInteger('rating'),
   ['cod_status=nope', 'cod_status', 'parameter_invalid'],
   ['cod_status=SHORT', 'cod_status', 'parameter_invalid'],
   ['cod_status=short&cod_status=over', 'cod_status', 'parameter_invalid'],
@@ -1512,6 +1522,7 @@ export const ENDPOINTS: Endpoint[] = [
     query: [
       ['zzz=1', 'zzz', 'parameter_unknown'],
       ['limit=0', 'limit', 'parameter_invalid'],
+      ...notPlainInteger('limit'),
     ],
   },
 

@@ -1,4 +1,4 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { type ApiError, validationError } from './errors.js';
@@ -47,11 +47,52 @@ export function installValidators(app: FastifyInstance): void {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(schema) : coercing.compile(schema),
+    httpPart === 'body' ? strict.compile(schema) : plainNumbers(schema, coercing.compile(schema)),
   );
   // Before any route, so it sees every one (hooks reach the plugins registered after them), and
   // before the OpenAPI document's own onRoute hook, which then documents the same schema.
   app.addHook('onRoute', strictQuery);
+}
+
+/** What a number in a query string or path may look like: plain decimal, as people write it. */
+const PLAIN = { integer: /^-?\d+$/, number: /^-?\d+(\.\d+)?$/ } as const;
+
+type Validate = ((data: unknown, cxt?: Parameters<ValidateFunction>[1]) => boolean) & {
+  errors?: ErrorObject[] | null;
+  schemaEnv?: unknown;
+};
+
+/**
+ * AJV coerces a query or path value with `Number()`, so `limit=0x10`, `1e1`, `+5`, ` 5` or `5.0`
+ * would pass as integers (16, 10, 5…). Stripe takes only what it documents: a parameter of type
+ * integer (or number) is checked as text first, and anything but plain decimal digits is the same
+ * 422 `parameter_invalid` naming it that a word there gets (errors.ts reads the AJV-shaped error).
+ * One wrapper for every route's querystring and params, so no route has to remember it.
+ */
+function plainNumbers(schema: unknown, validate: ValidateFunction): Validate {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> }).properties ?? {};
+  const numeric = Object.entries(props).flatMap(([name, s]) =>
+    s.type === 'integer' || s.type === 'number' ? [[name, s.type] as const] : [],
+  );
+  if (numeric.length === 0) return validate;
+  const wrapped: Validate = (data, cxt) => {
+    for (const [name, type] of numeric) {
+      const value = (data as Record<string, unknown> | null)?.[name];
+      if (typeof value === 'string' && !PLAIN[type].test(value)) {
+        const instancePath = `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`;
+        wrapped.errors = [
+          { instancePath, schemaPath: '', keyword: 'type', params: { type }, message: `must be ${type}` },
+        ];
+        return false;
+      }
+    }
+    const ok = validate(data, cxt);
+    wrapped.errors = validate.errors;
+    return ok;
+  };
+  // Fastify passes the parent to AJV's own functions (so a root value can be coerced): keep that.
+  wrapped.schemaEnv = validate.schemaEnv;
+  return wrapped;
 }
 
 /** The API's routes: everything under `/v1/`. */
