@@ -87,6 +87,20 @@ describeEach('users, invitations, accounts and API keys over the API', (engine) 
         expect(res.status, JSON.stringify(body)).toBe(422);
         expect(res.body.error.param, JSON.stringify(body)).toBe(param);
       }
+      // The message names the role with its article: "An admin", "A dispatcher".
+      for (const [role, message] of [
+        ['admin', 'An admin belongs to no account.'],
+        ['dispatcher', 'A dispatcher belongs to no account.'],
+      ]) {
+        const body = {
+          email: `x6-${role}@example.com`,
+          name: 'X',
+          role,
+          account: a.accountId,
+          password: 'a long password',
+        };
+        expect((await admin('POST', '/v1/users', body)).body.error.message).toBe(message);
+      }
       const self = await admin('PATCH', `/v1/users/${adminId}`, { status: 'disabled' });
       expect(self.status).toBe(422);
       expect(self.body.error.param).toBe('status');

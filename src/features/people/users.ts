@@ -43,7 +43,9 @@ export async function checkRoleAccount(db: Executor, role: UserRole, account: st
     }
     return account;
   }
-  if (account) throw new ApiError('parameter_invalid', `A ${role} belongs to no account.`, 'account');
+  // "An admin", "A dispatcher": the article follows the role's first sound.
+  const article = /^[aeiou]/.test(role) ? 'An' : 'A';
+  if (account) throw new ApiError('parameter_invalid', `${article} ${role} belongs to no account.`, 'account');
   return null;
 }
 
