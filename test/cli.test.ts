@@ -231,6 +231,7 @@ describeEach('cli', (engine: Engine) => {
         // The API's own limit (POST /v1/accounts: 422 above 200), so the CLI makes no account the API could not.
         [['accounts', 'create', '--name', 'a'.repeat(201)], /--name must be at most 200 characters/],
         [['accounts', 'create', '--name', 'X', '--currency', 'EURO'], /currency/],
+        [['accounts', 'create', '--name', 'X', '--currency', 'ZZZ'], /--currency must be an ISO 4217 currency code/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', '100', '--origin-lng', '0'], /origin-lat/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', '10'], /origin-lng/],
         [['accounts', 'create', '--name', 'X', '--origin-lat', 'abc', '--origin-lng', '1'], /origin-lat/],

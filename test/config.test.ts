@@ -128,6 +128,7 @@ describe('loadConfig', () => {
       ['RUTA_PUBLIC_URL', 'https://example.com/?x=1'],
       ['RUTA_DEFAULT_CURRENCY', 'dollars'],
       ['RUTA_DEFAULT_CURRENCY', 'U$D'],
+      ['RUTA_DEFAULT_CURRENCY', 'ZZZ'],
       ['RUTA_LOG_LEVEL', 'verbose'],
       ['RUTA_RATE_LIMIT_PER_MIN', '-5'],
       ['RUTA_RATE_LIMIT_PER_MIN', 'lots'],

@@ -1323,7 +1323,7 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'admin',
     fields: [
       ['name', 'string', ['', 'x'.repeat(201)]],
-      ['currency', 'string', ['', 'usd', 'USDX']],
+      ['currency', 'string', ['', 'usd', 'USDX', 'ZZZ', 'XXX']],
       [
         'origin',
         'object',
@@ -1359,7 +1359,7 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'admin',
     fields: [
       ['name', 'string', ['', 'x'.repeat(201)]],
-      ['currency', 'string', ['', 'usd', 'USDX']],
+      ['currency', 'string', ['', 'usd', 'USDX', 'ZZZ', 'XXX']],
       // Nullable objects: the validator names the object itself for a flaw inside it.
       [
         'origin',
@@ -1579,7 +1579,7 @@ export const ENDPOINTS: Endpoint[] = [
     auth: 'admin',
     fields: [
       ['amount', 'number', [0, -1, 1.001, 100_000_000]],
-      ['currency', 'string', ['', 'pen', 'PENN']],
+      ['currency', 'string', ['', 'pen', 'PENN', 'ZZZ', 'XTS', 'XAU']],
       ['received_by', 'string', ['', s500]],
       ['notes', 'string', [s500]],
     ],

@@ -1,5 +1,6 @@
 import { findAccount, findKey, listAccounts, listKeys } from '../features/accounts/repo.js';
 import { createAccount, createKey, revoke } from '../features/accounts/service.js';
+import { isCurrency } from '../shared/currency.js';
 import type { Mode } from '../shared/db/schema.js';
 import { isTimezone } from '../shared/local-time.js';
 import { type Command, printer, table, UsageError, when, withContext } from './command.js';
@@ -37,8 +38,8 @@ export const accountCommands: Command[] = [
       // The limit of POST /v1/accounts and PATCH (accounts/schemas.ts).
       if (name.length > 200) throw new UsageError('--name must be at most 200 characters');
       const currency = typeof values.currency === 'string' ? values.currency.toUpperCase() : undefined;
-      if (currency !== undefined && !/^[A-Z]{3}$/.test(currency)) {
-        throw new UsageError('--currency must be a 3-letter ISO 4217 code, e.g. USD');
+      if (currency !== undefined && !isCurrency(currency)) {
+        throw new UsageError('--currency must be an ISO 4217 currency code, e.g. USD');
       }
       const originLat = num(values['origin-lat'], 'origin-lat', 90);
       const originLng = num(values['origin-lng'], 'origin-lng', 180);

@@ -1,5 +1,6 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { isCurrency } from './currency.js';
 import { DEFAULT_FILES_URL, formatFilesUrl, parseFilesUrl } from './files-url.js';
 import { isTimezone } from './local-time.js';
 
@@ -386,7 +387,7 @@ function messaging(env: NodeJS.ProcessEnv): Messaging {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const currency = (env.RUTA_DEFAULT_CURRENCY || 'USD').toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency)) {
+  if (!isCurrency(currency)) {
     throw new ConfigError('RUTA_DEFAULT_CURRENCY', `must be an ISO 4217 code, got "${env.RUTA_DEFAULT_CURRENCY}"`);
   }
   return {

@@ -32,3 +32,10 @@ export const SettingsAccountQuery = Type.Object(
   },
   { additionalProperties: false },
 );
+
+/**
+ * A currency field of a request. The `currency` format is checked against CURRENCIES
+ * (shared/currency.ts) by validation.ts, so `ZZZ` is 422 `parameter_invalid` naming the field, like a malformed `USDX`.
+ */
+export const Currency = (description = 'ISO 4217 currency code, uppercase (e.g. USD, PEN)') =>
+  Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description });

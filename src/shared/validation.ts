@@ -1,6 +1,7 @@
 import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv';
 import addFormatsImport from 'ajv-formats';
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import { isCurrency } from './currency.js';
 import { type ApiError, validationError } from './errors.js';
 import { isCalendarDay } from './local-time.js';
 import { isParsableInstant } from './time.js';
@@ -35,6 +36,8 @@ function makeAjv(opts: Options): Ajv {
   // year 0000, which no service can read, and a value the validator passes but a service does not
   // read as a day would be stored as it came and fail every answer that shows it.
   ajv.addFormat('date', { type: 'string', validate: isCalendarDay });
+  // Three capital letters are not yet a currency: `ZZZ` or `XXX` must be refused, not stored.
+  ajv.addFormat('currency', { type: 'string', validate: isCurrency });
   return ajv;
 }
 

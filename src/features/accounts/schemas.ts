@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { DateTime, Nullable } from '../../shared/params.js';
+import { Currency, DateTime, Nullable } from '../../shared/params.js';
 
 // Accounts and API keys over the API (the console's admin and merchant pages).
 
@@ -82,7 +82,7 @@ export const AccountList = Type.Object(
 export const AccountUpdate = Type.Object(
   {
     name: Type.Optional(Name),
-    currency: Type.Optional(Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217' })),
+    currency: Type.Optional(Currency()),
     origin: Type.Optional(Nullable(Origin)),
     pricing: Type.Optional(Nullable(PricingSchema)),
     timezone: Type.Optional(Nullable(Timezone)),
@@ -98,9 +98,7 @@ export type AccountUpdate = Static<typeof AccountUpdate>;
 export const AccountCreate = Type.Object(
   {
     name: Name,
-    currency: Type.Optional(
-      Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217; default RUTA_DEFAULT_CURRENCY' }),
-    ),
+    currency: Type.Optional(Currency('ISO 4217 currency code, uppercase; default RUTA_DEFAULT_CURRENCY')),
     origin: Type.Optional(Nullable(Origin)),
     pricing: Type.Optional(Nullable(PricingSchema)),
     timezone: Type.Optional(Nullable(Timezone)),

@@ -1,5 +1,6 @@
 import type { Principal } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
+import { isCurrency } from '../../shared/currency.js';
 import type { Db, Executor } from '../../shared/db/index.js';
 import type { Mode, Role } from '../../shared/db/schema.js';
 import { newId, randomToken, sha256Hex } from '../../shared/ids.js';
@@ -65,7 +66,7 @@ export async function createAccount(
   },
 ): Promise<{ account: repo.AccountRow; keys: { test: string; live: string } }> {
   const currency = (opts.currency ?? ctx.config.defaultCurrency).toUpperCase();
-  if (!/^[A-Z]{3}$/.test(currency)) throw new Error(`currency must be an ISO 4217 code, got "${currency}"`);
+  if (!isCurrency(currency)) throw new Error(`currency must be an ISO 4217 code, got "${currency}"`);
   if (opts.name.trim() === '') throw new Error('name must not be empty');
   if (opts.timezone != null && !isTimezone(opts.timezone)) {
     throw new Error(`timezone must be an IANA time zone such as America/Lima, got "${opts.timezone}"`);

@@ -1,10 +1,9 @@
 import { type Static, Type } from 'typebox';
 import { SETTLEMENT_STATUSES } from '../../shared/db/tables/settlements.js';
-import { Nullable } from '../../shared/params.js';
+import { Currency, Nullable } from '../../shared/params.js';
 
 const Day = (description: string) => Type.String({ format: 'date', description });
 const Amount = (description: string) => Type.Number({ description: `${description} (major units, 2 decimals)` });
-const Currency = Type.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217' });
 const Ref = Type.Object({ id: Type.String(), name: Type.String() });
 
 export const DaysQuery = Type.Object(
@@ -18,7 +17,7 @@ export const DaysQuery = Type.Object(
 export const HandoverBody = Type.Object(
   {
     amount: Type.Number({ exclusiveMinimum: 0, maximum: 99_999_999.99, description: 'Cash handed over, major units' }),
-    currency: Currency,
+    currency: Currency(),
     received_by: Type.String({
       minLength: 1,
       maxLength: 200,
