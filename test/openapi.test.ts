@@ -61,6 +61,27 @@ describe('the OpenAPI document', () => {
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   });
 
+  it('lists 400, 413 and 415 with the Error body on every operation that takes a body (400 only for JSON)', () => {
+    const withBody = operations(doc).filter(({ op }) => op.requestBody);
+    expect(withBody.length).toBeGreaterThan(40);
+    for (const { method, path, op } of withBody) {
+      const json = 'application/json' in op.requestBody.content;
+      for (const status of json ? ['400', '413', '415'] : ['413', '415']) {
+        expect(jsonSchema(op.responses[status])?.$ref, `${method} ${path} ${status}`).toBe(
+          '#/components/schemas/Error',
+        );
+      }
+      // Adding them takes nothing away: the success answer is still there.
+      expect(
+        Object.keys(op.responses).some((s) => s.startsWith('2')),
+        `${method} ${path}`,
+      ).toBe(true);
+    }
+    expect(doc.paths['/v1/orders'].post.responses['400'].description).toBe('Malformed JSON');
+    expect(doc.paths['/v1/files'].post.responses).toHaveProperty('413');
+    expect(doc.paths['/v1/files'].post.responses).not.toHaveProperty('400');
+  });
+
   it('declares optional exactly the bodies that an empty object satisfies', () => {
     const required = (path: string) => doc.paths[path].post.requestBody.required;
     for (const action of ['cancel', 'validate', 'ready', 'pickup', 'depart', 'approach', 'arrive', 'return']) {

@@ -136,7 +136,10 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url }) => ({ schema: withRawBody(nameTopLevel(documented.get(schema) ?? schema)), url }),
+    transform: ({ schema, url }) => ({
+      schema: withRawBody(nameTopLevel(withBodyErrors(documented.get(schema) ?? schema))),
+      url,
+    }),
     transformObject: (doc) => componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject),
   });
   // After @fastify/swagger's own onRoute hook, which keeps the route options object: the original
@@ -165,4 +168,21 @@ function withRawBody<T>(schema: T): T {
   const s = schema as { consumes?: string[]; body?: unknown } | undefined;
   if (!s?.consumes?.length || s.body !== undefined) return schema;
   return { ...s, body: { type: 'string', format: 'binary', description: 'The file\u2019s bytes, as sent' } } as T;
+}
+
+/**
+ * What every operation with a body can answer before its handler runs, whatever the route declares:
+ * 413 (over the body limit) and 415 (a Content-Type it does not take) from Fastify's parsing, and
+ * for a JSON body 400 `invalid_json` (errors.ts, app.ts's parser). Added here, for the document
+ * only, so no route has to list them and a generated client knows every status it may meet.
+ * Upload routes (`consumes`, a raw file) never parse JSON, so they get no 400.
+ */
+function withBodyErrors<T>(schema: T): T {
+  const s = schema as { consumes?: string[]; body?: unknown; response?: Record<string, unknown> } | undefined;
+  const upload = (s?.consumes?.length ?? 0) > 0 && s?.body === undefined;
+  if (s === undefined || (s.body === undefined && !upload)) return schema;
+  const added = upload ? errorResponses(413, 415) : errorResponses(400, 413, 415);
+  const response: Record<string, unknown> = { ...s.response };
+  for (const [status, body] of Object.entries(added)) if (!(status in response)) response[status] = body;
+  return { ...s, response } as T;
 }
