@@ -42,7 +42,7 @@ import { installJobMetrics } from './shared/jobs/metrics.js';
 import { loggableUrl } from './shared/log-url.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
-import { installRateLimit } from './shared/rate-limit.js';
+import { installRateLimit, refusedRateLimit } from './shared/rate-limit.js';
 import { installValidators } from './shared/validation.js';
 import { installWebApps } from './shared/web-app.js';
 
@@ -204,7 +204,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Everything else under /v1 needs an API key or a session: one authentication hook for both.
   await app.register(
     async (v1) => {
-      installAuth(v1, { authenticators: authenticators(ctx), publicOrigin: publicOrigin(ctx) });
+      installAuth(v1, {
+        authenticators: authenticators(ctx),
+        publicOrigin: publicOrigin(ctx),
+        onRefused: refusedRateLimit(v1, ctx),
+      });
       installRateLimit(v1, ctx, 'key');
       installIdempotency(v1, ctx);
       ordersRoutes(v1, ctx);

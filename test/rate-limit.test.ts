@@ -65,20 +65,40 @@ describeEach('rate limits', (engine) => {
       expect(others.headers['ratelimit-remaining']).toBe('2');
     });
 
-    it('does not count requests without a valid key', async () => {
-      // A key of its own, so no other test has spent any of its budget.
+    it('counts refused requests (401) per client address, with the headers, never against a key', async () => {
+      // A key and addresses of its own, so no other test has spent any of their budget.
       const fresh = await newMerchant(t, 'Fresh');
+      const [a, b, c] = ['203.0.113.41', '203.0.113.42', '203.0.113.43'];
+      const get = (remoteAddress: string, headers: Record<string, string> = {}) =>
+        t.app.inject({ method: 'GET', url: '/v1/orders', remoteAddress, headers });
       await freshWindow();
-      for (const bad of [undefined, 'sk_test_unknown', `${fresh.test}x`, `Basic ${fresh.test}`]) {
-        for (let i = 0; i < 2; i++) {
-          const res = await client(t.app, bad)('GET', '/v1/orders');
-          expect(res.status).toBe(401);
-          expect(res.headers['ratelimit-limit']).toBeUndefined();
-        }
+      const refused: Record<string, string>[] = [
+        {},
+        { authorization: 'Bearer sk_test_unknown' },
+        { authorization: `Basic ${fresh.test}` },
+      ];
+      const remaining: string[] = [];
+      for (const headers of refused) {
+        const res = await get(a, headers);
+        expect(res.statusCode).toBe(401);
+        expect(res.headers['ratelimit-limit']).toBe('3');
+        expect(Number(res.headers['ratelimit-reset'])).toBeGreaterThanOrEqual(1);
+        remaining.push(String(res.headers['ratelimit-remaining']));
       }
-      // Eight refused requests later, the key's first real request is still its first of the window.
-      const first = await client(t.app, fresh.test)('GET', '/v1/orders');
-      expect(first.status).toBe(200);
+      expect(remaining).toEqual(['2', '1', '0']);
+      // Over the limit, a bad key is refused as any caller is: 429 with Retry-After.
+      const over = await get(a, { authorization: 'Bearer sk_test_unknown' });
+      expect(over.statusCode).toBe(429);
+      expect(JSON.parse(over.body).error.code).toBe('rate_limited');
+      expect(over.headers['retry-after']).toBe(over.headers['ratelimit-reset']);
+      // Another address has its own count; an ended session is counted the same way.
+      expect((await get(b)).headers['ratelimit-remaining']).toBe('2');
+      const session = await get(c, { cookie: 'ruta_session=nope' });
+      expect(session.statusCode).toBe(401);
+      expect(session.headers['ratelimit-remaining']).toBe('2');
+      // From the same address, the key's first real request is still its first of the window.
+      const first = await get(a, { authorization: `Bearer ${fresh.test}` });
+      expect(first.statusCode).toBe(200);
       expect(first.headers['ratelimit-remaining']).toBe('2');
     });
 

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Mode } from './db/schema.js';
 import { ApiError } from './errors.js';
 import { safeEqual, sha256Hex } from './ids.js';
@@ -143,9 +143,14 @@ function checkFixedMode(req: FastifyRequest, p: Principal): void {
  */
 export function installAuth(
   scope: FastifyInstance,
-  opts: { authenticators: Authenticators; publicOrigin: string },
+  opts: {
+    authenticators: Authenticators;
+    publicOrigin: string;
+    /** Runs when the request is refused here (401, or a CSRF or mode refusal), before the refusal is answered; may throw instead (a 429). */
+    onRefused?: (request: FastifyRequest, reply: FastifyReply) => Promise<void>;
+  },
 ): void {
-  const { authenticators: auth, publicOrigin } = opts;
+  const { authenticators: auth, publicOrigin, onRefused } = opts;
   // The query is read here, before validation: a route that takes `mode` must declare it in its
   // querystring schema (and so in the OpenAPI document), or validation would refuse it as unknown.
   scope.addHook('onRoute', (route) => {
@@ -154,7 +159,17 @@ export function installAuth(
       throw new Error(`${route.method} ${route.url}: config.modeQuery needs \`mode\` in the querystring schema`);
     }
   });
-  scope.addHook('onRequest', async (request) => {
+  scope.addHook('onRequest', async (request, reply) => {
+    try {
+      await authenticate(request);
+    } catch (err) {
+      // A refusal, not a failure of ours (a database that does not answer is a 503 to retry).
+      if (err instanceof ApiError && err.status < 500) await onRefused?.(request, reply);
+      throw err;
+    }
+  });
+
+  async function authenticate(request: FastifyRequest): Promise<void> {
     const header = request.headers.authorization;
     const cookies = (request as { cookies?: Record<string, string | undefined> }).cookies ?? {};
     const userToken = cookies[SESSION_COOKIE];
@@ -177,7 +192,7 @@ export function installAuth(
     checkCsrf(request, token, publicOrigin);
     if (!userToken) checkFixedMode(request, principal);
     request.principal = principal;
-  });
+  }
 }
 
 export function principalOf(request: FastifyRequest): Principal {

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import ipaddr from 'ipaddr.js';
 import { actorOf } from './auth.js';
 import type { AppContext } from './context.js';
@@ -171,24 +171,58 @@ export function installRateLimit(
 ): void {
   const limit = by === 'key' ? ctx.config.rateLimitPerMin : ctx.config.publicRateLimitPerMin;
   if (limit === 0) return;
+  const store = storeOf(scope, ctx, given);
+  scope.addHook('onRequest', async (req, reply) => countHit(ctx, store, bucketOf(req, by), limit, reply));
+}
+
+/**
+ * For the keyed scope's authentication hook (installAuth's `onRefused`): a request refused before
+ * anyone is known to be calling (no key, a wrong key, an ended session; a CSRF or mode refusal)
+ * has no key to count against, so it counts against its client address, at the per-key limit, in
+ * a bucket of its own (`refused:`), apart from the sign-in and tracking pages' per-address one.
+ * So its 401 carries RateLimit-* headers like every other answer of the API (DESIGN §6), and a
+ * client that floods the API with bad keys gets 429 `rate_limited` like one with a good key.
+ * Undefined when limits are off.
+ */
+export function refusedRateLimit(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  given?: RateLimitStore,
+): ((req: FastifyRequest, reply: FastifyReply) => Promise<void>) | undefined {
+  const limit = ctx.config.rateLimitPerMin;
+  if (limit === 0) return undefined;
+  const store = storeOf(scope, ctx, given);
+  return (req, reply) => countHit(ctx, store, `refused:${clientOf(req.ip)}`, limit, reply);
+}
+
+function storeOf(scope: FastifyInstance, ctx: AppContext, given: RateLimitStore | undefined): RateLimitStore {
   const store: RateLimitStore & { close?(): Promise<void> } = given ?? rateLimitStoreFor(ctx);
   // Runs after the server stopped taking requests and before the database closes (see drain.ts).
   if (store.close) scope.addHook('onClose', async () => store.close?.());
-  scope.addHook('onRequest', async (req, reply) => {
-    const now = ctx.clock();
-    const windowStart = now - (now % WINDOW_MS);
-    const count = await store.hit(bucketOf(req, by), windowStart);
-    const reset = String(Math.ceil((windowStart + WINDOW_MS - now) / 1000));
-    reply.header('RateLimit-Limit', String(limit));
-    reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
-    reply.header('RateLimit-Reset', reset);
-    if (count > limit) {
-      throw new ApiError(
-        'rate_limited',
-        `Too many requests: the limit is ${limit} per minute. Retry after ${reset} seconds.`,
-        undefined,
-        { 'Retry-After': reset },
-      );
-    }
-  });
+  return store;
+}
+
+/** Counts one hit of `bucket`, sets the RateLimit-* headers, and refuses it (429) over the limit. */
+async function countHit(
+  ctx: AppContext,
+  store: RateLimitStore,
+  bucket: string,
+  limit: number,
+  reply: FastifyReply,
+): Promise<void> {
+  const now = ctx.clock();
+  const windowStart = now - (now % WINDOW_MS);
+  const count = await store.hit(bucket, windowStart);
+  const reset = String(Math.ceil((windowStart + WINDOW_MS - now) / 1000));
+  reply.header('RateLimit-Limit', String(limit));
+  reply.header('RateLimit-Remaining', String(Math.max(0, limit - count)));
+  reply.header('RateLimit-Reset', reset);
+  if (count > limit) {
+    throw new ApiError(
+      'rate_limited',
+      `Too many requests: the limit is ${limit} per minute. Retry after ${reset} seconds.`,
+      undefined,
+      { 'Retry-After': reset },
+    );
+  }
 }
