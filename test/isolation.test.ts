@@ -13,6 +13,7 @@ import {
   validOrder,
 } from './helpers.js';
 import { orderIn, tinyPng, upload } from './lifecycle-helpers.js';
+import { sessionClient, userSession } from './people-helpers.js';
 
 /**
  * The key × object matrix for every authenticated operation outside the orders API (whose matrix
@@ -323,6 +324,62 @@ describeEach('isolation matrix', (engine) => {
     ] as const) {
       // The event is the caller's own; the endpoint is not theirs: the body names nothing it may use.
       expect422(await client(t.app, key)('POST', `/v1/events/${event}/redeliver`, { endpoint }), 'endpoint');
+    }
+  });
+});
+
+/**
+ * `?account=` on the carrier's lists (docs/api.md, "Filtering by account"): an id of the wrong
+ * shape is 422 naming `account` on every list that takes it; a well-formed id of no account is a
+ * filter that matches nothing (an empty list), as a merchant's own would be with no objects yet.
+ */
+describeEach("the carrier's account filter", (engine) => {
+  let t: TestApp;
+  let op: string;
+  let admin: ReturnType<typeof sessionClient>;
+  beforeAll(async () => {
+    t = await startApp(engine);
+    op = await newOperator(t);
+    admin = sessionClient(t, await userSession(t, 'admin'));
+  });
+  afterAll(() => t?.close());
+
+  const LISTS = [
+    '/v1/orders',
+    '/v1/orders/counts',
+    '/v1/webhook_endpoints',
+    '/v1/webhook_deliveries?status=failed',
+    '/v1/settlements',
+    '/v1/reports/summary',
+    '/v1/reports/summary/export',
+    '/v1/messages',
+    '/v1/api_keys',
+  ];
+  const callerOf = (path: string) =>
+    path.startsWith('/v1/api_keys') ? admin : (method: 'GET', url: string) => client(t.app, op)(method, url);
+  const withAccount = (path: string, account: string) =>
+    `${path}${path.includes('?') ? '&' : '?'}account=${encodeURIComponent(account)}`;
+
+  it('refuses an account id of the wrong shape with 422 naming account, on every list', async () => {
+    for (const path of LISTS) {
+      for (const bad of ['ord_1', 'acct_', 'acct_a-b', "acct_x'", '12', `acct_${'x'.repeat(100)}`]) {
+        const res = await callerOf(path)('GET', withAccount(path, bad));
+        expect(res.status, `${path} account=${bad}`).toBe(422);
+        expect(res.body.error, `${path} account=${bad}`).toMatchObject({ code: 'parameter_invalid', param: 'account' });
+      }
+    }
+  });
+
+  it('answers a well-formed id of no account with what matches it: nothing (API keys: 404)', async () => {
+    for (const path of LISTS) {
+      const res = await callerOf(path)('GET', withAccount(path, 'acct_0000000000nope'));
+      // An admin's key list names the account whose keys it manages, as a key's creation does.
+      if (path === '/v1/api_keys') {
+        expect(res.status, path).toBe(404);
+        continue;
+      }
+      expect(res.status, path).toBe(200);
+      if (Array.isArray(res.body?.data)) expect(res.body.data, path).toEqual([]);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Currency, DateTime, Nullable } from '../../shared/params.js';
+import { AccountFilter, Currency, DateTime, Nullable } from '../../shared/params.js';
 
 // Accounts and API keys over the API (the console's admin and merchant pages).
 
@@ -165,6 +165,6 @@ export const ApiKeyCreate = Type.Object(
 );
 
 export const ApiKeyListQuery = Type.Object(
-  { account: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })) },
+  { account: Type.Optional(AccountFilter('One account\u2019s keys (acct_…)')) },
   { additionalProperties: false },
 );

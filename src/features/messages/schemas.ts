@@ -6,6 +6,7 @@ import {
   MESSAGE_STATUSES,
   MESSAGE_TRIGGERS,
 } from '../../shared/db/tables/messages.js';
+import { AccountFilter } from '../../shared/params.js';
 
 const Enum = <const T extends readonly string[]>(values: T, o: Record<string, unknown> = {}) =>
   Type.Enum([...values] as [...T], o);
@@ -183,11 +184,7 @@ export const MessageQuery = Type.Object(
     status: Type.Optional(Enum(MESSAGE_STATUSES)),
     trigger: Type.Optional(Trigger),
     account: Type.Optional(
-      Type.String({
-        pattern: '^acct_[A-Za-z0-9]+$',
-        maxLength: 100,
-        description: "The carrier: one merchant account's messages. A merchant may only name its own.",
-      }),
+      AccountFilter("The carrier: one merchant account's messages. A merchant may only name its own."),
     ),
   },
   { additionalProperties: false },

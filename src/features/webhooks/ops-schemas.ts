@@ -1,5 +1,5 @@
 import { type Static, Type } from 'typebox';
-import { Nullable } from '../../shared/params.js';
+import { AccountFilter, Nullable } from '../../shared/params.js';
 
 /**
  * The reads that the carrier shares with merchants: webhook endpoints and failed deliveries. A
@@ -7,11 +7,7 @@ import { Nullable } from '../../shared/params.js';
  * environment and may narrow it with `account` (as `GET /v1/orders?account=` does).
  */
 
-const Account = Type.String({
-  minLength: 1,
-  maxLength: 100,
-  description: 'Carrier only (operator keys, admins, dispatchers): one account\u2019s (acct_…)',
-});
+const Account = AccountFilter('Carrier only (operator keys, admins, dispatchers): one account\u2019s (acct_…)');
 
 export const EndpointListQuery = Type.Object(
   {
