@@ -173,7 +173,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   // Public, keyless routes (the tracking page and its JSON): rate limited per client address.
   await app.register(async (pub) => {
-    installRateLimit(pub, ctx, 'ip');
+    installRateLimit(pub, ctx, 'ip', { group: 'tracking' });
     publicTrackingRoutes(pub, ctx);
   });
 
@@ -193,7 +193,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // Signing in (users, couriers' phones) and invitations: no credentials yet, limited per address.
   await app.register(
     async (pub) => {
-      installRateLimit(pub, ctx, 'ip');
+      installRateLimit(pub, ctx, 'ip', { group: 'sign_in' });
       peoplePublicRoutes(pub, ctx);
       courierPublicRoutes(pub, ctx);
       passwordPublicRoutes(pub, ctx);

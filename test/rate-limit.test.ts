@@ -251,7 +251,7 @@ describeEach('rate limits', (engine) => {
       const app = Fastify();
       installErrorHandling(app);
       await app.register(async (pub) => {
-        installRateLimit(pub, ctx, 'ip');
+        installRateLimit(pub, ctx, 'ip', { group: 'stand_in' });
         pub.get('/track/:code', async () => ({ ok: true }));
       });
       await app.ready();
@@ -274,6 +274,25 @@ describeEach('rate limits', (engine) => {
         expect(neighbour.headers['ratelimit-limit']).toBe('2');
       } finally {
         await app.close();
+      }
+    });
+
+    it('counts the tracking routes and the sign-in routes apart for one address, on every engine', async () => {
+      // Every hit straight to the database on PostgreSQL (no batching), where the two counts once met.
+      const own = await startApp(engine, { RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '2', RUTA_RATE_LIMIT_SYNC_MS: '0' });
+      try {
+        await freshWindow();
+        const ip = '203.0.113.77';
+        const hit = (url: string) => own.app.inject({ method: 'GET', url, remoteAddress: ip });
+        expect((await hit('/v1/public/tracking/RT-NOPE')).headers['ratelimit-remaining']).toBe('1');
+        expect((await hit('/v1/public/tracking/RT-NOPE')).headers['ratelimit-remaining']).toBe('0');
+        expect((await hit('/v1/public/tracking/RT-NOPE')).statusCode).toBe(429);
+        // The sign-in routes' count for the same address is untouched.
+        const invitation = await hit('/v1/invitations/inv_nope');
+        expect(invitation.statusCode).not.toBe(429);
+        expect(invitation.headers['ratelimit-remaining']).toBe('1');
+      } finally {
+        await own.close();
       }
     });
 

@@ -152,8 +152,8 @@ export function clientOf(address: string): string {
   return `${new ipaddr.IPv6([...parts, 0, 0, 0, 0]).toNormalizedString()}/64`;
 }
 
-function bucketOf(req: FastifyRequest, by: RateLimitBy): string {
-  if (by === 'ip') return `ip:${clientOf(req.ip)}`;
+function bucketOf(req: FastifyRequest, by: RateLimitBy, group: string): string {
+  if (by === 'ip') return `ip:${group}:${clientOf(req.ip)}`;
   // Per key, per signed-in user, per courier session's courier: whoever the principal is.
   if (!req.principal) throw new Error('per-key rate limiting needs installAuth first');
   return `key:${actorOf(req.principal)}`;
@@ -161,18 +161,21 @@ function bucketOf(req: FastifyRequest, by: RateLimitBy): string {
 
 /**
  * Fixed 60 s windows per API key (`by: 'key'`, call after installAuth so 401s are not counted)
- * or per client address (`by: 'ip'`). A limit of 0 turns limiting and its headers off.
+ * or per client address (`by: 'ip'`). A limit of 0 turns limiting and its headers off. `group`
+ * names the per-address count: the tracking pages and the sign-in routes are counted apart, also
+ * on PostgreSQL, where every instance's counts share one table.
  */
 export function installRateLimit(
   scope: FastifyInstance,
   ctx: AppContext,
   by: RateLimitBy,
-  given?: RateLimitStore,
+  opts: { group?: string; store?: RateLimitStore } = {},
 ): void {
   const limit = by === 'key' ? ctx.config.rateLimitPerMin : ctx.config.publicRateLimitPerMin;
   if (limit === 0) return;
-  const store = storeOf(scope, ctx, given);
-  scope.addHook('onRequest', async (req, reply) => countHit(ctx, store, bucketOf(req, by), limit, reply));
+  const store = storeOf(scope, ctx, opts.store);
+  const group = opts.group ?? 'public';
+  scope.addHook('onRequest', async (req, reply) => countHit(ctx, store, bucketOf(req, by, group), limit, reply));
 }
 
 /**
