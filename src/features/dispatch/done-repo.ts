@@ -27,10 +27,9 @@ export interface FinishedRow {
 
 /**
  * The courier's finished orders last written at or after `since`. Every finishing move writes
- * updated_at, so a finish at or after `since` is among them; the service keeps today's. The rows are
- * found by `orders_courier` (courier_id alone): a phone's refresh reads that courier's orders, of
- * every day, and drops the older ones here; an index on (courier_id, updated_at) would read today's
- * only, should couriers' histories grow long.
+ * updated_at, so a finish at or after `since` is among them; the service keeps today's. Found by
+ * `orders_courier` (courier_id, updated_at; migration 035): the last day's rows only, however long
+ * the courier's history.
  */
 export async function finishedSince(
   db: Executor,

@@ -29,6 +29,7 @@ import * as m030 from './migrations/030_messages_provider_id_partial.js';
 import * as m032 from './migrations/032_pickup_pairs.js';
 import * as m033 from './migrations/033_report_ratings.js';
 import * as m034 from './migrations/034_messages_render_at_send.js';
+import * as m035 from './migrations/035_orders_courier_updated.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -62,6 +63,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '032_pickup_pairs': m032,
   '033_report_ratings': m033,
   '034_messages_render_at_send': m034,
+  '035_orders_courier_updated': m035,
 };
 
 class StaticProvider implements MigrationProvider {
