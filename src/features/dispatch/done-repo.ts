@@ -1,15 +1,7 @@
 import type { Scope } from '../../shared/auth.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { OrderStatus } from '../../shared/db/schema.js';
-
-/** What a courier's day counts as done: every status past the courier's last move (and a cancel). */
-export const FINISHED_STATUSES = [
-  'delivered',
-  'partially_delivered',
-  'failed',
-  'returned',
-  'cancelled',
-] as const satisfies readonly OrderStatus[];
+import { FINISHED_STATUSES } from '../../shared/db/tables/orders.js';
 
 export interface FinishedRow {
   id: string;

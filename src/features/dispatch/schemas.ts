@@ -1,8 +1,8 @@
 import { type Static, Type } from 'typebox';
 import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
+import { FINISHED_STATUSES } from '../../shared/db/tables/orders.js';
 import { Nullable } from '../../shared/params.js';
 import { OrderStatusSchema } from '../orders/schemas.js';
-import { FINISHED_STATUSES } from './done-repo.js';
 
 // Stored values are defined with the table; the API shows the same ones.
 export { VEHICLES } from '../../shared/db/tables/couriers.js';

@@ -1,9 +1,17 @@
-// Pure data and one pure function: the web console and courier app import this file as it is, so
+// Pure data and pure functions: the web console and courier app import this file as it is, so
 // a button is shown exactly when the API would accept the move. It imports nothing but the stored
 // vocabularies (shared/db/tables/orders.ts), which are pure data too.
-import { ORDER_STATUSES, type OrderStatus, TERMINAL_STATUSES } from '../../shared/db/tables/orders.js';
+import {
+  FINISHED_STATUSES,
+  ORDER_STATUSES,
+  type OrderStatus,
+  TERMINAL_STATUSES,
+} from '../../shared/db/tables/orders.js';
 
-export { TERMINAL_STATUSES };
+export { FINISHED_STATUSES, TERMINAL_STATUSES };
+
+/** A status the courier's stop is over in (FINISHED_STATUSES), for a status read as any string. */
+export const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);
 
 export type Action =
   | 'validate'

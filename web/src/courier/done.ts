@@ -1,9 +1,7 @@
+import { isFinished } from '../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../shared/api';
 import type { MoveEntry } from './queue';
 import type { DoneStop } from './storage';
-
-/** The statuses a stop is done in: the courier's deliver and fail, and what dispatch may do after (return, cancel). */
-export const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned', 'cancelled'];
 
 /** Where a finished stop was: its district, else its city, as the server shows it (no street once done: DESIGN §9). */
 const placeOf = (o: Order) => o.delivery_address.district ?? o.delivery_address.city ?? '';
@@ -25,11 +23,11 @@ const entry = (o: Order, status: string, at: number): DoneStop => ({
 export function mergeDone(server: DoneStop[], stops: Order[], queued: MoveEntry[]): DoneStop[] {
   const done = new Map(server.map((d) => [d.id, d]));
   for (const o of stops) {
-    if (FINISHED.includes(o.status) && !done.has(o.id)) done.set(o.id, entry(o, o.status, Date.parse(o.updated_at)));
+    if (isFinished(o.status) && !done.has(o.id)) done.set(o.id, entry(o, o.status, Date.parse(o.updated_at)));
   }
   for (const q of queued) {
     const o = stops.find((s) => s.id === q.orderId);
-    if (o && FINISHED.includes(q.to)) done.set(o.id, entry(o, q.to, q.queuedAt));
+    if (o && isFinished(q.to)) done.set(o.id, entry(o, q.to, q.queuedAt));
   }
   return [...done.values()].sort((a, b) => a.at - b.at);
 }

@@ -22,6 +22,18 @@ export type OrderStatus = (typeof ORDER_STATUSES)[number];
 /** No move leaves these (the transition table, features/lifecycle/transitions.ts, is built on them). */
 export const TERMINAL_STATUSES: readonly OrderStatus[] = ['delivered', 'partially_delivered', 'returned', 'cancelled'];
 
+/**
+ * Done, as a courier's day and the live map count it: the terminal statuses and a failed attempt
+ * (which dispatch may retry another day, but which this stop is over with).
+ */
+export const FINISHED_STATUSES = [
+  'delivered',
+  'partially_delivered',
+  'failed',
+  'returned',
+  'cancelled',
+] as const satisfies readonly OrderStatus[];
+
 /** A courier session sees its orders only while they are its to work on (DESIGN §9: unfinished). */
 export const COURIER_ACTIVE_STATUSES = [
   'assigned',

@@ -1,5 +1,5 @@
 import { useCallback, useState } from 'react';
-import { TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
+import { isFinished, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
@@ -23,8 +23,6 @@ export interface RouteLine {
   points: [number, number][];
   stops: RouteStopView[];
 }
-
-const FINISHED = ['delivered', 'partially_delivered', 'failed', 'returned', 'cancelled'];
 
 export function positionOf(o: Order): [number, number] | null {
   const { lat, lng } = o.delivery_address;
@@ -88,7 +86,7 @@ export function useMapData(client: Client, tz: string) {
           .filter((s) => s.on_route)
           .map((s) => byId.get(s.order))
           .filter((o): o is Order => !!o)
-          .map((o) => ({ order: o, pos: positionOf(o), done: FINISHED.includes(o.status) }));
+          .map((o) => ({ order: o, pos: positionOf(o), done: isFinished(o.status) }));
         const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
         lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
       }
@@ -116,7 +114,7 @@ export function useMapData(client: Client, tz: string) {
  * the order's own zone, against now.
  */
 export function isLate(o: Order, now: number): boolean {
-  if (FINISHED.includes(o.status)) return false;
+  if (isFinished(o.status)) return false;
   const parts = Object.fromEntries(
     new Intl.DateTimeFormat('en-CA', {
       timeZone: o.timezone,

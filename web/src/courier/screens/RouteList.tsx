@@ -1,9 +1,8 @@
 import { lazy, Suspense, useState } from 'react';
-import type { Action } from '../../../../src/features/lifecycle/transitions.js';
+import { type Action, isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../../shared/api';
 import { Boundary } from '../../shared/Boundary';
 import type { RouteOrder } from '../client';
-import { FINISHED } from '../done';
 import type { MoveEntry } from '../queue';
 import type { DoneStop } from '../storage';
 import { Stop } from './Stop';
@@ -84,9 +83,9 @@ export function RouteList({
   onScan: () => void;
 }) {
   const shown = withQueued(stops, queued).filter(
-    (o) => !FINISHED.includes(o.status) || queued.some((q) => q.orderId === o.id),
+    (o) => !isFinished(o.status) || queued.some((q) => q.orderId === o.id),
   );
-  const open = shown.filter((o) => !FINISHED.includes(o.status));
+  const open = shown.filter((o) => !isFinished(o.status));
   // A stop the phone shows as still to do is not done, whatever an older list said.
   const finished = done.filter((d) => !open.some((o) => o.id === d.id));
   const total = open.length + finished.length;
