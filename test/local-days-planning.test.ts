@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createAccount } from '../src/features/accounts/service.js';
 import { client, describeEach, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
 import { csv, drain, upload } from './imports-helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 interface Stop {
   order_id: string;
@@ -78,17 +79,12 @@ describeEach('local days in planning', (engine) => {
   async function plan(place: Place, date: string): Promise<Plan> {
     const call = client(t.app, op);
     const courier = await call('POST', '/v1/couriers', { name: 'Rider', shift_start: '07:00', shift_end: '20:00' });
-    const created = await call('POST', '/v1/route_plans', {
+    return solvedPlan<Plan>(t, op, {
       date,
       depot: depots[place],
       couriers: [{ courier_id: courier.body.id }],
       time_limit_ms: 100,
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.jobs.idle();
-    const done = (await call('GET', `/v1/route_plans/${created.body.id}`)).body as Plan;
-    expect(done.status, done.failure_message ?? '').toBe('succeeded');
-    return done;
   }
 
   /** Each of `ids` is planned and served inside its window, given as instants. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 interface Plan {
   status: string;
@@ -62,18 +63,13 @@ describeEach('planning today', (engine) => {
   async function plan(place: Place, date: string, orderIds: string[], brk?: object): Promise<Plan> {
     const call = client(t.app, op);
     const courier = await call('POST', '/v1/couriers', { name: 'Rider', shift_start: '08:30', shift_end: '18:00' });
-    const created = await call('POST', '/v1/route_plans', {
+    return solvedPlan<Plan>(t, op, {
       date,
       depot: depots[place],
       couriers: [{ courier_id: courier.body.id, ...(brk ? { break: brk } : {}) }],
       order_ids: orderIds,
       time_limit_ms: 100,
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.jobs.idle();
-    const done = (await call('GET', `/v1/route_plans/${created.body.id}`)).body as Plan;
-    expect(done.status, done.failure_message ?? '').toBe('succeeded');
-    return done;
   }
 
   const reasons = (p: Plan) => Object.fromEntries(p.unassigned.map((u) => [u.order_id, u.reason]));
