@@ -6,6 +6,8 @@ import { Component, type ReactNode } from 'react';
  * chunk loaded on demand that did not arrive (the network dropped, or a deploy replaced the hashed
  * files it names). `onRetry`, when given, runs when the browser comes back online, and the part is
  * drawn again; a `React.lazy` keeps its failed import, so the caller hands in a fresh one then.
+ * The error itself goes to the browser's console as React logs every caught error (its root's
+ * default `onCaughtError`).
  */
 export class Boundary extends Component<
   { fallback: ReactNode; onRetry?: () => void; children: ReactNode },
@@ -15,11 +17,6 @@ export class Boundary extends Component<
 
   static getDerivedStateFromError() {
     return { failed: true };
-  }
-
-  componentDidCatch(error: unknown) {
-    // Kept in the browser's console for whoever looks; the person sees the fallback.
-    console.error(error);
   }
 
   componentDidMount() {
