@@ -61,7 +61,32 @@ describe('regret insertion', () => {
     }
   });
 
-  it('keeps every window and capacity, and leaves out only what fits nowhere', () => {
+  it('with near routes only, still finds a far route when the near ones cannot take the job', () => {
+    // Depot (0,0); X (10,0) fills vehicle 0 (capacity 1); Y (0,50) on vehicle 1, room for one more.
+    // A (11,0) has X as its nearest job, but only vehicle 1 can take it.
+    const pts: [number, number][] = [
+      [0, 0],
+      [10, 0],
+      [0, 50],
+      [11, 0],
+    ];
+    const d = euclidean(pts);
+    const far: Problem = {
+      size: 4,
+      time: d,
+      distance: d,
+      jobs: [1, 2, 3].map((location) => ({ location, demand: [1], service: 0, ready: 0, due: 1000 })),
+      vehicles: [1, 2].map((c) => ({ capacity: [c], shiftStart: 0, shiftEnd: 1000, startLocation: 0, endLocation: 0 })),
+    };
+    const s = new Routes(buildModel(far));
+    s.insert(0, 0, 0);
+    s.insert(1, 1, 0);
+    new RegretInsertion(s.m, new Rng(1), 1).run(s, Int32Array.of(2), 1, false, touched().touch);
+    expect(s.nOut).toBe(0);
+    expect(s.toArrays()[1]).toContain(2);
+  });
+
+  it.each([0, 3])('keeps every window and capacity, and leaves out only what fits nowhere (near %i)', (near) => {
     let blinked = 0;
     let outs = 0;
     for (let seed = 1; seed <= 30; seed++) {
@@ -93,7 +118,7 @@ describe('regret insertion', () => {
       }
       const first = allowNew ? 0 : 2;
       const t = touched();
-      new RegretInsertion(s.m, new Rng(seed)).run(s, order.subarray(first), n - first, allowNew, t.touch);
+      new RegretInsertion(s.m, new Rng(seed), near).run(s, order.subarray(first), n - first, allowNew, t.touch);
       const routes = s.toArrays();
       const out = Array.from(s.out.subarray(0, s.nOut));
       const left = (jobs: number[]) => jobs.map((job) => ({ job, reason: 'time_window' as const }));

@@ -11,7 +11,10 @@ import type { Routes } from './routes.js';
 // an insertion recomputes only the column of the route it changed; still, a regret recreate costs
 // about 2.7 greedy ones (greedy skips a place once it costs more than the best place anywhere; here
 // each route's own best is needed). Used for a share of the recreates on the plain path (sisr.ts,
-// REGRET_SHARE): better at equal time all the same (BENCHMARKS.md "Regret insertion").
+// REGRET_SHARE): better at equal time all the same (BENCHMARKS.md "Regret insertion"). On large
+// instances (`near`) a job's row holds only the routes of its nearest jobs and empty vehicles at
+// first, and every route once those hold fewer than two places for it: a route far from all of a
+// job's nearest jobs is seldom its best or second best, and the table costs a tenth as much.
 
 /** Blink rate, as recreate's (sisr.ts): each candidate place is skipped with this probability. */
 const BLINK = 0.01;
@@ -31,16 +34,49 @@ export class RegretInsertion {
   private gap = 1;
   private place = -1;
   private readonly logKeep = Math.log(1 - BLINK);
+  /** Per row: 1 when every candidate route was tried, 0 when only its job's nearest jobs' routes (and empty vehicles). */
+  private readonly full: Uint8Array;
+  private readonly rowStamp: Int32Array;
+  private rowGen = 0;
 
+  /** `near`: how many of a job's nearest jobs' routes a row starts with (0: every route). */
   constructor(
     private readonly m: Model,
     private readonly rng: Rng,
+    private readonly near = 0,
   ) {
     this.cost = new Float64Array(0);
     this.pos = new Int32Array(0);
     this.cand = new Int32Array(m.vehicles);
     this.list = new Int32Array(m.vehicles);
     this.classStamp = new Int32Array(m.vehicles);
+    this.full = new Uint8Array(m.n);
+    this.rowStamp = new Int32Array(m.vehicles);
+  }
+
+  /**
+   * Row i (job j): its cheapest place in every candidate route or, with `near`, only in the routes
+   * of its nearest jobs and in empty vehicles (+∞ elsewhere, until the row is filled whole).
+   */
+  private fillRow(s: Routes, j: number, i: number, nc: number, fill: (i: number, v: number) => void): void {
+    const { m, list, near } = this;
+    if (near === 0) {
+      for (let c = 0; c < nc; c++) fill(i, list[c] as number);
+      this.full[i] = 1;
+      return;
+    }
+    const rs = ++this.rowGen;
+    const row = j * m.neighbours;
+    for (let r = 0; r < near; r++) {
+      const v = s.routeOf[m.adj[row + r] as number] as number;
+      if (v >= 0) this.rowStamp[v] = rs;
+    }
+    for (let c = 0; c < nc; c++) {
+      const v = list[c] as number;
+      if ((s.len[v] as number) === 0 || this.rowStamp[v] === rs) fill(i, v);
+      else this.cost[i * m.vehicles + v] = Number.POSITIVE_INFINITY;
+    }
+    this.full[i] = 0;
   }
 
   /**
@@ -71,7 +107,8 @@ export class RegretInsertion {
       cost[i * V + v] = this.cheapestIn(s, jobs[i] as number, v);
       pos[i * V + v] = this.place;
     };
-    for (let i = 0; i < k; i++) for (let c = 0; c < nc; c++) fill(i, list[c] as number);
+    const full = this.full;
+    for (let i = 0; i < k; i++) this.fillRow(s, jobs[i] as number, i, nc, fill);
     let left = k;
     while (left > 0) {
       let bi = -1;
@@ -92,7 +129,14 @@ export class RegretInsertion {
             v1 = v;
           } else if (c < c2) c2 = c;
         }
-        if (v1 < 0) continue;
+        if (v1 < 0 || (c2 === Number.POSITIVE_INFINITY && full[i] === 0)) {
+          if (full[i] === 1) continue;
+          // Its nearest jobs' routes hold one place or none: the row again, with every route.
+          for (let q = 0; q < nc; q++) fill(i, list[q] as number);
+          full[i] = 1;
+          i--;
+          continue;
+        }
         const regret = c2 === Number.POSITIVE_INFINITY ? ONLY_ONE : c2 - c1;
         if (regret > bRegret || (regret === bRegret && c1 < bCost)) {
           bRegret = regret;
@@ -110,6 +154,7 @@ export class RegretInsertion {
       if (bi !== left) {
         jobs[bi] = jobs[left] as number;
         cost.copyWithin(bi * V, left * V, left * V + V);
+        full[bi] = full[left] as number;
         pos.copyWithin(bi * V, left * V, left * V + V);
       }
       for (let i = 0; i < left; i++) fill(i, bv);

@@ -31,11 +31,19 @@ const PLACES_UP_TO = 20;
 const ORDER_WEIGHTS = [4, 4, 2, 1, 2, 2, 2];
 const ORDER_TOTAL = ORDER_WEIGHTS.reduce((a, b) => a + b, 0);
 /**
- * Share of the recreates done by regret insertion (regret.ts) instead of greedy, below GRANULAR_FROM
- * jobs. Solomon, all 56 at 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Regret insertion"): greedy
- * alone +0.636 %, a share of 0.3 +0.510 % (better on 11 of 12 seeds), 0.5 and 1 worse than 0.3.
+ * Share of the recreates done by regret insertion (regret.ts) instead of greedy: below GRANULAR_FROM
+ * jobs, and on large instances with short routes (PLACES_UP_TO). Solomon, all 56 at 15 000
+ * iterations, seeds 1–12 (BENCHMARKS.md "Regret insertion"): greedy alone +0.636 %, a share of 0.3
+ * +0.510 % (better on 11 of 12 seeds), 0.5 and 1 worse than 0.3.
  */
 const REGRET_SHARE = 0.3;
+/**
+ * On large instances a regret row starts with the routes of the job's REGRET_NEAR nearest jobs, not
+ * every route. At 1 000 customers, 30 s (BENCHMARKS.md "Regret insertion on 1000 customers"): better
+ * on 10 of 11 instances of R1, RC1 and C1 (R1 and RC1 by 0.1–0.46 points) with a third fewer
+ * iterations; on the long routes of R2, RC2 and C2 it was worse as often as better, so they keep greedy.
+ */
+const REGRET_NEAR = 20;
 
 export class Sisr {
   /** Routes touched since `clearTouched` (ruined or inserted into), listed once each. */
@@ -58,7 +66,7 @@ export class Sisr {
   private readonly constrained: Constrained | null;
   /** No travel or service time below zero: then a route's `es` and `ls` never fall along it. */
   private readonly monotone: boolean;
-  /** Regret insertion for a share of recreates: the plain path, below GRANULAR_FROM jobs, monotone. */
+  /** Regret insertion for a share of recreates: the plain path, monotone (with short routes from GRANULAR_FROM jobs). */
   private readonly regret: RegretInsertion | null;
   private readonly touchRoute = (v: number) => this.touch(v);
 
@@ -77,7 +85,8 @@ export class Sisr {
     this.hopeless = new Uint8Array(m.n);
     this.constrained = m.constrained ? new Constrained(m) : null;
     this.monotone = m.time.every((t) => t >= 0) && m.service.every((t) => t >= 0);
-    this.regret = !this.constrained && this.granular === 0 && this.monotone ? new RegretInsertion(m, rng) : null;
+    this.regret =
+      !this.constrained && this.monotone ? new RegretInsertion(m, rng, this.granular > 0 ? REGRET_NEAR : 0) : null;
   }
 
   clearTouched(): void {
@@ -148,7 +157,9 @@ export class Sisr {
       this.recreateConstrained(s, this.constrained, k, allowNew);
       return;
     }
-    if (this.regret && rng.next() < REGRET_SHARE) {
+    // Short routes on a large instance: recreate tries places next to a job's nearest jobs first.
+    const byPlace = this.granular > 0 && s.used > 0 && (m.n - s.nOut) / s.used <= PLACES_UP_TO;
+    if (this.regret && (this.granular === 0 || byPlace) && rng.next() < REGRET_SHARE) {
       this.regret.run(s, this.buf, k, allowNew, this.touchRoute);
       return;
     }
@@ -162,7 +173,6 @@ export class Sisr {
     // Blinks drawn as gaps between skipped places (geometric), not one draw per place: same law, fewer draws.
     const logKeep = Math.log(1 - BLINK);
     let gap = 1 + Math.floor(Math.log(1 - rng.next()) / logKeep);
-    const byPlace = this.granular > 0 && s.used > 0 && (m.n - s.nOut) / s.used <= PLACES_UP_TO;
     for (let i = 0; i < k; i++) {
       const j = this.buf[i] as number;
       const lj = m.loc[j] as number;
