@@ -161,10 +161,22 @@ function bucketOf(req: FastifyRequest, by: RateLimitBy, group: string): string {
 
 /**
  * Fixed 60 s windows per API key (`by: 'key'`, call after installAuth so 401s are not counted)
- * or per client address (`by: 'ip'`). A limit of 0 turns limiting and its headers off. `group`
- * names the per-address count: the tracking pages and the sign-in routes are counted apart, also
- * on PostgreSQL, where every instance's counts share one table.
+ * or per client address (`by: 'ip'`, which needs a `group`). A limit of 0 turns limiting and its
+ * headers off. `group` names the per-address count: the tracking pages and the sign-in routes are
+ * counted apart, also on PostgreSQL, where every instance's counts share one table.
  */
+export function installRateLimit(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  by: 'key',
+  opts?: { store?: RateLimitStore },
+): void;
+export function installRateLimit(
+  scope: FastifyInstance,
+  ctx: AppContext,
+  by: 'ip',
+  opts: { group: string; store?: RateLimitStore },
+): void;
 export function installRateLimit(
   scope: FastifyInstance,
   ctx: AppContext,
@@ -174,7 +186,7 @@ export function installRateLimit(
   const limit = by === 'key' ? ctx.config.rateLimitPerMin : ctx.config.publicRateLimitPerMin;
   if (limit === 0) return;
   const store = storeOf(scope, ctx, opts.store);
-  const group = opts.group ?? 'public';
+  const group = opts.group ?? '';
   scope.addHook('onRequest', async (req, reply) => countHit(ctx, store, bucketOf(req, by, group), limit, reply));
 }
 
