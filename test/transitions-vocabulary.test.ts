@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { MOVE_BODIES } from '../src/features/lifecycle/schemas.js';
 import {
@@ -6,6 +6,7 @@ import {
   allowedMoves,
   COURIER_MOVES,
   FAILURE_REASONS,
+  FINISHED_STATUSES,
   ON_BOARD_STATUSES,
   TERMINAL_STATUSES,
   TRANSITIONS,
@@ -64,5 +65,23 @@ describe('transition vocabulary', () => {
     expect(api).not.toMatch(/\bTERMINAL\b/);
     const courier = readFileSync(new URL('../web/src/courier/client.ts', import.meta.url), 'utf8');
     expect(courier).not.toMatch(/'picked_up', 'in_transit'/);
+  });
+
+  it('no web file spells out a shared status list as a literal of its own', () => {
+    // A copy drifts when a status is added: every array of string literals in web/src is read and
+    // compared, as a set, with the lists the web imports.
+    const asSet = (list: readonly string[]) => [...list].sort().join();
+    const shared = [TERMINAL_STATUSES, FINISHED_STATUSES, ON_BOARD_STATUSES].map(asSet);
+    const web = new URL('../web/src/', import.meta.url);
+    const files = readdirSync(web, { recursive: true, encoding: 'utf8' }).filter(
+      (f) => /\.tsx?$/.test(f) && !f.endsWith('.d.ts'),
+    );
+    const copies = files.flatMap((f) =>
+      [...readFileSync(new URL(f, web), 'utf8').matchAll(/\[((?:\s*'[a-z_]+',?)+)\s*\]/g)]
+        .map((m) => asSet([...m[1].matchAll(/'([a-z_]+)'/g)].map((s) => s[1])))
+        .filter((list) => shared.includes(list))
+        .map((list) => `${f}: ${list}`),
+    );
+    expect(copies).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { type Action, ON_BOARD_STATUSES } from '../../../src/features/lifecycle/transitions.js';
+import { type Action, ON_BOARD_STATUSES, TERMINAL_STATUSES } from '../../../src/features/lifecycle/transitions.js';
 import { type Credentials, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
 import type { Fix, LocationTransport } from './points';
 import type { Answer, FileEntry, MoveEntry, Transport } from './queue';
@@ -80,9 +80,7 @@ export type RouteOrder = Order & { stop_at?: number; pickup_at?: number };
 export async function loadStops(client: CourierClient, me: CourierMe): Promise<RouteOrder[]> {
   const page = await unwrap(client.GET('/v1/orders', { params: { query: { limit: 100 } } }));
   const mine = page.data.filter(
-    (o) =>
-      (!o.courier || o.courier.id === me.courier.id) &&
-      !['delivered', 'partially_delivered', 'returned', 'cancelled'].includes(o.status),
+    (o) => (!o.courier || o.courier.id === me.courier.id) && !TERMINAL_STATUSES.includes(o.status),
   );
   const position = new Map<string, number>();
   const pickup = new Map<string, number>();
