@@ -326,6 +326,10 @@ describeEach('console admin pages in headless Chromium', (engine) => {
     expect(await failedTable.textContent()).not.toContain('Corta Carla');
     const shortTable = page.getByRole('table', { name: 'Cash on delivery short' });
     await shortTable.getByRole('link', { name: 'Corta Carla' }).waitFor();
+    // What the courier collected beside what it was to collect: the list carries both amounts.
+    expect(await shortTable.getByRole('row').filter({ hasText: 'Corta Carla' }).textContent()).toMatch(
+      /to collect \D*100\.00\D* · collected \D*60\.00/,
+    );
     expect(await shortTable.textContent()).not.toContain('Fallida Fabiola');
     await page.getByText('No over collections.').waitFor();
     await link.click();

@@ -131,11 +131,13 @@ describeEach('a full delivery, end to end', (engine) => {
     const over = await delivered(shop.test, 130);
     const exact = await delivered(shop.test, 100);
     const otherShort = await delivered(other.test, 10);
-    const ids = async (key: string, qs: string) => {
+    type Listed = { id: string; cash_on_delivery: number; collected_amount?: number | null };
+    const list = async (key: string, qs: string): Promise<Listed[]> => {
       const res = await client(t.app, key)('GET', `/v1/orders?limit=100&${qs}`);
       expect(res.status, qs).toBe(200);
-      return res.body.data.map((o: { id: string }) => o.id);
+      return res.body.data;
     };
+    const ids = async (key: string, qs: string) => (await list(key, qs)).map((o) => o.id);
     expect(await ids(shop.test, 'cod_status=short')).toEqual([short]);
     expect(await ids(shop.test, 'cod_status=over')).toEqual([over]);
     expect(await ids(shop.test, 'cod_status=collected')).toEqual([exact]);
@@ -147,6 +149,14 @@ describeEach('a full delivery, end to end', (engine) => {
     // Combined with another filter.
     expect(await ids(shop.test, 'cod_status=short&status=delivered')).toEqual([short]);
     expect(await ids(shop.test, 'cod_status=short&status=failed')).toEqual([]);
+    // Each listed with what its proof recorded collecting beside the amount to collect (the
+    // console's Exceptions rows), so no read of each proof; a list without cod_status has no such field.
+    const amounts = async (qs: string) =>
+      (await list(shop.test, qs)).map((o) => [o.id, o.cash_on_delivery, o.collected_amount]);
+    expect(await amounts('cod_status=short')).toEqual([[short, 100, 80]]);
+    expect(await amounts('cod_status=over')).toEqual([[over, 100, 130]]);
+    expect(await amounts('cod_status=collected')).toEqual([[exact, 100, 100]]);
+    expect((await list(shop.test, 'status=delivered')).filter((o) => 'collected_amount' in o)).toEqual([]);
     const bad = await client(t.app, shop.test)('GET', '/v1/orders?cod_status=missing');
     expect(bad.status).toBe(422);
     expect(bad.body.error.param).toBe('cod_status');

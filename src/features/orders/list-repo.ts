@@ -159,16 +159,42 @@ function filtered<O>(q: SelectQueryBuilder<DB, 'orders', O>, f: OrderFilter) {
 }
 
 /**
+ * A listed order. `collected` (minor units) only in a list filtered by cod_status: what its
+ * proof recorded collecting, so a short or over order shows both amounts without a read per order.
+ */
+export interface ListedOrder {
+  row: OrderRow;
+  collected?: number | null;
+}
+
+/**
  * Newest first. Fetches limit + 1 rows to learn has_more without a COUNT. With `before`, the
  * scan runs oldest-first from the cursor and the caller reverses the page.
  */
-export async function listOrders(db: Executor, f: ListFilter): Promise<OrderRow[]> {
-  return (await listOrdersQuery(db, f).execute()).map(fromColumns);
+export async function listOrders(db: Executor, f: ListFilter): Promise<ListedOrder[]> {
+  return (await listOrdersQuery(db, f).execute()).map(({ cod_collected, ...r }) =>
+    f.codStatus === undefined ? { row: fromColumns(r) } : { row: fromColumns(r), collected: cod_collected ?? null },
+  );
 }
 
 /** The list query itself, unexecuted, so tests can ask the planner how it runs. */
 export function listOrdersQuery(db: Executor, f: ListFilter) {
-  let q = filtered(db.selectFrom('orders').selectAll(), f);
+  // The same proof the cod_status filter probed (keyed by order_id): one more probe per listed order.
+  let q = filtered(
+    db
+      .selectFrom('orders')
+      .selectAll()
+      .$if(f.codStatus !== undefined, (qb) =>
+        qb.select((eb) =>
+          eb
+            .selectFrom('proofs')
+            .select('proofs.collected_amount')
+            .whereRef('proofs.order_id', '=', 'orders.id')
+            .as('cod_collected'),
+        ),
+      ),
+    f,
+  );
   if (f.status !== undefined) q = q.where('status', '=', f.status);
   // Row-value comparisons, not an OR of two conditions: both engines turn them into an index range.
   const cursor = (id: string) => {

@@ -1,4 +1,5 @@
 import { iso } from '../../shared/time.js';
+import type { ListedOrder } from './list-repo.js';
 import { requestedDay } from './local-days.js';
 import { toMajor } from './pricing.js';
 import { proofLevelsOf } from './proof-settings.js';
@@ -69,6 +70,13 @@ export function presentOrder(r: OrderRow, withPin = false): Order {
     updated_at: iso(r.updated_at),
   };
   if (withPin && r.delivery_pin !== null) order.delivery_pin = r.delivery_pin;
+  return order;
+}
+
+/** An order of GET /v1/orders; in a list filtered by cod_status, with what its proof recorded collecting. */
+export function presentListed({ row, collected }: ListedOrder, withPin = false): Order {
+  const order = presentOrder(row, withPin);
+  if (collected !== undefined) order.collected_amount = collected === null ? null : toMajor(collected);
   return order;
 }
 

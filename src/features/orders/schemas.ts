@@ -283,6 +283,14 @@ export const Order = Type.Object(
     failure_reason: Nullable(Type.String()),
     attempts: Type.Integer(),
     attempt_position: Nullable(AttemptPosition),
+    collected_amount: Type.Optional(
+      Nullable(
+        Type.Number({
+          description:
+            'Only in GET /v1/orders filtered by cod_status: the amount its proof of delivery recorded collecting (GET /v1/orders/{id}/proof), beside cash_on_delivery; null when none was recorded',
+        }),
+      ),
+    ),
     delivery_instructions: Nullable(
       Type.String({ description: 'Written by the customer on the tracking page before departure' }),
     ),

@@ -21,7 +21,7 @@ import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { requestedDate } from './local-days.js';
 import { type PickupAddress, pickupOf, pointOfAddress, requireWholePoint } from './pickup.js';
-import { presentOrder } from './present.js';
+import { presentListed, presentOrder } from './present.js';
 import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
 import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
 import * as repo from './repo.js';
@@ -360,7 +360,7 @@ export async function listOrders(ctx: AppContext, scope: Scope, q: ListQuery, wi
   const has_more = rows.length > limit;
   const page = rows.slice(0, limit);
   if (q.ending_before !== undefined) page.reverse();
-  return { object: 'list' as const, data: page.map((r) => presentOrder(r, withPin)), has_more };
+  return { object: 'list' as const, data: page.map((l) => presentListed(l, withPin)), has_more };
 }
 
 /** How many orders of each status the list would show for the same filters (every status present, 0 included). */

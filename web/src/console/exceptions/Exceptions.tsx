@@ -71,6 +71,11 @@ function OrderTable({
   );
 }
 
+/** Both amounts of a short or over order: the list filtered by cod_status carries the collected one. */
+function codDetail(o: Order): string {
+  return `to collect ${money(o.cash_on_delivery, o.currency)} · collected ${money(o.collected_amount, o.currency)}`;
+}
+
 /**
  * DESIGN §8 "Exceptions": what needs a person. The order lists are server-side filters of
  * GET /v1/orders (status=failed, cod_status=short|over, far_from_address=true); a courier's short or over cash day is
@@ -95,14 +100,14 @@ export default function Exceptions() {
         hint="Delivered orders whose courier collected less than the amount to collect."
         query={{ cod_status: 'short' }}
         empty="No short collections."
-        detail={(o) => `to collect ${money(o.cash_on_delivery, o.currency)}`}
+        detail={codDetail}
       />
       <OrderTable
         title="Cash on delivery over"
         hint="Delivered orders whose courier collected more than the amount to collect."
         query={{ cod_status: 'over' }}
         empty="No over collections."
-        detail={(o) => `to collect ${money(o.cash_on_delivery, o.currency)}`}
+        detail={codDetail}
       />
       <OrderTable
         title="Far from the address"
