@@ -183,7 +183,7 @@ describeEach('console in headless Chromium', (engine) => {
   });
 
   it.skipIf(!hasChromium)(
-    `an order page asks nothing its reader's role is refused: dispatcher, admin, merchant${skipNote}`,
+    `an order page asks nothing its reader's role is refused, and its tracking once: dispatcher, admin, merchant${skipNote}`,
     async () => {
       // An order on a route, so that the page has a route to name, and events of its own.
       const shop = await newMerchant(web.t, 'Quiet Page Shop');
@@ -216,8 +216,11 @@ describeEach('console in headless Chromium', (engine) => {
           if (msg.type() === 'error' && !msg.location().url.startsWith('http://127.0.0.1:9/')) failed.push(msg.text());
         });
         const events: string[] = [];
+        const tracking: string[] = [];
         page.on('request', (r) => {
-          if (new URL(r.url()).pathname === '/v1/events') events.push(r.url());
+          const path = new URL(r.url()).pathname;
+          if (path === '/v1/events') events.push(r.url());
+          if (path === `/v1/orders/${order.id}/tracking`) tracking.push(r.url());
         });
         await page.goto(`${web.base}/console/#/orders/${order.id}`);
         await page.getByRole('heading', { name: /Inés Quiet/ }).waitFor();
@@ -235,6 +238,8 @@ describeEach('console in headless Chromium', (engine) => {
         await page.getByRole('heading', { name: 'Customer messages' }).waitFor();
         await page.waitForLoadState('networkidle');
         expect(failed, role).toEqual([]);
+        // The timeline and ETA, asked once the order is loaded: not again as its status arrives.
+        expect(tracking, role).toHaveLength(1);
         await page.context().close();
       }
     },

@@ -217,8 +217,10 @@ function TimelineMap({
 export default function OrderPage({ id }: { id: string }) {
   const { client, me } = useSession();
   const order = useLoad(() => unwrap(client.GET('/v1/orders/{id}', { params: { path: { id } } })), [id]);
+  // Asked again after each move (the status), but first once the order is loaded: with the
+  // status arriving in its deps, a first ask before it would be followed by a second one.
   const tracking = useLoad(
-    () => unwrap(client.GET('/v1/orders/{id}/tracking', { params: { path: { id } } })),
+    async () => (order.data ? unwrap(client.GET('/v1/orders/{id}/tracking', { params: { path: { id } } })) : undefined),
     [id, order.data?.status],
   );
   const proof = useLoad(async () => {
