@@ -1,5 +1,5 @@
 import { type DragEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
-import { type ApiFailure, type Courier, type Order, unwrap } from '../../shared/api';
+import { type ApiFailure, type Courier, hoursIn, type Order, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import './plan-edit.css';
 import { ErrorNote } from '../ui';
@@ -207,7 +207,9 @@ export function PlanRoutes({
           </a>
           <small className="muted">
             {o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}
-            {o?.time_window ? ` · window ${o.time_window.start}–${o.time_window.end}` : ''}
+            {/* Named, as a courier's shift is: the plan read it in its depot's zone, and the form's
+                "Times in" names the depot picked for the next plan, which may be another. */}
+            {o?.time_window ? ` · window ${hoursIn(o.time_window.start, o.time_window.end, tz)}` : ''}
           </small>
         </span>
         <span className="when">
