@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../src/shared/config.js';
 import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 const LIMA = { lat: -12.1211, lng: -77.0297 };
 const DATE = '2030-03-04';
@@ -40,17 +41,13 @@ describeEach('default working days', (engine) => {
       }),
     );
     expect(order.status, JSON.stringify(order.body)).toBe(201);
-    const created = await call('POST', '/v1/route_plans', {
+    const plan = await solvedPlan<any>(t, op, {
       date: DATE,
       depot: depot.body.id,
       couriers: [{ courier_id: courier.body.id, ...override }],
       order_ids: [order.body.id],
       time_limit_ms: 100,
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.jobs.idle();
-    const plan = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
-    expect(plan.status, plan.failure_message).toBe('succeeded');
     return { depot: depot.body, plan };
   }
 

@@ -14,6 +14,7 @@ import {
   type TestApp,
   validOrder,
 } from './helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 const NINE = Date.parse('2030-03-04T09:00:00Z');
 const DATE = '2030-03-04';
@@ -25,12 +26,14 @@ type Stop = { order_id: string; kind?: string };
 
 describeEach('pickup-and-delivery pairs', (engine) => {
   let t: TestApp;
+  let opKey: string;
   let op: ReturnType<typeof client>;
   let depot: { id: string };
 
   beforeAll(async () => {
     t = await startApp(engine, { RUTA_SERVICE_MINUTES_PER_STOP: '5' }, { clock: () => now });
-    op = client(t.app, await newOperator(t, 'test'));
+    opKey = await newOperator(t, 'test');
+    op = client(t.app, opKey);
     depot = ok(await op('POST', '/v1/depots', { name: 'Main', ...DEPOT }), 201);
   });
   afterAll(async () => t?.close());
@@ -101,20 +104,14 @@ describeEach('pickup-and-delivery pairs', (engine) => {
     );
     const c1 = ok(await mc('POST', '/v1/couriers', { name: 'Uno' }), 201);
     const c2 = ok(await mc('POST', '/v1/couriers', { name: 'Dos' }), 201);
-    const created = ok(
-      await op('POST', '/v1/route_plans', {
-        date: DATE,
-        depot: depot.id,
-        couriers: [{ courier_id: c1.id }, { courier_id: c2.id }],
-        order_ids: [pair.id, other.id],
-        time_limit_ms: 200,
-        seed: 1,
-      }),
-      202,
-    );
-    await t.jobs.idle();
-    const plan = ok(await op('GET', `/v1/route_plans/${created.id}`));
-    expect(plan.status, plan.failure_message).toBe('succeeded');
+    const plan = await solvedPlan<any>(t, opKey, {
+      date: DATE,
+      depot: depot.id,
+      couriers: [{ courier_id: c1.id }, { courier_id: c2.id }],
+      order_ids: [pair.id, other.id],
+      time_limit_ms: 200,
+      seed: 1,
+    });
     expect(plan.unassigned).toEqual([]);
     expect(plan.totals.orders).toBe(2);
     const routes = plan.routes as { courier_id: string; stops: Stop[] }[];
@@ -144,7 +141,7 @@ describeEach('pickup-and-delivery pairs', (engine) => {
     const reversed = routes.map((r) => r.stops.map(jobIndex).map((j) => (j === 0 ? 1 : j === 1 ? 0 : j)));
     expect(check(problem, { routes: reversed, unassigned: [] }).errors.join()).toMatch(/delivered before picked up/);
 
-    const committed = ok(await op('POST', `/v1/route_plans/${created.id}/commit`, {}));
+    const committed = ok(await op('POST', `/v1/route_plans/${plan.id}/commit`, {}));
     const routeId = committed.route_ids[routes.indexOf(withPair[0] as never)];
     const route = ok(await op('GET', `/v1/routes/${routeId}`));
     const onRoute = route.stops.filter((s: any) => s.order === pair.id);

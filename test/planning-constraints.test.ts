@@ -12,6 +12,7 @@ import {
   type TestApp,
   validOrder,
 } from './helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 const DATE = '2030-03-05';
 const LIMA = { lat: -12.1211, lng: -77.0297 };
@@ -49,21 +50,14 @@ describeEach('route planning constraints', (engine) => {
     expect(res.status, JSON.stringify(res.body)).toBe(201);
     return res.body as { id: string };
   };
-  const plan = async (body: Record<string, unknown>) => {
-    const call = client(t.app, op);
-    const created = await call('POST', '/v1/route_plans', {
+  const plan = (body: Record<string, unknown>) =>
+    solvedPlan<{ routes: Route[]; unassigned: { order_id: string; reason: string }[]; objective: string }>(t, op, {
       date: DATE,
       depot: depot.id,
       time_limit_ms: 200,
       seed: 1,
       ...body,
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.jobs.idle();
-    const p = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
-    expect(p.status, p.failure_message).toBe('succeeded');
-    return p as { routes: Route[]; unassigned: { order_id: string; reason: string }[]; objective: string };
-  };
 
   it('stores, shows and clears a courier\u2019s skills, break, limits and route end; an order\u2019s requirements', async () => {
     const call = client(t.app, op);

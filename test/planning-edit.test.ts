@@ -12,6 +12,7 @@ import {
 } from './helpers.js';
 import { eventsOf } from './lifecycle-helpers.js';
 import { newUser, sessionClient, signIn } from './people-helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 // PATCH /v1/route_plans/{id} (DESIGN §8, §10): the dispatcher moves stops, the server times them
 // again with the run's travel model and marks what breaks; the commit takes the edited routes.
@@ -94,7 +95,7 @@ describeEach('route plan edits', (engine) => {
    * A solved plan: Ana works 08:00–18:00 (Lima) with room for 3 packages, Beto has no limits; five
    * orders about 1–3 km from the depot (the last with a 08:00–08:20 window) and one without coordinates.
    */
-  async function solvedPlan() {
+  async function twoCourierPlan() {
     const call = client(t.app, op);
     const ana = (await call('POST', '/v1/couriers', { name: 'Ana', shift_start: '08:00', shift_end: '18:00' })).body;
     const beto = (await call('POST', '/v1/couriers', { name: 'Beto' })).body;
@@ -108,17 +109,13 @@ describeEach('route plan edits', (engine) => {
     const [o1, o2, o3, o4] = await Promise.all(spots.slice(0, 4).map((s) => order(s)));
     const w = await order(spots[4] as Point, { time_window: { start: '08:00', end: '08:20' } });
     const nc = await order(null);
-    const created = await call('POST', '/v1/route_plans', {
+    const plan = await solvedPlan<any>(t, op, {
       date: DATE,
       depot: depot.id,
       couriers: [{ courier_id: ana.id, capacity_packages: 3 }, { courier_id: beto.id }],
       order_ids: [o1.id, o2.id, o3.id, o4.id, w.id, nc.id],
       time_limit_ms: 100,
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(202);
-    await t.jobs.idle();
-    const plan = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
-    expect(plan.status, plan.failure_message).toBe('succeeded');
     expect(plan.edited_at).toBeNull();
     expect(plan.totals.violations).toBe(0);
     const ids = { o1: o1.id, o2: o2.id, o3: o3.id, o4: o4.id, w: w.id, nc: nc.id };
@@ -137,7 +134,7 @@ describeEach('route plan edits', (engine) => {
   const stopIds = (r: Route | undefined) => r?.stops.map((s) => s.order_id);
 
   it('reorders a route and recomputes its times, loads and distance with the run\u2019s travel model', async () => {
-    const { plan, ana, beto, ids, at } = await solvedPlan();
+    const { plan, ana, beto, ids, at } = await twoCourierPlan();
     const first = await edit(op, plan.id, {
       routes: [
         { courier_id: ana, order_ids: [ids.o1, ids.o2] },
@@ -183,7 +180,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('moves stops between routes, to unassigned (reason manual) and back, and emits route_plan on the stream', async () => {
-    const { plan, ana, beto, ids } = await solvedPlan();
+    const { plan, ana, beto, ids } = await twoCourierPlan();
     const live: { kind: string; audience: unknown; data: Record<string, unknown> }[] = [];
     const unsubscribe = t.ctx.live.subscribe((msg) => live.push(msg as (typeof live)[number]));
     const base = await edit(op, plan.id, {
@@ -225,7 +222,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('accepts an infeasible edit with a warning on each stop that breaks something; the commit then needs force', async () => {
-    const { plan, ana, beto, ids } = await solvedPlan();
+    const { plan, ana, beto, ids } = await twoCourierPlan();
     // Four packages for Ana's three, and the 08:00–08:20 window served last.
     const res = await edit(op, plan.id, {
       routes: [
@@ -264,18 +261,16 @@ describeEach('route plan edits', (engine) => {
     const short = (await call('POST', '/v1/couriers', { name: 'Corto', shift_start: '08:00', shift_end: '08:20' }))
       .body;
     const far = [await order(place(0.02, 0.01)), await order(place(-0.02, 0.01))].map((o) => o.id);
-    const created = await call('POST', '/v1/route_plans', {
+    const solved = await solvedPlan<any>(t, op, {
       date: DATE,
       depot: depot.id,
       couriers: [{ courier_id: short.id }],
       order_ids: far,
       time_limit_ms: 100,
     });
-    await t.jobs.idle();
     // Out and back to either takes more than the 20 minutes: the solver left both out.
-    const solved = (await call('GET', `/v1/route_plans/${created.body.id}`)).body;
     expect(solved.unassigned.map((u: { reason: string }) => u.reason)).toEqual(['shift', 'shift']);
-    const res = await edit(op, created.body.id, { routes: [{ courier_id: short.id, order_ids: far }] });
+    const res = await edit(op, solved.id, { routes: [{ courier_id: short.id, order_ids: far }] });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const r = routeOf(res.body, short.id) as Route;
     expect(r.stops.map((s) => s.violations.map((v) => v.constraint))).toEqual([[], ['shift']]);
@@ -284,7 +279,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('commits the edited routes in the edited order: each order assigned to its new courier', async () => {
-    const { plan, ana, beto, ids } = await solvedPlan();
+    const { plan, ana, beto, ids } = await twoCourierPlan();
     const call = client(t.app, op);
     const res = await edit(op, plan.id, {
       routes: [
@@ -317,7 +312,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('an edit racing a commit never commits routes other than the stored ones', async () => {
-    const { plan, ana, beto, ids } = await solvedPlan();
+    const { plan, ana, beto, ids } = await twoCourierPlan();
     const call = client(t.app, op);
     const [edited, committed] = await Promise.all([
       edit(op, plan.id, {
@@ -342,7 +337,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('refuses malformed and impossible edits with the param (422), and bad JSON (400)', async () => {
-    const { plan, ana, beto, ids } = await solvedPlan();
+    const { plan, ana, beto, ids } = await twoCourierPlan();
     const other = await order(place(0.001, 0.001));
     const stranger = (await client(t.app, op)('POST', '/v1/couriers', { name: 'X' })).body;
     const cases: [unknown, string, string][] = [
@@ -396,7 +391,7 @@ describeEach('route plan edits', (engine) => {
   });
 
   it('isolation: carrier only (merchants 403), one environment (404), no key 401; dispatchers may edit', async () => {
-    const { plan, ana, ids } = await solvedPlan();
+    const { plan, ana, ids } = await twoCourierPlan();
     const body = { routes: [{ courier_id: ana, order_ids: [ids.o1] }] };
     expect((await edit(opLive, plan.id, body)).status).toBe(404);
     for (const key of [m.test, m.live]) expect((await edit(key, plan.id, body)).status).toBe(403);

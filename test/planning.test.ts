@@ -12,6 +12,7 @@ import {
   validOrder,
 } from './helpers.js';
 import { eventsOf } from './lifecycle-helpers.js';
+import { solvedPlan } from './route-plan-helpers.js';
 
 const DATE = '2030-03-04';
 const LIMA = { lat: -12.1211, lng: -77.0297 };
@@ -92,16 +93,13 @@ describeEach('route planning', (engine) => {
     expect((await client(t.app)('GET', '/v1/depots')).status).toBe(401);
     expect((await client(t.app, opLive)('GET', `/v1/depots/${depot.id}`)).status).toBe(404);
     const c = await courier();
-    const plan = (
-      await client(t.app, op)('POST', '/v1/route_plans', {
-        date: DATE,
-        depot: depot.id,
-        couriers: [{ courier_id: c.id }],
-        order_ids: [(await order()).id],
-        time_limit_ms: 200,
-      })
-    ).body;
-    await finished(t, op, plan.id);
+    const plan = await solvedPlan<{ id: string }>(t, op, {
+      date: DATE,
+      depot: depot.id,
+      couriers: [{ courier_id: c.id }],
+      order_ids: [(await order()).id],
+      time_limit_ms: 200,
+    });
     expect((await client(t.app, opLive)('GET', `/v1/route_plans/${plan.id}`)).status).toBe(404);
     expect((await client(t.app, opLive)('POST', `/v1/route_plans/${plan.id}/commit`)).status).toBe(404);
     expect((await client(t.app, m.test)('GET', `/v1/route_plans/${plan.id}`)).status).toBe(403);
@@ -222,16 +220,13 @@ describeEach('route planning', (engine) => {
     const c = await courier();
     const o1 = await order({ delivery_address: at(0.01, 0) });
     const o2 = await order({ delivery_address: at(0, 0.01) });
-    const plan = (
-      await call('POST', '/v1/route_plans', {
-        date: DATE,
-        depot: depot.id,
-        couriers: [{ courier_id: c.id }],
-        order_ids: [o1.id, o2.id],
-        time_limit_ms: 200,
-      })
-    ).body;
-    expect((await finished(t, op, plan.id)).status).toBe('succeeded');
+    const plan = await solvedPlan<{ id: string }>(t, op, {
+      date: DATE,
+      depot: depot.id,
+      couriers: [{ courier_id: c.id }],
+      order_ids: [o1.id, o2.id],
+      time_limit_ms: 200,
+    });
     expect((await client(t.app, m.test)('POST', `/v1/orders/${o2.id}/cancel`, { reason: 'changed mind' })).status).toBe(
       200,
     );
@@ -246,23 +241,18 @@ describeEach('route planning', (engine) => {
   });
 
   it('reports unassigned orders with their reasons', async () => {
-    const call = client(t.app, op);
     const c = await courier({ capacity_packages: 1, shift_start: '09:00', shift_end: '17:00' });
     const nowhere = await order({ delivery_address: { address: 'Somewhere', city: 'Lima' } });
     const fits = await order({ delivery_address: at(0.01, 0.01), items: [{ description: 'Box', quantity: 1 }] });
     const tooBig = await order({ delivery_address: at(0.01, 0.02), items: [{ description: 'Box', quantity: 5 }] });
     const tooEarly = await order({ delivery_address: at(0.02, 0.01), time_window: { start: '05:00', end: '06:00' } });
-    const plan = (
-      await call('POST', '/v1/route_plans', {
-        date: DATE,
-        depot: depot.id,
-        couriers: [{ courier_id: c.id, capacity_packages: 4 }],
-        order_ids: [nowhere.id, fits.id, tooBig.id, tooEarly.id],
-        time_limit_ms: 200,
-      })
-    ).body;
-    const done = await finished(t, op, plan.id);
-    expect(done.status).toBe('succeeded');
+    const done = await solvedPlan<any>(t, op, {
+      date: DATE,
+      depot: depot.id,
+      couriers: [{ courier_id: c.id, capacity_packages: 4 }],
+      order_ids: [nowhere.id, fits.id, tooBig.id, tooEarly.id],
+      time_limit_ms: 200,
+    });
     const reasons = Object.fromEntries(
       done.unassigned.map((u: { order_id: string; reason: string }) => [u.order_id, u.reason]),
     );
@@ -356,17 +346,13 @@ describeEach('route planning with OSRM', (engine) => {
     const c = (await call('POST', '/v1/couriers', { name: 'C', shift_start: '08:00' })).body;
     const o = (await client(t.app, m.test)('POST', '/v1/orders', validOrder({ delivery_address: at(0.01, 0.01) })))
       .body;
-    const plan = (
-      await call('POST', '/v1/route_plans', {
-        date: DATE,
-        depot: depot.id,
-        couriers: [{ courier_id: c.id }],
-        order_ids: [o.id],
-        time_limit_ms: 200,
-      })
-    ).body;
-    const done = await finished(t, op, plan.id);
-    expect(done.status, done.failure_message).toBe('succeeded');
+    const done = await solvedPlan<any>(t, op, {
+      date: DATE,
+      depot: depot.id,
+      couriers: [{ courier_id: c.id }],
+      order_ids: [o.id],
+      time_limit_ms: 200,
+    });
     expect(requests.at(-1)).toBe(
       `/table/v1/driving/${LIMA.lng.toFixed(6)},${LIMA.lat.toFixed(6)};${(LIMA.lng + 0.01).toFixed(6)},${(LIMA.lat + 0.01).toFixed(6)}?annotations=duration,distance`,
     );
