@@ -40,8 +40,9 @@ const REGRET_SHARE = 0.3;
 /**
  * On large instances a regret row starts with the routes of the job's REGRET_NEAR nearest jobs, not
  * every route. At 1 000 customers, 30 s (BENCHMARKS.md "Regret insertion on 1000 customers"): better
- * on 10 of 11 instances of R1, RC1 and C1 (R1 and RC1 by 0.1–0.46 points) with a third fewer
- * iterations; on the long routes of R2, RC2 and C2 it was worse as often as better, so they keep greedy.
+ * on 16 of 19 instances of R1, RC1 and C1 (R1 −0.20, RC1 −0.30 points on average, C1 +0.05) with a
+ * third fewer iterations; on the long routes of R2, RC2 and C2 it was worse as often as better (10
+ * pairs at 100 000 iterations and 30 s), so they keep greedy.
  */
 const REGRET_NEAR = 20;
 
