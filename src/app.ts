@@ -1,6 +1,5 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, LogController } from 'fastify';
-import secureJson from 'secure-json-parse';
 import { adminRoutes } from './features/accounts/routes.js';
 import { dispatchRoutes } from './features/dispatch/routes.js';
 import { eventsRoutes } from './features/events/routes.js';
@@ -43,15 +42,9 @@ import { loggableUrl } from './shared/log-url.js';
 import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit, refusedRateLimit } from './shared/rate-limit.js';
+import { installRequestBodies } from './shared/request-body.js';
 import { installValidators } from './shared/validation.js';
 import { installWebApps } from './shared/web-app.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The exact request body text, for idempotency fingerprints. */
-    rawBody?: string;
-  }
-}
 
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -94,25 +87,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   installValidators(app);
   installErrorHandling(app);
 
-  app.removeContentTypeParser(['application/json', 'text/plain']);
-  // Decoded here rather than by Fastify (which would turn invalid UTF-8 into U+FFFD, silently
-  // changing what the client sent): a body that is not UTF-8 is refused whole.
-  const utf8 = new TextDecoder('utf-8', { fatal: true });
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
-    let text: string;
-    try {
-      text = utf8.decode(body as Buffer);
-    } catch {
-      return done(new ApiError('invalid_json', 'The request body is not valid UTF-8.'), undefined);
-    }
-    req.rawBody = text;
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, secureJson.parse(text, undefined, { protoAction: 'error', constructorAction: 'error' }));
-    } catch {
-      done(new ApiError('invalid_json', 'The request body is not valid JSON.'), undefined);
-    }
-  });
+  installRequestBodies(app);
 
   app.addHook('onRequest', async (req, reply) => {
     reply.header('Request-Id', req.id);

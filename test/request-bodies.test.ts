@@ -1,0 +1,36 @@
+import { expect, it } from 'vitest';
+import { client, describeEach, useApp, useMerchant, validOrder } from './helpers.js';
+
+/**
+ * Bodies refused for what they are rather than for their syntax (src/shared/request-body.ts): the
+ * message says what was refused, in the one Error body.
+ */
+describeEach('request bodies', (engine) => {
+  const t = useApp(engine);
+  const m = useMerchant(t);
+  const json = { 'content-type': 'application/json' };
+
+  it('a __proto__ key is refused as such, naming where it is, and nothing is created', async () => {
+    const call = client(t.app, m.test);
+    const order = JSON.stringify(validOrder());
+    for (const [body, param, key] of [
+      ['{"__proto__":{"admin":true}}', '__proto__', '"__proto__"'],
+      [`${order.slice(0, -1)},"metadata":{"__proto__":{"x":1}}}`, 'metadata.__proto__', '"__proto__"'],
+      ['{"items":[{"constructor":{"prototype":{"x":1}}}]}', 'items[0].constructor', '"constructor"'],
+    ] as const) {
+      const res = await call('POST', '/v1/orders', body, json);
+      expect(res.status, body).toBe(400);
+      expect(res.body.error, body).toMatchObject({ type: 'invalid_request_error', code: 'invalid_json', param });
+      expect(res.body.error.message, body).toContain(key);
+      expect(res.body.error.message, body).not.toContain('not valid JSON');
+      expect(res.body.error.request_id).toBe(res.headers['request-id']);
+    }
+    expect((await call('GET', '/v1/orders')).body.data).toEqual([]);
+    // A key merely named "constructor" (no prototype inside) is ordinary data: an unknown field here.
+    const plain = await call('POST', '/v1/orders', { ...validOrder(), constructor: 'x' });
+    expect(plain.body.error).toMatchObject({ code: 'parameter_unknown', param: 'constructor' });
+    // Broken JSON is still said to be broken.
+    const broken = await call('POST', '/v1/orders', '{"__proto__":', json);
+    expect(broken.body.error).toMatchObject({ code: 'invalid_json', message: 'The request body is not valid JSON.' });
+  });
+});
