@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './errors.js';
@@ -35,6 +36,11 @@ function forbiddenKey(root: unknown): { path: string; key: string } | undefined 
   return undefined;
 }
 
+/** A request carries a body when it says how long it is (not 0) or that it is chunked. */
+function hasBody(h: IncomingHttpHeaders): boolean {
+  return h['transfer-encoding'] !== undefined || (h['content-length'] !== undefined && h['content-length'] !== '0');
+}
+
 /**
  * Why a JSON body was refused. Valid JSON with a forbidden key is said to be exactly that, with the
  * key's place in `param`: "not valid JSON" would send the client looking for a syntax error that
@@ -65,6 +71,25 @@ function refusal(text: string): ApiError {
  * is refused whole.
  */
 export function installRequestBodies(app: FastifyInstance): void {
+  // Before any parser (JSON, images, spreadsheets) reads a byte: a compressed body would otherwise
+  // be read as it is, and refused as invalid UTF-8 or a mismatched image, which says nothing of the
+  // real cause. RFC 9110 §15.5.16: an unsupported content coding is 415, with Accept-Encoding
+  // naming what would be accepted.
+  app.addHook('preParsing', async (req, _reply, payload) => {
+    const coding = req.headers['content-encoding'];
+    if (coding === undefined || !hasBody(req.headers)) return payload;
+    const codings = coding
+      .split(',')
+      .map((c) => c.trim().toLowerCase())
+      .filter((c) => c !== '' && c !== 'identity');
+    if (codings.length === 0) return payload;
+    throw new ApiError(
+      'unsupported_media_type',
+      `Unsupported Content-Encoding: ${codings.join(', ').slice(0, 100)}. Ruta reads request bodies uncompressed only; send the body without a Content-Encoding (or with identity).`,
+      undefined,
+      { 'Accept-Encoding': 'identity' },
+    );
+  });
   app.removeContentTypeParser(['application/json', 'text/plain']);
   const utf8 = new TextDecoder('utf-8', { fatal: true });
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (req, body, done) => {
