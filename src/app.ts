@@ -64,11 +64,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
     trustProxy: ctx.config.trustProxy as boolean,
-    routerOptions: { ignoreTrailingSlash: true },
+    // The router's own cap on a path parameter (100 by default) answered an over-long id as an
+    // unknown URL (404 route_not_found). Lifted past anything a request line can carry (Node
+    // refuses 16 KiB of headers in all), so the route's schema judges the id: IdParams allows 100
+    // characters, and more is 422 parameter_invalid naming it, like any parameter out of bounds.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 16 * 1024 },
     // installDrain answers requests that arrive while closing, with the Error body.
     return503OnClosing: false,
-    // The router's own refusals (a path parameter over 100 characters, broken %-encoding) would
-    // otherwise answer with Fastify's body; no such URL can name anything, so it is a plain 404.
+    // The router's own refusals (broken %-encoding) would otherwise answer with Fastify's body; no
+    // such URL can name anything, so it is a plain 404.
     // Node's HTTP parser refuses some requests before Fastify sees them (a control character or an
     // oversized header); the answer still has the Error body and a Request-Id.
     clientErrorHandler: (err, socket) => {
