@@ -329,7 +329,7 @@ describeEach('isolation matrix', (engine) => {
 });
 
 /**
- * `?account=` on the carrier's lists (docs/api.md, "Filtering by account"): an id of the wrong
+ * `?account=` on the carrier's lists (docs/api.md, "Naming an account"): an id of the wrong
  * shape is 422 naming `account` on every list that takes it; a well-formed id of no account is a
  * filter that matches nothing (an empty list), as a merchant's own would be with no objects yet.
  */

@@ -80,8 +80,9 @@ export class ApiError extends Error {
   }
 }
 
-export const notFound = (what: string, id: string): ApiError =>
-  new ApiError('resource_missing', `No such ${what}: '${id}'`, 'id');
+/** `param`: where the id came from, when not the path's `{id}` (`?account=` names `account`). */
+export const notFound = (what: string, id: string, param = 'id'): ApiError =>
+  new ApiError('resource_missing', `No such ${what}: '${id}'`, param);
 
 interface AjvError {
   keyword: string;

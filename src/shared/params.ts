@@ -41,10 +41,11 @@ export const Currency = (description = 'ISO 4217 currency code, uppercase (e.g. 
   Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description });
 
 /**
- * `?account=` narrowing a carrier's list (orders, webhook endpoints and deliveries, API keys,
- * settlements, reports, messages) to one merchant. Only an account id's shape is accepted
- * (`acct_x'` or `12` is 422 `parameter_invalid` naming `account`); a well-formed id of no account
- * answers an empty list, as a filter that matches nothing (docs/api.md, "Filtering by account").
+ * `?account=`: narrowing a carrier's list (orders, webhook endpoints and deliveries, settlements,
+ * reports, messages) to one merchant, or naming the merchant a request acts for (API keys, order
+ * imports). Only an account id's shape is accepted (`acct_x'` or `12` is 422 `parameter_invalid`
+ * naming `account`). A well-formed id of no account answers a filter with an empty list (it matches
+ * nothing) and a request acting for it with 404 naming `account` (docs/api.md, "Naming an account").
  */
 export const AccountFilter = (description: string) =>
   Type.String({ pattern: '^acct_[A-Za-z0-9]+$', maxLength: 100, description });

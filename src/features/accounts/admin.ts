@@ -119,6 +119,11 @@ export function presentKey(k: accounts.KeyListing): ApiKey {
   };
 }
 
+// `?account=` names whose keys a list shows (without it, an admin's are the operator keys): an
+// account that does not exist is 404 naming `account`, as for the settings and imports that act on
+// one (docs/api.md, "Naming an account").
+const noSuchAccount = (id: string) => notFound('account', id, 'account');
+
 /**
  * Which keys a signed-in user manages: an admin any account's and the operator keys; a merchant
  * user its own account's. `account` null means the operator keys. Keys themselves never manage
@@ -127,7 +132,7 @@ export function presentKey(k: accounts.KeyListing): ApiKey {
 function keyAccount(user: Principal, requested: string | undefined): string | null {
   if (user.role === 'admin') return requested ?? null;
   if (user.role === 'merchant' && user.accountId) {
-    if (requested !== undefined && requested !== user.accountId) throw notFound('account', requested);
+    if (requested !== undefined && requested !== user.accountId) throw noSuchAccount(requested);
     return user.accountId;
   }
   throw new ApiError('permission_denied', 'Only admins and merchant users manage API keys.');
@@ -135,7 +140,7 @@ function keyAccount(user: Principal, requested: string | undefined): string | nu
 
 export async function listKeys(ctx: AppContext, user: Principal, account: string | undefined) {
   const accountId = keyAccount(user, account);
-  if (accountId !== null && !(await accounts.findAccount(ctx.db, accountId))) throw notFound('account', accountId);
+  if (accountId !== null && !(await accounts.findAccount(ctx.db, accountId))) throw noSuchAccount(accountId);
   const rows = await accounts.keysOf(ctx.db, accountId);
   return { object: 'list' as const, data: rows.map(presentKey), has_more: false };
 }

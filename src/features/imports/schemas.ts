@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { DATE_FORMATS, IMPORT_MODES, IMPORT_STATUSES, IMPORT_TYPES } from '../../shared/db/tables/order_imports.js';
+import { AccountFilter } from '../../shared/params.js';
 
 export {
   DATE_FORMATS,
@@ -56,12 +57,9 @@ export const OrderImportList = Type.Object(
 );
 
 /** A carrier (operator key, admin, dispatcher) imports for a merchant: which one. Merchants never send it. */
-const OnBehalfOf = Type.String({
-  pattern: '^acct_',
-  maxLength: 100,
-  description:
-    'Carrier callers (operator keys, admins, dispatchers) only, and required for them: the merchant account the import is for',
-});
+const OnBehalfOf = AccountFilter(
+  'Carrier callers (operator keys, admins, dispatchers) only, and required for them: the merchant account the import is for',
+);
 
 export const AccountQuery = Type.Object({ account: Type.Optional(OnBehalfOf) }, { additionalProperties: false });
 export type AccountQuery = Static<typeof AccountQuery>;

@@ -102,7 +102,7 @@ function sumRows(rows: repo.CountRow[]): repo.CountRow {
  */
 export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Promise<ReportSummary> {
   if (scope.accountId !== null && q.account !== undefined && q.account !== scope.accountId) {
-    throw notFound('account', q.account);
+    throw notFound('account', q.account, 'account');
   }
   const account = scope.accountId ?? q.account;
   const zone = await zoneOfScope(ctx, scope.accountId);

@@ -104,7 +104,11 @@ export function present(s: repo.SettlementRow, lines: repo.LineRow[]): Settlemen
  */
 export async function createDraft(ctx: AppContext, scope: Scope, body: SettlementCreate): Promise<Settlement> {
   const account = await accountById(ctx, body.account_id);
-  if (!account) throw notFound('account', body.account_id);
+  // A body field naming nothing is 422 naming the field, as for every reference in a body
+  // (a key's account, a route's courier_id); 404 is for the resource in the path.
+  if (!account) {
+    throw new ApiError('parameter_invalid', `Invalid account_id: no such account '${body.account_id}'.`, 'account_id');
+  }
   if (body.period_start > body.period_end) {
     throw new ApiError('parameter_invalid', 'Invalid period_start: after period_end.', 'period_start');
   }
