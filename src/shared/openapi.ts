@@ -137,7 +137,7 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transform: ({ schema, url }) => ({
-      schema: withRawBody(nameTopLevel(withBodyErrors(documented.get(schema) ?? schema))),
+      schema: withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
       url,
     }),
     transformObject: (doc) => componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject),
@@ -185,4 +185,15 @@ function withBodyErrors<T>(schema: T): T {
   const response: Record<string, unknown> = { ...s.response };
   for (const [status, body] of Object.entries(added)) if (!(status in response)) response[status] = body;
   return { ...s, response } as T;
+}
+
+/**
+ * What every operation with path parameters can answer before its handler runs: 422 for a value
+ * its schema refuses (an id over 100 characters, a NUL), naming the parameter. Added for the
+ * document only, as withBodyErrors does, so a route need not list it.
+ */
+function withParamErrors<T>(schema: T): T {
+  const s = schema as { params?: unknown; response?: Record<string, unknown> } | undefined;
+  if (s?.params === undefined || (s.response !== undefined && '422' in s.response)) return schema;
+  return { ...s, response: { ...s.response, ...errorResponses(422) } } as T;
 }
