@@ -109,7 +109,8 @@ describeEach('rate limits', (engine) => {
     });
   });
 
-  it('RUTA_RATE_LIMIT_PER_MIN=0 turns limiting and its headers off', async () => {
+  // These start their own app (on PostgreSQL, a schema to migrate): more than the default 30 s under load.
+  it('RUTA_RATE_LIMIT_PER_MIN=0 turns limiting and its headers off', { timeout: 60_000 }, async () => {
     const t = await startApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '0' });
     try {
       const m = await newMerchant(t);
@@ -124,7 +125,7 @@ describeEach('rate limits', (engine) => {
     }
   });
 
-  it('uses the default of 6000 per minute', async () => {
+  it('uses the default of 6000 per minute', { timeout: 60_000 }, async () => {
     const t = await startApp(engine);
     try {
       const m = await newMerchant(t);
@@ -156,6 +157,8 @@ describeEach('rate limits', (engine) => {
         await a.close();
       }
     },
+    // Two apps on PostgreSQL, each migrating its schema: 31 s on a loaded 2-core machine once.
+    90_000,
   );
 
   describe('stores', () => {
