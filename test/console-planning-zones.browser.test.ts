@@ -1,13 +1,14 @@
 import { expect, it } from 'vitest';
+import { createAccount } from '../src/features/accounts/service.js';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEach, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { solvedPlan } from './route-plan-helpers.js';
 
 /**
- * Depots in two zones. A plan reads its stops' windows in its depot's zone (docs/planning.md), while
- * the form's "Times in" names the depot picked for the next plan: once another one is picked, the
- * two differ, so each stop names its zone, as a courier's shift does on the Couriers page (hoursIn).
+ * Depots in two zones and a merchant in Lima. A plan from Madrid reads its arrivals in Madrid's
+ * zone and each stop's window in the order's own (docs/planning.md), so the stop names the window's
+ * zone (hoursIn), as the order page does, whichever depot the form picks for the next plan.
  */
 describeEach('console planning with depots in two zones', (engine) => {
   let op: string;
@@ -22,7 +23,7 @@ describeEach('console planning with depots in two zones', (engine) => {
     {
       setup: async (t) => {
         op = await newOperator(t, 'test');
-        merchant = (await newMerchant(t, 'Tienda Zonas')).test;
+        merchant = (await createAccount(t.ctx, { name: 'Tienda Zonas', timezone: 'America/Lima' })).keys.test;
         const call = client(t.app, op);
         const depot = async (name: string, lat: number, lng: number, timezone: string) => {
           const res = await call('POST', '/v1/depots', { name, lat, lng, timezone });
@@ -31,24 +32,26 @@ describeEach('console planning with depots in two zones', (engine) => {
         };
         madrid = await depot('Madrid', 40.4168, -3.7038, 'Europe/Madrid');
         lima = await depot('Surquillo', -12.1211, -77.0297, 'America/Lima');
-        courier = (await call('POST', '/v1/couriers', { name: 'Zoe Zonas' })).body;
+        courier = (await call('POST', '/v1/couriers', { name: 'Zoe Zonas', shift_start: '08:00', shift_end: '21:00' }))
+          .body;
       },
     },
   );
 
-  it.skipIf(!hasChromium)(`each stop's window names the plan's zone, not the form's${skipNote}`, async () => {
+  it.skipIf(!hasChromium)(`each stop's window names the order's zone, not the depot's${skipNote}`, async () => {
     const made = await client(web.t.app, merchant)(
       'POST',
       '/v1/orders',
       validOrder({
         customer: { name: 'Vera Ventana', phone: '+51987654321' },
         time_window: { start: '10:00', end: '13:00' },
+        delivery_address: { address: 'Gran Vía 1, Madrid', lat: 40.42, lng: -3.705 },
       }),
     );
     expect(made.status, JSON.stringify(made.body)).toBe(201);
     const plan = await solvedPlan<{ id: string }>(web.t, op, {
       date: '2030-03-04',
-      depot: lima.id,
+      depot: madrid.id,
       couriers: [{ courier_id: courier.id }],
       order_ids: [made.body.id],
       time_limit_ms: 500,
@@ -60,12 +63,15 @@ describeEach('console planning with depots in two zones', (engine) => {
     await page.goto(`${web.base}/console/#/planning/${plan.id}`);
     const stop = page.getByRole('list', { name: 'Stops of Zoe Zonas' }).getByRole('listitem');
     await stop.waitFor();
-    await page.getByText('Times in America/Lima').waitFor();
-    expect(await stop.textContent()).toContain('window 10:00–13:00 (America/Lima)');
-
-    // Madrid picked for the next plan: the form names its zone, this plan's stop still names Lima's.
-    await page.getByLabel('Depot').selectOption(madrid.id);
     await page.getByText('Times in Europe/Madrid').waitFor();
+    // 10:00 in Lima (-05:00) is 16:00 in Madrid (+01:00): the courier waits in the plan's zone, the
+    // window in the order's, each as it was given.
+    expect(await stop.textContent()).toContain('window 10:00–13:00 (America/Lima)');
+    expect(await stop.textContent()).toContain('waits until 16:00');
+
+    // Lima picked for the next plan: this plan's stop is unchanged.
+    await page.getByLabel('Depot').selectOption(lima.id);
+    await page.getByText('Times in America/Lima').waitFor();
     expect(await stop.textContent()).toContain('window 10:00–13:00 (America/Lima)');
     await page.context().close();
   });

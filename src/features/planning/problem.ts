@@ -66,8 +66,11 @@ export async function buildProblem(
 ): Promise<Built> {
   const tz = o.depot.timezone;
   const dayStart = startOfDay(o.date, tz);
-  const minuteOf = (hhmm: string) => (atLocalTime(o.date, hhmm, tz) - dayStart) / MS_PER_MIN;
-  const dayEnd = minuteOf('24:00');
+  // A time of day is read in the zone it was given in: an order's window in the order's zone (the
+  // instant its customer was promised and the order page shows); orders of accounts in other zones
+  // than the depot's are planned too (every order due that day).
+  const minuteIn = (zone: string) => (hhmm: string) => (atLocalTime(o.date, hhmm, zone) - dayStart) / MS_PER_MIN;
+  const dayEnd = minuteIn(tz)('24:00');
   // A plan for the day it is made on leaves no earlier than it was made: a route out at 08:30
   // planned at 11:00 would promise every customer an arrival already missed. Past the end of a
   // shift the courier has no time left, and what it would have carried is unassigned (`shift`).
@@ -87,6 +90,7 @@ export async function buildProblem(
   };
   placeOfDepot(o.depot);
   const vehicles: Vehicle[] = o.couriers.map((c) => {
+    const minuteOf = minuteIn(tz);
     const shiftEnd = minuteOf(c.shift_end);
     const v: Vehicle = {
       capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
@@ -113,6 +117,7 @@ export async function buildProblem(
       continue;
     }
     const w = order.time_window;
+    const minuteOf = minuteIn(order.timezone);
     const job: Job = {
       location: points.push(p) - 1,
       demand: [order.packages, order.weight_kg],
@@ -206,11 +211,14 @@ function describe(built: Built, couriers: PlannedCourier[], v: Violation): PlanV
     };
   }
   if (v.kind === 'pair') return { constraint: 'pair', message: 'Picked up and delivered apart, or delivered first' };
-  const w = (built.jobs[v.job] as OrderRow).time_window;
+  const order = built.jobs[v.job] as OrderRow;
+  const w = order.time_window;
+  // The window is the order's, in its zone; named with the depot's when the two differ.
+  const zones = order.timezone === built.tz ? ['', ''] : [` (${built.tz})`, ` (${order.timezone})`];
   return {
     constraint: 'time_window',
     message: w
-      ? `Served at ${hhmm(v.at)}, after its window ${w.start}\u2013${w.end}`
+      ? `Served at ${hhmm(v.at)}${zones[0]}, after its window ${w.start}\u2013${w.end}${zones[1]}`
       : `Served at ${hhmm(v.at)}, after the plan\u2019s day ends`,
   };
 }

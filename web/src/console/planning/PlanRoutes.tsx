@@ -207,9 +207,9 @@ export function PlanRoutes({
           </a>
           <small className="muted">
             {o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}
-            {/* Named, as a courier's shift is: the plan read it in its depot's zone, and the form's
-                "Times in" names the depot picked for the next plan, which may be another. */}
-            {o?.time_window ? ` · window ${hoursIn(o.time_window.start, o.time_window.end, tz)}` : ''}
+            {/* In the order's own zone, named: the plan read it there (the instant the customer was
+                promised), which may not be the depot's zone the arrival times are in. */}
+            {o?.time_window ? ` · window ${hoursIn(o.time_window.start, o.time_window.end, o.timezone)}` : ''}
           </small>
         </span>
         <span className="when">
