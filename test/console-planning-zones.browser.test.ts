@@ -25,13 +25,17 @@ describeEach('console planning with depots in two zones', (engine) => {
         op = await newOperator(t, 'test');
         merchant = (await createAccount(t.ctx, { name: 'Tienda Zonas', timezone: 'America/Lima' })).keys.test;
         const call = client(t.app, op);
-        const depot = async (name: string, lat: number, lng: number, timezone: string) => {
-          const res = await call('POST', '/v1/depots', { name, lat, lng, timezone });
+        const depot = async (name: string, lat: number, lng: number, timezone: string, day = {}) => {
+          const res = await call('POST', '/v1/depots', { name, lat, lng, timezone, ...day });
           expect(res.status, JSON.stringify(res.body)).toBe(201);
           return res.body;
         };
         madrid = await depot('Madrid', 40.4168, -3.7038, 'Europe/Madrid');
-        lima = await depot('Surquillo', -12.1211, -77.0297, 'America/Lima');
+        lima = await depot('Surquillo', -12.1211, -77.0297, 'America/Lima', {
+          shift_start: '09:00',
+          shift_end: '12:00',
+        });
+        await call('POST', '/v1/couriers', { name: 'Lucho Lima', start_depot: lima.id });
         courier = (await call('POST', '/v1/couriers', { name: 'Zoe Zonas', shift_start: '08:00', shift_end: '21:00' }))
           .body;
       },
@@ -68,6 +72,14 @@ describeEach('console planning with depots in two zones', (engine) => {
     // window in the order's, each as it was given.
     expect(await stop.textContent()).toContain('window 10:00–13:00 (America/Lima)');
     expect(await stop.textContent()).toContain('waits until 16:00');
+
+    // Each courier's shift as the server will read it: Lucho's is his start depot's working day,
+    // in Lima's zone, whichever depot the plan leaves from; Zoe's own, in the plan depot's.
+    const shiftOf = (name: string) => page.locator('.pick-list li', { hasText: name }).textContent();
+    await expect(shiftOf('Lucho Lima')).resolves.toContain(
+      'shift 09:00–12:00 (America/Lima) (Surquillo’s working day)',
+    );
+    await expect(shiftOf('Zoe Zonas')).resolves.toContain('shift 08:00–21:00 (Europe/Madrid)');
 
     // Lima picked for the next plan: this plan's stop is unchanged.
     await page.getByLabel('Depot').selectOption(lima.id);

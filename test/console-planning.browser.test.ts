@@ -158,7 +158,7 @@ describeEach('console planning page in headless Chromium', (engine) => {
       await expect(page.getByRole('checkbox', { name: /Carla Ruta/ }).isChecked()).resolves.toBe(true);
       await expect(page.getByRole('checkbox', { name: /Diego Ruta/ }).isChecked()).resolves.toBe(true);
       await expect(page.locator('.pick-list li', { hasText: 'Carla Ruta' }).textContent()).resolves.toContain(
-        'shift 08:00–18:00 · 4 packages',
+        'shift 08:00–18:00 (America/Lima) · 4 packages',
       );
       // Before any plan, the orders with coordinates and the depot are on the map.
       await expect.poll(() => page.locator('.planning-map path.leaflet-interactive').count()).toBe(7);

@@ -20,9 +20,10 @@ const DAY = '2026-11-25';
 
 /**
  * One plan, several zones: a plan from a Madrid depot may take orders whose zone is Lima's or
- * Tokyo's (every order due that day, whatever its account). Each window is read in the zone it was
- * given in, its order's. Before, it was read in Madrid's, hours off the instant the customer was
- * promised and the order page shows.
+ * Tokyo's (every order due that day, whatever its account) and couriers who start from depots
+ * elsewhere. Each time of day is read in the zone it was given in: a window in its order's zone,
+ * a shift in its courier's start depot's. Before, both were read in Madrid's, hours off the instant
+ * the customer was promised and the shift the Couriers page shows.
  */
 describeEach('planning across time zones', (engine) => {
   let t: TestApp;
@@ -88,5 +89,21 @@ describeEach('planning across time zones', (engine) => {
     // 10:00–13:00 in Tokyo (+09:00).
     expect(at.get(tokyo)).toBeGreaterThanOrEqual(Date.parse(`${DAY}T01:00:00Z`));
     expect(at.get(tokyo)).toBeLessThanOrEqual(Date.parse(`${DAY}T04:00:00Z`));
+  });
+
+  it('reads a courier’s shift in its start depot’s zone, west and east of UTC', async () => {
+    for (const [from, start, end] of [
+      // The Lima depot's 09:00–12:00 is 14:00–17:00Z; read in Madrid it would be 08:00–11:00Z.
+      [LIMA, `${DAY}T14:00:00Z`, `${DAY}T17:00:00Z`],
+      // Tokyo's is 00:00–03:00Z.
+      [TOKYO, `${DAY}T00:00:00Z`, `${DAY}T03:00:00Z`],
+    ] as const) {
+      const id = await order(from.timezone, from);
+      const p = await plan([await courier(from === LIMA ? depot.lima : depot.tokyo)], [id]);
+      expect(p.unassigned).toEqual([]);
+      const route = p.routes[0];
+      expect(Date.parse(route?.start_at ?? ''), route?.start_at).toBeGreaterThanOrEqual(Date.parse(start));
+      expect(Date.parse(route?.end_at ?? ''), route?.end_at).toBeLessThanOrEqual(Date.parse(end));
+    }
   });
 });

@@ -68,7 +68,8 @@ export async function buildProblem(
   const dayStart = startOfDay(o.date, tz);
   // A time of day is read in the zone it was given in: an order's window in the order's zone (the
   // instant its customer was promised and the order page shows); orders of accounts in other zones
-  // than the depot's are planned too (every order due that day).
+  // than the depot's are planned too (every order due that day). A courier's shift and break in its
+  // start depot's zone, where it is defined.
   const minuteIn = (zone: string) => (hhmm: string) => (atLocalTime(o.date, hhmm, zone) - dayStart) / MS_PER_MIN;
   const dayEnd = minuteIn(tz)('24:00');
   // A plan for the day it is made on leaves no earlier than it was made: a route out at 08:30
@@ -90,7 +91,8 @@ export async function buildProblem(
   };
   placeOfDepot(o.depot);
   const vehicles: Vehicle[] = o.couriers.map((c) => {
-    const minuteOf = minuteIn(tz);
+    // The Couriers page's zone: the depot it starts from (the plan's when it names none).
+    const minuteOf = minuteIn(c.start.timezone);
     const shiftEnd = minuteOf(c.shift_end);
     const v: Vehicle = {
       capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
@@ -207,7 +209,8 @@ function describe(built: Built, couriers: PlannedCourier[], v: Violation): PlanV
   if (v.kind === 'break') {
     return {
       constraint: 'break',
-      message: `No room for the break between ${c.break?.earliest}\u2013${c.break?.latest}`,
+      // As the courier's break was given: in its start depot's zone, named when not the plan's.
+      message: `No room for the break between ${c.break?.earliest}\u2013${c.break?.latest}${c.start.timezone === built.tz ? '' : ` (${c.start.timezone})`}`,
     };
   }
   if (v.kind === 'pair') return { constraint: 'pair', message: 'Picked up and delivered apart, or delivered first' };

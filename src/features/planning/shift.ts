@@ -1,7 +1,7 @@
 import type { Config } from '../../shared/config.js';
 import type { DepotsTable as DepotRow } from '../../shared/db/schema.js';
 
-/** A working day, `HH:mm` to `HH:mm` in the depot's zone. */
+/** A working day, `HH:mm` to `HH:mm` in the zone of the depot it belongs to (a courier's: its start depot's). */
 export interface Shift {
   start: string;
   end: string;

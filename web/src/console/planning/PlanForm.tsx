@@ -1,5 +1,5 @@
 import type { FormEvent } from 'react';
-import type { Courier } from '../../shared/api';
+import { type Courier, hoursIn } from '../../shared/api';
 import type { Depot, Objective } from './common';
 
 /** Short labels, so the select shows them whole; what each does is said under it. */
@@ -32,13 +32,20 @@ export function limitsBody(l: Limits[string] | undefined): Partial<Record<LimitK
   return out;
 }
 
-/** What the plan will use: a missing end of the shift is the depot's working day's (never 00:00). */
-function shiftText(c: Courier, depot: Depot | undefined): string {
-  const start = c.shift_start ?? depot?.shift_start;
-  const end = c.shift_end ?? depot?.shift_end;
+/**
+ * What the plan will use (shift.ts's shiftOf): the courier's own shift, else the working day of the
+ * depot it starts from (the plan's depot when it names none), each end on its own (never 00:00),
+ * named with that depot's zone, the one the server reads it in (problem.ts).
+ */
+function shiftText(c: Courier, depots: Depot[] | null, planDepot: Depot | undefined): string {
+  const from = (c.start_depot ? depots?.find((d) => d.id === c.start_depot) : undefined) ?? planDepot;
+  const start = c.shift_start ?? from?.shift_start;
+  const end = c.shift_end ?? from?.shift_end;
   const own = c.shift_start !== null && c.shift_end !== null;
   const bits = [
-    start && end ? `shift ${start}–${end}${own ? '' : ' (default working day)'}` : 'the default working day',
+    start && end && from
+      ? `shift ${hoursIn(start, end, from.timezone)}${own ? '' : ` (${c.start_depot ? `${from.name}\u2019s ` : ''}working day)`}`
+      : 'the default working day',
   ];
   if (c.capacity_packages !== null) bits.push(`${c.capacity_packages} packages`);
   if (c.capacity_kg !== null) bits.push(`${c.capacity_kg} kg`);
@@ -218,7 +225,7 @@ export function PlanForm({
                       }}
                     />
                     <span>{c.name}</span>
-                    <small className="muted">{shiftText(c, depot)}</small>
+                    <small className="muted">{shiftText(c, depots, depot)}</small>
                   </label>
                   {!leftOut.has(c.id) && (
                     <span className="plan-limits">
