@@ -150,6 +150,8 @@ describeEach('console planning page in headless Chromium', (engine) => {
       // The orders the planner takes: the seven assignable ones, the last without coordinates.
       const toPlan = page.getByRole('list', { name: 'Orders to plan' });
       await expect.poll(() => toPlan.getByRole('listitem').count()).toBe(7);
+      // Said as the server selects them: each order's day in its own zone, not the depot's.
+      await page.getByText('each order’s day in its own time zone, or with no date').waitFor();
       await expect(toPlan.locator('li', { hasText: 'Sin Coordenadas' }).textContent()).resolves.toContain(
         'no coordinates',
       );
