@@ -54,6 +54,9 @@ describeEach('console planning page in headless Chromium', (engine) => {
     engine,
     {
       RUTA_SERVICE_MINUTES_PER_STOP: '5',
+      // The carrier's zone, as docs/console.md runs it: the merchant's orders, and their windows,
+      // are Lima's like the depot.
+      RUTA_DEFAULT_TIMEZONE: 'America/Lima',
     },
     {
       setup: async (t) => {
@@ -297,7 +300,11 @@ describeEach('console planning page in headless Chromium', (engine) => {
       const names = ['Edit Uno', 'Edit Dos', 'Edit Tres', 'Edit Cuatro', 'Edit Cinco'];
       const spots = [at(0.011, 0.004), at(0.018, -0.006), at(-0.012, 0.011), at(-0.017, -0.009), at(0.004, 0.021)];
       const idOf: Record<string, string> = {};
-      for (const [i, name] of names.entries()) idOf[name] = (await order(name, spots[i]!)).id;
+      // A window that binds nothing (the whole shift), so the screenshot shows where it is read.
+      const windows: Record<string, Record<string, unknown>> = {
+        'Edit Dos': { time_window: { start: '08:00', end: '18:00' } },
+      };
+      for (const [i, name] of names.entries()) idOf[name] = (await order(name, spots[i]!, windows[name])).id;
       const nameOf = Object.fromEntries(Object.entries(idOf).map(([n, id]) => [id, n]));
       // Tall enough that a drag's source and target are both on screen (the drag does not scroll).
       const { page, cspErrors } = await signedInPage(1280, 1800);
@@ -346,6 +353,10 @@ describeEach('console planning page in headless Chromium', (engine) => {
       await expect(lastItem.locator('.violation').textContent()).resolves.toMatch(/Warning: Does not fit.*5 packages/);
       await page.getByText(/1 warning:/).waitFor();
       await page.getByRole('button', { name: 'Commit anyway' }).waitFor();
+      // The window has a line of its own in the dense lane, whole, not cut off with the address.
+      const win = page.locator('.plan-routes li', { hasText: 'Edit Dos' }).locator('.window');
+      await expect(win.textContent()).resolves.toMatch(/^window 08:00–18:00 \(.+\)$/);
+      await expect(win.evaluate((el) => el.scrollWidth <= el.clientWidth)).resolves.toBe(true);
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-planning-edit.png') });
       await expect(
         page

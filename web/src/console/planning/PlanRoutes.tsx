@@ -205,12 +205,13 @@ export function PlanRoutes({
           <a href={`#/orders/${s.order_id}`} draggable={false}>
             {o?.customer.name ?? s.order_id}
           </a>
-          <small className="muted">
-            {o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}
-            {/* In the order's own zone, named: the plan read it there (the instant the customer was
-                promised), which may not be the depot's zone the arrival times are in. */}
-            {o?.time_window ? ` · window ${hoursIn(o.time_window.start, o.time_window.end, o.timezone)}` : ''}
-          </small>
+          <small className="muted">{o ? `${o.tracking_code} · ${o.delivery_address.address}` : ''}</small>
+          {/* On a line of its own, never cut off with the address in a narrow lane. In the order's own
+              zone, named: the plan read it there (the instant the customer was promised), which may
+              not be the depot's zone the arrival times are in. */}
+          {o?.time_window && (
+            <small className="muted window">window {hoursIn(o.time_window.start, o.time_window.end, o.timezone)}</small>
+          )}
         </span>
         <span className="when">
           <span>
