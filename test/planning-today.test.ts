@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
+import { createAccount } from '../src/features/accounts/service.js';
+import { client, describeEach, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
 import { solvedPlan } from './route-plan-helpers.js';
 
 interface Plan {
@@ -25,17 +26,18 @@ describeEach('planning today', (engine) => {
   let t: TestApp;
   let now = 0;
   let op: string;
-  let shop: string;
+  // A merchant in each depot's zone: an order's window is read in the order's zone (its account's).
+  const shops = {} as Record<Place, string>;
   const depots = {} as Record<Place, string>;
 
   beforeAll(async () => {
     t = await startApp(engine, { RUTA_SERVICE_MINUTES_PER_STOP: '5' }, { clock: () => now });
     op = await newOperator(t, 'test');
-    shop = (await newMerchant(t, 'Tienda')).test;
     for (const place of Object.keys(PLACES) as Place[]) {
       const res = await client(t.app, op)('POST', '/v1/depots', { name: place, ...PLACES[place] });
       expect(res.status, JSON.stringify(res.body)).toBe(201);
       depots[place] = res.body.id;
+      shops[place] = (await createAccount(t.ctx, { name: 'Tienda', timezone: PLACES[place].timezone })).keys.test;
     }
   });
   afterAll(async () => t?.close());
@@ -45,7 +47,7 @@ describeEach('planning today', (engine) => {
     const p = PLACES[place];
     const ids: string[] = [];
     for (const [i, [start, end]] of windows.entries()) {
-      const res = await client(t.app, shop)(
+      const res = await client(t.app, shops[place])(
         'POST',
         '/v1/orders',
         validOrder({
