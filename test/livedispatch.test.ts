@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createAccount } from '../src/features/accounts/service.js';
 import {
   client,
   describeEach,
@@ -179,6 +180,37 @@ describeEach('live dispatch', (engine) => {
     const capped = ok(await op('GET', `/v1/orders/${n.id}/dispatch_suggestions`));
     const west = capped.data.find((x: any) => x.courier.id === s.c2.id);
     expect(west).toMatchObject({ feasible: false, violations: [{ constraint: 'route_limit' }] });
+  });
+
+  describe('time zones', () => {
+    // An app of its own: the carrier's courier here would be suggested in every other test.
+    let z: TestApp;
+    beforeAll(async () => {
+      z = await startApp(engine, {}, { clock: () => now });
+    });
+    afterAll(async () => z?.close());
+
+    it('reads each stop\u2019s window in its order\u2019s zone, not the new order\u2019s', async () => {
+      const carrier = client(z.app, await newOperator(z, 'test'));
+      const shop = async (timezone: string) =>
+        client(z.app, (await createAccount(z.ctx, { name: `Shop ${timezone}`, timezone })).keys.test);
+      const lima = await shop('America/Lima');
+      const utc = await shop('UTC');
+      const c = ok(await carrier('POST', '/v1/couriers', { name: 'Carrier rider' }), 201);
+      ok(await carrier('POST', `/v1/couriers/${c.id}/location`, { lat: -12.1, lng: -77.03 }));
+      // 08:00–09:01 in Lima is 13:00–14:01 UTC, ahead of the 09:00 UTC clock; read in UTC (the new
+      // order's zone) it would be missed already.
+      const window = { time_window: { start: '08:00', end: '09:01' } };
+      const a = ok(await lima('POST', '/v1/orders', at(-12.11, -77.03, window)), 201);
+      ok(await carrier('POST', '/v1/routes', { courier_id: c.id, order_ids: [a.id] }), 201);
+      const n = ok(await utc('POST', '/v1/orders', at(-12.12, -77.03)), 201);
+      const sug = ok(await carrier('GET', `/v1/orders/${n.id}/dispatch_suggestions`));
+      expect(sug.data).toHaveLength(1);
+      expect(sug.data[0]).toMatchObject({ feasible: true, violations: [] });
+      // The Lima stop is served when its window opens, 08:00 there; read in UTC it was 09:03.
+      const stop = sug.data[0].stops.find((x: any) => x.order_id === a.id);
+      expect(stop.service_start_at).toBe('2030-03-04T13:00:00.000Z');
+    });
   });
 
   it('a courier on duty without a route gets a new route of the day', async () => {

@@ -54,6 +54,8 @@ export interface Situation {
   /** Where it must be back by the shift end; null: it ends at its last stop (no end depot known). */
   end: Point | null;
   shiftEnd: number;
+  /** The zone its shift and break are read in: its start depot's (the day's without one), as planning does. */
+  zone: string;
   capacity: [number, number];
   startsFrom: 'position' | 'depot';
 }
@@ -114,7 +116,8 @@ export async function situations(
     const startDepot = depots.get(c.start_depot ?? o.fallbackDepot ?? '') ?? null;
     const endDepot = depots.get(c.end_depot ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);
-    const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, d.tz));
+    const zone = startDepot?.timezone ?? d.tz;
+    const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, zone));
     const startMin = Math.max(minuteOf(d, d.now), at(shift.start));
     const position = c.last_lat !== null && c.last_lng !== null ? { lat: c.last_lat, lng: c.last_lng } : null;
     // Under way (something already left the depot) or on duty with a fresh fix: it sets off from where it is.
@@ -133,6 +136,7 @@ export async function situations(
       startMin,
       end: endDepot ? depotPoint(endDepot) : null,
       shiftEnd: at(shift.end),
+      zone,
       capacity: [c.capacity_packages ?? UNLIMITED, c.capacity_kg ?? UNLIMITED],
       startsFrom: fromPosition ? 'position' : 'depot',
     });
@@ -162,10 +166,13 @@ function roadMatrices(config: Config, points: Point[]): { minutes: Float64Array;
   return { minutes, km };
 }
 
-/** An order as a job of the day: its window on the day (none: the whole day), demand [packages, kg]. */
+/**
+ * An order as a job of the day: its window on the day in the order's own zone, as planning reads it
+ * (none: the whole day), demand [packages, kg].
+ */
 export function jobOf(config: Config, d: Day, order: repo.StopOrder, location: number): Job {
   const w = order.time_window;
-  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, d.tz));
+  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, w ? order.timezone : d.tz));
   return {
     location,
     demand: [order.packages, order.weight_kg],
@@ -187,7 +194,7 @@ function laneLimits(config: Config, d: Day, s: Situation): Partial<Vehicle> {
   const c = constraintsOf(s.courier);
   const out: Partial<Vehicle> = {};
   if (c.skills.length > 0) out.skills = c.skills;
-  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, d.tz));
+  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, s.zone));
   if (c.max_route_minutes !== null) {
     const startDepot = { shift_start: null, shift_end: null };
     out.shiftEnd = Math.min(s.shiftEnd, at(shiftOf(s.courier, startDepot, config).start) + c.max_route_minutes);

@@ -127,6 +127,7 @@ export type StopOrder = Pick<
   | 'packages'
   | 'weight_kg'
   | 'time_window'
+  | 'timezone'
   | 'delivery_address'
   | 'pickup_address'
   | 'requirements'
@@ -157,6 +158,7 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
       'o.packages',
       'o.weight_kg',
       'o.time_window',
+      'o.timezone',
       'o.delivery_address',
       'o.pickup_address',
       'o.requirements',
@@ -177,6 +179,7 @@ export async function stopsWithOrders(db: Executor, routeIds: string[]): Promise
       packages: r.packages,
       weight_kg: r.weight_kg,
       time_window: r.time_window === null ? null : JSON.parse(r.time_window),
+      timezone: r.timezone,
       delivery_address: JSON.parse(r.delivery_address),
       pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
       requirements: r.requirements === null ? [] : JSON.parse(r.requirements),
