@@ -55,12 +55,20 @@ export class RegretInsertion {
   }
 
   /**
-   * Row i (job j): its cheapest place in every candidate route or, with `near`, only in the routes
-   * of its nearest jobs and in empty vehicles (+∞ elsewhere, until the row is filled whole).
+   * Row i (job j): its cheapest place in every candidate route (`whole`, or without `near`) or
+   * only in the routes of its nearest jobs and in empty vehicles (+∞ elsewhere, until the row is
+   * filled whole).
    */
-  private fillRow(s: Routes, j: number, i: number, nc: number, fill: (i: number, v: number) => void): void {
+  private fillRow(
+    s: Routes,
+    j: number,
+    i: number,
+    nc: number,
+    fill: (i: number, v: number) => void,
+    whole = false,
+  ): void {
     const { m, list, near } = this;
-    if (near === 0) {
+    if (near === 0 || whole) {
       for (let c = 0; c < nc; c++) fill(i, list[c] as number);
       this.full[i] = 1;
       return;
@@ -132,8 +140,7 @@ export class RegretInsertion {
         if (v1 < 0 || (c2 === Number.POSITIVE_INFINITY && full[i] === 0)) {
           if (full[i] === 1) continue;
           // Its nearest jobs' routes hold one place or none: the row again, with every route.
-          for (let q = 0; q < nc; q++) fill(i, list[q] as number);
-          full[i] = 1;
+          this.fillRow(s, jobs[i] as number, i, nc, fill, true);
           i--;
           continue;
         }
