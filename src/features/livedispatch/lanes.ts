@@ -38,6 +38,8 @@ export interface Day {
 }
 
 export const minuteOf = (d: Day, ms: number) => (ms - d.dayStart) / MS_PER_MIN;
+/** A time of day `HH:mm` on the day, read in `zone` (an order's, a courier's start depot's), as a minute of the day. */
+const minuteAt = (d: Day, zone: string) => (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, zone));
 export const instantOf = (d: Day, min: number) => new Date(d.dayStart + Math.round(min * MS_PER_MIN)).toISOString();
 export const dayOf = (day: string, tz: string, now: number): Day => ({ day, tz, dayStart: startOfDay(day, tz), now });
 
@@ -117,7 +119,7 @@ export async function situations(
     const endDepot = depots.get(c.end_depot ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);
     const zone = startDepot?.timezone ?? d.tz;
-    const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, zone));
+    const at = minuteAt(d, zone);
     const startMin = Math.max(minuteOf(d, d.now), at(shift.start));
     const position = c.last_lat !== null && c.last_lng !== null ? { lat: c.last_lat, lng: c.last_lng } : null;
     // Under way (something already left the depot) or on duty with a fresh fix: it sets off from where it is.
@@ -172,7 +174,7 @@ function roadMatrices(config: Config, points: Point[]): { minutes: Float64Array;
  */
 export function jobOf(config: Config, d: Day, order: repo.StopOrder, location: number): Job {
   const w = order.time_window;
-  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, w ? order.timezone : d.tz));
+  const at = minuteAt(d, w ? order.timezone : d.tz);
   return {
     location,
     demand: [order.packages, order.weight_kg],
@@ -194,7 +196,7 @@ function laneLimits(config: Config, d: Day, s: Situation): Partial<Vehicle> {
   const c = constraintsOf(s.courier);
   const out: Partial<Vehicle> = {};
   if (c.skills.length > 0) out.skills = c.skills;
-  const at = (hhmm: string) => minuteOf(d, atLocalTime(d.day, hhmm, s.zone));
+  const at = minuteAt(d, s.zone);
   if (c.max_route_minutes !== null) {
     const startDepot = { shift_start: null, shift_end: null };
     out.shiftEnd = Math.min(s.shiftEnd, at(shiftOf(s.courier, startDepot, config).start) + c.max_route_minutes);
@@ -226,7 +228,7 @@ export async function laneProblem(config: Config, d: Day, s: Situation, stops: L
     if (stop.kind !== 'pickup') return job;
     // A pair's pickup carries the load to its delivery, later in the lane; the window is the delivery's.
     const delivery = stops.findIndex((x, k) => k > i && x.id === stop.id && x.kind === 'delivery');
-    return delivery < 0 ? job : { ...job, ready: 0, due: minuteOf(d, atLocalTime(d.day, '24:00', d.tz)), delivery };
+    return delivery < 0 ? job : { ...job, ready: 0, due: minuteAt(d, d.tz)('24:00'), delivery };
   });
   const m = config.osrmUrl ? await travelMatrices(config, points) : roadMatrices(config, points);
   const n = points.length;
