@@ -1,6 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { courierRefused, isCarrier, type Principal, principalOf, type Scope } from './auth.js';
-import { ApiError, notFound } from './errors.js';
+import { ApiError, noSuchAccount } from './errors.js';
 
 /**
  * Who may drive deliveries (lifecycle moves, couriers, routes, proof files): the carrier (operator
@@ -85,6 +85,6 @@ export async function settingsOwner(
     );
   }
   if (account === undefined) return null;
-  if (!(await exists(account))) throw notFound('account', account, 'account');
+  if (!(await exists(account))) throw noSuchAccount(account);
   return account;
 }

@@ -84,6 +84,9 @@ export class ApiError extends Error {
 export const notFound = (what: string, id: string, param = 'id'): ApiError =>
   new ApiError('resource_missing', `No such ${what}: '${id}'`, param);
 
+/** `?account=` naming the account a request acts for, and no such account (docs/api.md, "Naming an account"). */
+export const noSuchAccount = (id: string): ApiError => notFound('account', id, 'account');
+
 interface AjvError {
   keyword: string;
   instancePath: string;

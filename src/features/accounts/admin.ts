@@ -2,7 +2,7 @@ import type { Principal } from '../../shared/auth.js';
 import type { Config } from '../../shared/config.js';
 import type { AppContext } from '../../shared/context.js';
 import type { Mode } from '../../shared/db/schema.js';
-import { ApiError, notFound } from '../../shared/errors.js';
+import { ApiError, noSuchAccount, notFound } from '../../shared/errors.js';
 import { isTimezone } from '../../shared/local-time.js';
 import { iso } from '../../shared/time.js';
 import * as accounts from './repo.js';
@@ -118,11 +118,6 @@ export function presentKey(k: accounts.KeyListing): ApiKey {
     expires_at: k.expires_at === null ? null : iso(k.expires_at),
   };
 }
-
-// `?account=` names whose keys a list shows (without it, an admin's are the operator keys): an
-// account that does not exist is 404 naming `account`, as for the settings and imports that act on
-// one (docs/api.md, "Naming an account").
-const noSuchAccount = (id: string) => notFound('account', id, 'account');
 
 /**
  * Which keys a signed-in user manages: an admin any account's and the operator keys; a merchant

@@ -1,7 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { isCarrier, type Owner, principalOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
-import { ApiError, notFound } from '../../shared/errors.js';
+import { ApiError, noSuchAccount } from '../../shared/errors.js';
 import { accountById } from '../accounts/service.js';
 
 /**
@@ -30,7 +30,7 @@ export async function importOwner(ctx: AppContext, req: FastifyRequest, account:
       'account',
     );
   }
-  if (!(await accountById(ctx, account))) throw notFound('account', account, 'account');
+  if (!(await accountById(ctx, account))) throw noSuchAccount(account);
   return { accountId: account, mode: p.mode };
 }
 

@@ -1,6 +1,6 @@
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
-import { ApiError, notFound } from '../../shared/errors.js';
+import { ApiError, noSuchAccount } from '../../shared/errors.js';
 import { localDay } from '../../shared/local-time.js';
 import { averageRating } from '../../shared/rating.js';
 import type { ReportCell } from '../../shared/spreadsheet.js';
@@ -102,7 +102,7 @@ function sumRows(rows: repo.CountRow[]): repo.CountRow {
  */
 export async function summary(ctx: AppContext, scope: Scope, q: ReportQuery): Promise<ReportSummary> {
   if (scope.accountId !== null && q.account !== undefined && q.account !== scope.accountId) {
-    throw notFound('account', q.account, 'account');
+    throw noSuchAccount(q.account);
   }
   const account = scope.accountId ?? q.account;
   const zone = await zoneOfScope(ctx, scope.accountId);
