@@ -28,6 +28,11 @@ export interface SendResult {
 }
 
 const BODY_KEEP = 1024;
+/**
+ * The statuses that send the client elsewhere (RFC 9110 §15.4). Another 3xx (304 Not Modified,
+ * 300 Multiple Choices) is not a redirect, and its message says only its status.
+ */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
 /**
  * Keep-alive pools, one per origin, so repeated deliveries to a receiver reuse their connections.
@@ -129,7 +134,7 @@ export async function send(req: SendRequest, agents: Agents): Promise<SendResult
             ok,
             status,
             errorClass: ok ? null : 'http',
-            error: ok ? null : status >= 300 && status < 400 ? `redirect (${status}) not followed` : `HTTP ${status}`,
+            error: ok ? null : REDIRECTS.has(status) ? `redirect (${status}) not followed` : `HTTP ${status}`,
             body: kept > 0 ? Buffer.concat(chunks).toString('utf8').slice(0, BODY_KEEP) : null,
             retryAfterMs: parseRetryAfter(res.headers['retry-after'], req.clock()),
           });
