@@ -57,14 +57,23 @@ export default function Couriers() {
   }
 
   /**
-   * The zone a courier's shift is read in (docs/planning.md: its depot's): the depot it starts from,
-   * else the one it ends at, else the only zone of the carrier's depots, else the user's (the carrier's).
+   * The zone a courier's shift is read in (docs/planning.md): its start depot's; without one, the
+   * depot of the plan it is in, so a single zone when every depot shares it (or there is none, the
+   * carrier's), else no zone yet (the end depot's would be a guess the server does not make).
    */
-  function shiftZone(c: Courier): string {
-    const own = depots.find((d) => d.id === (c.start_depot ?? c.end_depot));
+  function shiftZone(c: Courier): string | null {
+    const own = depots.find((d) => d.id === c.start_depot);
     if (own) return own.timezone;
     const zones = new Set(depots.map((d) => d.timezone));
+    if (zones.size > 1) return null;
     return zones.size === 1 ? [...zones][0]! : (session.me?.timezone ?? browserZone());
+  }
+
+  function shift(c: Courier): string {
+    const start = c.shift_start ?? 'depot’s start';
+    const end = c.shift_end ?? 'depot’s end';
+    const zone = shiftZone(c);
+    return zone ? `Shift ${hoursIn(start, end, zone)}` : `Shift ${start}–${end} (in the zone of the plan’s depot)`;
   }
 
   const couriers = list.data?.data ?? [];
@@ -83,9 +92,7 @@ export default function Couriers() {
                 {c.id} · {c.status} · {c.phone ?? 'no phone'} · {c.vehicle?.replace('_', ' ') ?? 'no vehicle'}
               </p>
               <p className="muted">
-                {c.shift_start || c.shift_end
-                  ? `Shift ${hoursIn(c.shift_start ?? 'depot’s start', c.shift_end ?? 'depot’s end', shiftZone(c))}`
-                  : 'The depot’s working day'}
+                {c.shift_start || c.shift_end ? shift(c) : 'The depot’s working day'}
                 {c.capacity_kg !== null ? ` · ${c.capacity_kg} kg` : ''}
                 {c.capacity_packages !== null ? ` · ${c.capacity_packages} packages` : ''}
               </p>
