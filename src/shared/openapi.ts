@@ -188,12 +188,13 @@ function withBodyErrors<T>(schema: T): T {
 }
 
 /**
- * What every operation with path parameters can answer before its handler runs: 422 for a value
- * its schema refuses (an id over 100 characters, a NUL), naming the parameter. Added for the
- * document only, as withBodyErrors does, so a route need not list it.
+ * What every operation can answer before its handler runs: 422 for a query parameter it does not
+ * take (every route's query string is closed: validation.ts), and for a path parameter its schema
+ * refuses (an id over 100 characters, a NUL), naming the parameter. Added for the document only,
+ * as withBodyErrors does, so a route need not list it.
  */
 function withParamErrors<T>(schema: T): T {
-  const s = schema as { params?: unknown; response?: Record<string, unknown> } | undefined;
-  if (s?.params === undefined || (s.response !== undefined && '422' in s.response)) return schema;
+  const s = schema as { response?: Record<string, unknown> } | undefined;
+  if (s === undefined || (s.response !== undefined && '422' in s.response)) return schema;
   return { ...s, response: { ...s.response, ...errorResponses(422) } } as T;
 }
