@@ -56,11 +56,38 @@ export function requireAdmin(req: FastifyRequest): Principal & { userId: string 
 }
 
 /**
+ * `?account=` as a merchant sends it (its secret key or a merchant user's session), one rule for
+ * every endpoint that takes it (docs/api.md, "Naming an account"): its own account is the same as
+ * leaving `account` out, so undefined is returned; any other is 403 naming `account`, the same
+ * answer whether that account exists or not, so it tells nothing about other accounts (as Stripe's
+ * 403 for an account a key cannot act for: "… (or that account does not exist)"). Anyone else gets
+ * the value back as it came: the carrier's rule (a filter, or the account a request acts for) is
+ * the endpoint's, and a courier's answer its route's. A malformed id never gets here: the schema
+ * refuses it first (422 naming `account`, for every caller).
+ */
+export function accountNamed(p: Principal, account: string | undefined): string | undefined {
+  if (p.role !== 'merchant' || !p.accountId) return account;
+  if (account !== undefined && account !== p.accountId) {
+    throw new ApiError(
+      'permission_denied',
+      `A merchant's key or user acts for its own account only (${p.accountId}); leave out account.`,
+      'account',
+    );
+  }
+  return undefined;
+}
+
+/** A route's query as its endpoint should see it: `account` through accountNamed (a merchant's own is left out). */
+export function withAccountNamed<Q extends { account?: string }>(req: FastifyRequest, query: Q): Q {
+  return { ...query, account: accountNamed(principalOf(req), query.account) };
+}
+
+/**
  * Whose account settings the caller works on (customer messages, proof settings): a merchant its
- * own account's (naming another in `account` is refused: it could only be a probe or a mistake); the
- * carrier (operator keys, admins and dispatchers, whose sessions answer as the operator key they
- * stand for) the merchant named by `account`, which must exist, or without it the defaults every
- * account without its own uses (`null`). Couriers none. `exists` is the accounts feature's lookup
+ * own account's (naming another in `account` is 403, accountNamed); the carrier (operator keys,
+ * admins and dispatchers, whose sessions answer as the operator key they stand for) the merchant
+ * named by `account`, which must exist, or without it the defaults every account without its own
+ * uses (`null`). Couriers none. `exists` is the accounts feature's lookup
  * (shared/ imports no feature).
  */
 export async function settingsOwner(
@@ -71,9 +98,7 @@ export async function settingsOwner(
 ): Promise<string | null> {
   const p = principalOf(req);
   if (p.role === 'merchant' && p.accountId) {
-    if (account !== undefined && account !== p.accountId) {
-      throw new ApiError('permission_denied', `A merchant sees and changes its own ${what} only; leave out account.`);
-    }
+    accountNamed(p, account);
     return p.accountId;
   }
   if (!isCarrier(p)) {

@@ -16,18 +16,32 @@ export const DateTime = Type.String({ format: 'date-time' });
 export const EmptyBody = Type.Object({}, { additionalProperties: false });
 
 /**
+ * `?account=`: narrowing a carrier's list (orders, webhook endpoints and deliveries, settlements,
+ * reports, messages) to one merchant, or naming the merchant a request acts for (API keys, order
+ * imports, per-account settings). Only an account id's shape is accepted (`acct_x'` or `12` is 422
+ * `parameter_invalid` naming `account`, for every caller). For the carrier, a well-formed id of no
+ * account answers a filter with an empty list (it matches nothing) and a request acting for it with
+ * 404 naming `account`. A merchant may name its own account, the same as leaving it out; any other,
+ * existing or not, is 403 naming `account` (shared/access.ts accountNamed; docs/api.md, "Naming an
+ * account"). The description says so after the endpoint's own words, the same on every endpoint.
+ */
+export const AccountFilter = (description: string) =>
+  Type.String({
+    pattern: '^acct_[A-Za-z0-9]+$',
+    maxLength: 100,
+    description: `${description}. A merchant may name only its own account (the same as leaving it out); any other is 403.`,
+  });
+
+/**
  * `?account=` of the per-account settings routes (notification and proof settings): the carrier
  * names the merchant whose settings it reads or changes (shared/access.ts, settingsOwner).
  */
 export const SettingsAccountQuery = Type.Object(
   {
     account: Type.Optional(
-      Type.String({
-        pattern: '^acct_[A-Za-z0-9]+$',
-        maxLength: 100,
-        description:
-          "The carrier only (operator keys, admins, dispatchers): the merchant account whose settings to read or change; without it, the carrier's defaults. A merchant may leave it out or name its own.",
-      }),
+      AccountFilter(
+        "The carrier (operator keys, admins, dispatchers): the merchant account whose settings to read or change; without it, the carrier's defaults",
+      ),
     ),
   },
   { additionalProperties: false },
@@ -39,13 +53,3 @@ export const SettingsAccountQuery = Type.Object(
  */
 export const Currency = (description = 'ISO 4217 currency code, uppercase (e.g. USD, PEN)') =>
   Type.String({ pattern: '^[A-Z]{3}$', format: 'currency', description });
-
-/**
- * `?account=`: narrowing a carrier's list (orders, webhook endpoints and deliveries, settlements,
- * reports, messages) to one merchant, or naming the merchant a request acts for (API keys, order
- * imports). Only an account id's shape is accepted (`acct_x'` or `12` is 422 `parameter_invalid`
- * naming `account`). A well-formed id of no account answers a filter with an empty list (it matches
- * nothing) and a request acting for it with 404 naming `account` (docs/api.md, "Naming an account").
- */
-export const AccountFilter = (description: string) =>
-  Type.String({ pattern: '^acct_[A-Za-z0-9]+$', maxLength: 100, description });

@@ -165,6 +165,6 @@ export const ApiKeyCreate = Type.Object(
 );
 
 export const ApiKeyListQuery = Type.Object(
-  { account: Type.Optional(AccountFilter('One account\u2019s keys (acct_…)')) },
+  { account: Type.Optional(AccountFilter('Admins: one account\u2019s keys (acct_…)')) },
   { additionalProperties: false },
 );

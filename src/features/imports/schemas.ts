@@ -56,9 +56,9 @@ export const OrderImportList = Type.Object(
   { $id: 'OrderImportList' },
 );
 
-/** A carrier (operator key, admin, dispatcher) imports for a merchant: which one. Merchants never send it. */
+/** A carrier (operator key, admin, dispatcher) imports for a merchant: which one. A merchant need not send it. */
 const OnBehalfOf = AccountFilter(
-  'Carrier callers (operator keys, admins, dispatchers) only, and required for them: the merchant account the import is for',
+  'Carrier callers (operator keys, admins, dispatchers), and required for them: the merchant account the import is for',
 );
 
 export const AccountQuery = Type.Object({ account: Type.Optional(OnBehalfOf) }, { additionalProperties: false });

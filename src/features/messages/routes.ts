@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { settingsOwner } from '../../shared/access.js';
+import { settingsOwner, withAccountNamed } from '../../shared/access.js';
 import { isCarrier, principalOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
@@ -29,14 +29,6 @@ function reader(req: FastifyRequest): Reader {
   if (p.role === 'merchant' && p.accountId) return { mode: p.mode, accountId: p.accountId };
   if (isCarrier(p)) return { mode: p.mode, accountId: null };
   throw new ApiError('permission_denied', 'A courier session cannot read customer messages.');
-}
-
-/** The `account` filter: the carrier's choice among accounts; a merchant may only name its own. */
-function accountFilter(who: Reader, account: string | undefined): string | undefined {
-  if (account !== undefined && who.accountId !== null && account !== who.accountId) {
-    throw new ApiError('permission_denied', "A merchant reads its own account's messages only; leave out account.");
-  }
-  return account;
 }
 
 export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
@@ -98,10 +90,7 @@ export function messagesRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: MessageList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => {
-      const who = reader(req);
-      return service.listMessages(ctx, who, { ...req.query, account: accountFilter(who, req.query.account) });
-    },
+    async (req) => service.listMessages(ctx, reader(req), withAccountNamed(req, req.query)),
   );
 
   r.get(

@@ -184,7 +184,7 @@ export const MessageQuery = Type.Object(
     status: Type.Optional(Enum(MESSAGE_STATUSES)),
     trigger: Type.Optional(Trigger),
     account: Type.Optional(
-      AccountFilter("The carrier: one merchant account's messages. A merchant may only name its own."),
+      AccountFilter("The carrier: one merchant account's messages"),
     ),
   },
   { additionalProperties: false },

@@ -1,7 +1,7 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { requireCarrier } from '../../shared/access.js';
+import { requireCarrier, withAccountNamed } from '../../shared/access.js';
 import { principalOf, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
@@ -154,7 +154,7 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: SettlementList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => settlements.listSettlements(ctx, scopeOf(req, { courier: false }), req.query),
+    async (req) => settlements.listSettlements(ctx, scopeOf(req, { courier: false }), withAccountNamed(req, req.query)),
   );
 
   r.get(
@@ -248,10 +248,10 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'getReportSummary',
         summary: 'Delivery KPIs of a period, by day, courier, district or merchant (a merchant: its own orders)',
         querystring: ReportQuery,
-        response: { 200: ReportSummary, ...errorResponses(401, 403, 404, 422) },
+        response: { 200: ReportSummary, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => reports.summary(ctx, scopeOf(req, { courier: false }), req.query),
+    async (req) => reports.summary(ctx, scopeOf(req, { courier: false }), withAccountNamed(req, req.query)),
   );
 
   r.get(
@@ -263,12 +263,13 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
         summary: 'The same summary as CSV or XLSX: one row per group, then the total',
         querystring: ReportExportQuery,
         produces: ['text/csv', XLSX_TYPE],
-        response: { 200: Binary('CSV (UTF-8 with BOM) or an .xlsx workbook'), ...errorResponses(401, 403, 404, 422) },
+        response: { 200: Binary('CSV (UTF-8 with BOM) or an .xlsx workbook'), ...errorResponses(401, 403, 422) },
       },
     },
     async (req, reply) => {
       const { format = 'csv', ...q } = req.query;
-      const rows = reports.summaryTable(await reports.summary(ctx, scopeOf(req, { courier: false }), q));
+      const scope = scopeOf(req, { courier: false });
+      const rows = reports.summaryTable(await reports.summary(ctx, scope, withAccountNamed(req, q)));
       return sendTable(reply, 'ruta-report', format, format === 'csv' ? reportCsv(rows) : await reportXlsx(rows));
     },
   );

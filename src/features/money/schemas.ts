@@ -207,7 +207,7 @@ export const SettlementList = Type.Object(
 );
 export const SettlementListQuery = Type.Object(
   {
-    account: Type.Optional(AccountFilter('The carrier only: one account\u2019s')),
+    account: Type.Optional(AccountFilter('The carrier: one account\u2019s settlements')),
     status: Type.Optional(Type.Enum([...SETTLEMENT_STATUSES])),
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
     starting_after: Type.Optional(Type.String({ maxLength: 100 })),
@@ -226,7 +226,7 @@ export const ExportQuery = Type.Object(
 const reportQueryFields = {
   from: Type.Optional(Day('First local day (each order\u2019s due day); default: 29 days before to')),
   to: Type.Optional(Day('Last local day, inclusive; default: today')),
-  account: Type.Optional(AccountFilter('One merchant (the carrier); a merchant: its own only')),
+  account: Type.Optional(AccountFilter('The carrier: one merchant\u2019s orders')),
   courier: Type.Optional(Type.String({ maxLength: 100, description: 'One courier' })),
   group_by: Type.Optional(Type.Enum(['day', 'courier', 'district', 'merchant'])),
 };

@@ -1,6 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { settingsOwner } from '../../shared/access.js';
+import { settingsOwner, withAccountNamed } from '../../shared/access.js';
 import { principalOf, requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
@@ -73,10 +73,10 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         operationId: 'listOrders',
         summary: 'List orders, newest first',
         querystring: ListQuery,
-        response: { 200: OrderList, ...errorResponses(401, 422) },
+        response: { 200: OrderList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => service.listOrders(ctx, scopeOf(req), req.query, seesPin(req)),
+    async (req) => service.listOrders(ctx, scopeOf(req), withAccountNamed(req, req.query), seesPin(req)),
   );
 
   r.get(
@@ -89,11 +89,11 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
         description:
           'How many orders of each status GET /v1/orders would list with the same filters, in the same scope: a merchant key its account, an operator key every account of its environment.',
         querystring: CountsQuery,
-        response: { 200: OrderCounts, ...errorResponses(401, 422) },
+        response: { 200: OrderCounts, ...errorResponses(401, 403, 422) },
       },
     },
     // The board's numbers: a courier's phone has no board (DESIGN §9).
-    async (req) => service.countOrders(ctx, scopeOf(req, { courier: false }), req.query),
+    async (req) => service.countOrders(ctx, scopeOf(req, { courier: false }), withAccountNamed(req, req.query)),
   );
 
   r.get(

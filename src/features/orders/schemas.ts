@@ -378,7 +378,7 @@ const filterFields = {
         'Orders matching any of: the order id or tracking code (exactly), the external_order_id (exactly), the start of the customer name (any case, accents ignored: "jos" finds "José Pérez"), the last digits of the customer phone (at least 4: "4321" finds +51987654321)',
     }),
   ),
-  account: Type.Optional(AccountFilter('Operator keys only: one account\u2019s orders')),
+  account: Type.Optional(AccountFilter('The carrier (operator keys, admins, dispatchers): one account\u2019s orders')),
   far_from_address: Type.Optional(
     Type.Boolean({
       description:

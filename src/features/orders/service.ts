@@ -304,7 +304,11 @@ function searchOf(text: string): Search {
   };
 }
 
-/** The filters GET /v1/orders and GET /v1/orders/counts share, checked and parsed the same way. */
+/**
+ * The filters GET /v1/orders and GET /v1/orders/counts share, checked and parsed the same way. A
+ * merchant's `account` was answered by the route (shared/access.ts, accountNamed: its own is left
+ * out); one that still arrives with a scope of one account is a sandbox courier's.
+ */
 function filterOf(ctx: AppContext, scope: Scope, q: CountsQuery): OrderFilter {
   if (q.account !== undefined && scope.accountId !== null) {
     throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');

@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { withAccountNamed } from '../../shared/access.js';
 import { scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
@@ -24,6 +25,6 @@ export function webhookOpsRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: DeliveryDetailList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => ops.listDeliveries(ctx, scopeOf(req, { courier: false }), req.query),
+    async (req) => ops.listDeliveries(ctx, scopeOf(req, { courier: false }), withAccountNamed(req, req.query)),
   );
 }

@@ -7,7 +7,7 @@ import { AccountFilter, Nullable } from '../../shared/params.js';
  * environment and may narrow it with `account` (as `GET /v1/orders?account=` does).
  */
 
-const Account = AccountFilter('Carrier only (operator keys, admins, dispatchers): one account\u2019s (acct_…)');
+const Account = AccountFilter('The carrier (operator keys, admins, dispatchers): one account\u2019s (acct_…)');
 
 export const EndpointListQuery = Type.Object(
   {

@@ -6,17 +6,6 @@ import * as ops from './ops-repo.js';
 import type { DeliveryListQuery, EndpointListQuery } from './ops-schemas.js';
 import { presentEndpoint } from './service.js';
 
-/** `account` narrows the carrier's view; a merchant already sees one account, its own. */
-function checkAccountFilter(scope: Scope, account: string | undefined): void {
-  if (account !== undefined && scope.accountId !== null) {
-    throw new ApiError(
-      'parameter_invalid',
-      'Only the carrier (operator keys, admins, dispatchers) can filter by account.',
-      'account',
-    );
-  }
-}
-
 function badCursor(what: string, id: string): ApiError {
   return new ApiError('parameter_invalid', `Invalid starting_after: no such ${what} '${id}'.`, 'starting_after');
 }
@@ -28,7 +17,6 @@ export async function getEndpoint(ctx: AppContext, scope: Scope, id: string) {
 }
 
 export async function listEndpoints(ctx: AppContext, scope: Scope, q: EndpointListQuery) {
-  checkAccountFilter(scope, q.account);
   const limit = q.limit ?? 20;
   let after: ops.EndpointView | undefined;
   if (q.starting_after !== undefined) {
@@ -65,7 +53,6 @@ function presentDeliveryDetail(d: ops.FailedDeliveryRow) {
 
 /** Failed deliveries (the only status listed so far: the schema requires status=failed). */
 export async function listDeliveries(ctx: AppContext, scope: Scope, q: DeliveryListQuery) {
-  checkAccountFilter(scope, q.account);
   const limit = q.limit ?? 20;
   let after: { created_at: number; id: string } | undefined;
   if (q.starting_after !== undefined) {

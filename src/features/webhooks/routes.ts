@@ -1,5 +1,6 @@
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { withAccountNamed } from '../../shared/access.js';
 import { requireMerchant, scopeOf } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
@@ -57,7 +58,7 @@ export function webhooksRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: EndpointList, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => reads.listEndpoints(ctx, scopeOf(req, { courier: false }), req.query),
+    async (req) => reads.listEndpoints(ctx, scopeOf(req, { courier: false }), withAccountNamed(req, req.query)),
   );
 
   r.get(
