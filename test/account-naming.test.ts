@@ -32,13 +32,13 @@ describeEach('naming an account', (engine) => {
       'content-type': 'text/csv',
     });
     expectMissingAccount(upload, 'import');
-    // A merchant user naming another account's keys: as missing, and said of `account`.
+    // A merchant naming any account but its own, existing or not, is 403 naming `account`
+    // (test/merchant-account-param.test.ts walks every endpoint).
     const merchant = sessionClient(t, await userSession(t, 'merchant', shop.accountId));
     const other = await merchant('GET', `/v1/api_keys?account=${NOBODY}`);
-    expect(other.body.error).toMatchObject({ code: 'resource_missing', param: 'account' });
-    // The merchant's own report, asked for another account's: 404 naming account.
+    expect(other.body.error).toMatchObject({ code: 'permission_denied', param: 'account' });
     const report = await client(t.app, shop.test)('GET', `/v1/reports/summary?account=${NOBODY}`);
-    expect(report.body.error).toMatchObject({ code: 'resource_missing', param: 'account' });
+    expect(report.body.error).toMatchObject({ code: 'permission_denied', param: 'account' });
   });
 
   it('the same shape everywhere in the query string: acct_a-b is 422 naming account', async () => {

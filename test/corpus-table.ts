@@ -145,7 +145,7 @@ const ORDERS_QUERY: QueryCase[] = [
   ['external_order_id=a%00b', 'external_order_id', 'parameter_invalid'],
   ['created_gte=yesterday', 'created_gte', 'parameter_invalid'],
   ['created_lt=1700000000', 'created_lt', 'parameter_invalid'],
-  ['account=acct_x', 'account', 'parameter_invalid'],
+  ['account=acct_x-y', 'account', 'parameter_invalid'],
   ...notPlainInteger('rating'),
   ['cod_status=nope', 'cod_status', 'parameter_invalid'],
   ['cod_status=SHORT', 'cod_status', 'parameter_invalid'],
@@ -577,8 +577,8 @@ export const ENDPOINTS: Endpoint[] = [
       ...LIST_QUERY,
       ['starting_after=we_nope', 'starting_after', 'parameter_invalid'],
       ['status=paused', 'status', 'parameter_invalid'],
-      // The merchant's key: only the carrier narrows by account.
-      ['account=acct_x', 'account', 'parameter_invalid'],
+      // Not an account id's shape: 422 for every caller (another account's id is a merchant's 403).
+      ['account=acct_x-y', 'account', 'parameter_invalid'],
     ],
     okQueries: ['', 'limit=100', 'status=disabled'],
   },
@@ -596,7 +596,7 @@ export const ENDPOINTS: Endpoint[] = [
       ['starting_after=del_nope', 'starting_after', 'parameter_invalid'],
       ['status=pending', 'status', 'parameter_invalid'],
       ['endpoint=', 'endpoint', 'parameter_invalid'],
-      ['account=acct_x', 'account', 'parameter_invalid'],
+      ['account=acct_x-y', 'account', 'parameter_invalid'],
     ],
     okQueries: ['', 'limit=100', 'endpoint=we_nope'],
   },

@@ -53,8 +53,8 @@ describeEach('imports on behalf of a merchant', (engine) => {
     const malformed = await post(op, '?account=ord_1', file(903));
     expect(malformed.status).toBe(422);
     const merchant = await post(client(t.app, shop.test), `?account=${other.accountId}`, file(904));
-    expect(merchant.status).toBe(422);
-    expect(merchant.body.error.param).toBe('account');
+    expect(merchant.status).toBe(403);
+    expect(merchant.body.error).toMatchObject({ code: 'permission_denied', param: 'account' });
     // Its own account named is fine.
     expect((await post(client(t.app, shop.test), `?account=${shop.accountId}`, file(905))).status).toBe(202);
     expect((await op('GET', '/v1/order_imports')).status).toBe(422);

@@ -116,22 +116,22 @@ describeEach('money isolation', (engine) => {
     expectCode(await bKey('GET', `/v1/settlements/${stl}`), 404, 'resource_missing', 'other merchant read');
     expectCode(await bKey('GET', `/v1/settlements/${stl}/export`), 404, 'resource_missing', 'other merchant export');
     expect((await bKey('GET', '/v1/settlements')).body.data).toEqual([]);
-    expect((await bKey('GET', `/v1/settlements?account=${a.accountId}`)).body.data).toEqual([]);
+    expectCode(await bKey('GET', `/v1/settlements?account=${a.accountId}`), 403, 'permission_denied', 'other filter');
     expectCode(await aLive('GET', `/v1/settlements/${stl}`), 404, 'resource_missing', 'own live key on test');
 
-    // Reports: a merchant's own orders only; another account's is 404.
+    // Reports: a merchant's own orders only; naming another account is 403.
     expect((await aKey('GET', '/v1/reports/summary')).body.totals.orders).toBe(1);
     expect((await bKey('GET', '/v1/reports/summary')).body.totals.orders).toBe(0);
     expectCode(
       await bKey('GET', `/v1/reports/summary?account=${a.accountId}`),
-      404,
-      'resource_missing',
+      403,
+      'permission_denied',
       'other account report',
     );
     expectCode(
       await bKey('GET', `/v1/reports/summary/export?account=${a.accountId}`),
-      404,
-      'resource_missing',
+      403,
+      'permission_denied',
       'other account export',
     );
     expect((await carrier('GET', `/v1/reports/summary?account=${a.accountId}`)).body.totals.orders).toBe(1);

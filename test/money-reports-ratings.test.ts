@@ -110,7 +110,7 @@ describeEach('reports summary: ratings', (engine) => {
     expect(await ids(a.test, mine.body.totals.links.rated)).toEqual([a5.id, a4.id, b4.id].sort());
     expect(await ids(a.test, '/v1/orders?rating=2')).toEqual([]);
     expect(await ids(b.test, '/v1/orders?rating=2')).toEqual([b2.id]);
-    expect((await alpha('GET', `/v1/reports/summary?account=${b.accountId}`)).status).toBe(404);
+    expect((await alpha('GET', `/v1/reports/summary?account=${b.accountId}`)).status).toBe(403);
 
     // Bad filters are named.
     for (const q of ['rating=0', 'rating=6', 'rating=4.5', 'rating=five', 'rated=maybe']) {

@@ -75,7 +75,7 @@ describeEach('reports summary', (engine) => {
     expect(mine.body.totals.orders).toBe(3);
     expect(mine.body.totals.links.orders).not.toContain('account=');
     expect((await client(t.app, a.test)('GET', mine.body.totals.links.orders)).body.data).toHaveLength(3);
-    expect((await client(t.app, a.test)('GET', `/v1/reports/summary?account=${b.accountId}`)).status).toBe(404);
+    expect((await client(t.app, a.test)('GET', `/v1/reports/summary?account=${b.accountId}`)).status).toBe(403);
     expect((await client(t.app, a.test)('GET', '/v1/reports/summary?group_by=merchant')).status).toBe(422);
 
     // The export: the same rows, CSV and XLSX.

@@ -222,10 +222,13 @@ describeEach('dispatch board API, carrier-wide', (engine) => {
     expect(await list(opLive.key, { search: 'jose' })).toEqual(idsOf('live'));
     expect(await counts(a.live)).toMatchObject({ livemode: true, total: 1 });
     expect((await counts(opLive.key, DAY)).total).toBe(1);
-    // A merchant may not name an account, not even its own.
+    // A merchant may name its own account (the same as none), and no other.
     const own = await client(t.app, a.test)('GET', `/v1/orders/counts?account=${a.accountId}`);
-    expect(own.status).toBe(422);
-    expect(own.body.error.param).toBe('account');
+    expect(own.status).toBe(200);
+    expect(own.body).toEqual(await counts(a.test));
+    const other = await client(t.app, a.test)('GET', `/v1/orders/counts?account=${b.accountId}`);
+    expect(other.status).toBe(403);
+    expect(other.body.error).toMatchObject({ code: 'permission_denied', param: 'account' });
     expect((await client(t.app)('GET', '/v1/orders/counts')).status).toBe(401);
     expect((await client(t.app, 'sk_test_nope')('GET', '/v1/orders/counts')).status).toBe(401);
   });
