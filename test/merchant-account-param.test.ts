@@ -1,5 +1,14 @@
 import { expect, it } from 'vitest';
-import { client, describeEach, newMerchant, type Res, type TestApp, useApp, useMerchant, validOrder } from './helpers.js';
+import {
+  client,
+  describeEach,
+  newMerchant,
+  type Res,
+  type TestApp,
+  useApp,
+  useMerchant,
+  validOrder,
+} from './helpers.js';
 import { csv, good, HEADER } from './imports-helpers.js';
 import { sessionClient, userSession } from './people-helpers.js';
 
@@ -12,7 +21,12 @@ import { sessionClient, userSession } from './people-helpers.js';
  * on GET /v1/api_keys). The carrier's answers are account-naming.test.ts's and isolation.test.ts's.
  */
 
-type Call = (method: 'GET' | 'PUT' | 'POST', url: string, body?: unknown, headers?: Record<string, string>) => Promise<Res>;
+type Call = (
+  method: 'GET' | 'PUT' | 'POST',
+  url: string,
+  body?: unknown,
+  headers?: Record<string, string>,
+) => Promise<Res>;
 
 interface Endpoint {
   /** As the OpenAPI document names the operation: `GET /v1/order_imports/{id}`. */
@@ -103,7 +117,8 @@ describeEach('a merchant naming an account in the query string', (engine) => {
     for (const [path, item] of Object.entries<Record<string, any>>(doc.paths)) {
       for (const [method, op] of Object.entries<any>(item)) {
         const params: any[] = [...(item.parameters ?? []), ...(op?.parameters ?? [])];
-        if (params.some((p) => p.in === 'query' && p.name === 'account')) taking.push(`${method.toUpperCase()} ${path}`);
+        if (params.some((p) => p.in === 'query' && p.name === 'account'))
+          taking.push(`${method.toUpperCase()} ${path}`);
       }
     }
     expect(taking.sort()).toEqual(ENDPOINTS.map((e) => e.op).sort());

@@ -183,9 +183,7 @@ export const MessageQuery = Type.Object(
     channel: Type.Optional(Channel),
     status: Type.Optional(Enum(MESSAGE_STATUSES)),
     trigger: Type.Optional(Trigger),
-    account: Type.Optional(
-      AccountFilter("The carrier: one merchant account's messages"),
-    ),
+    account: Type.Optional(AccountFilter("The carrier: one merchant account's messages")),
   },
   { additionalProperties: false },
 );
