@@ -181,7 +181,7 @@ describeEach('orders list', (engine) => {
       [`starting_after=${mineLive}`, 'starting_after'],
       [`starting_after=${made.get(a.test)![0].id}&ending_before=${made.get(a.test)![1].id}`, 'ending_before'],
       ['created_gte=2025-01-01', 'created_gte'],
-      ['account=acct_x', 'account'],
+      ['account=acct_x-y', 'account'],
       ['page=2', 'page', 'parameter_unknown'],
     ];
     for (const [qs, param, code = 'parameter_invalid'] of cases) {
