@@ -311,7 +311,11 @@ function searchOf(text: string): Search {
  */
 function filterOf(ctx: AppContext, scope: Scope, q: CountsQuery): OrderFilter {
   if (q.account !== undefined && scope.accountId !== null) {
-    throw new ApiError('parameter_invalid', 'Only operator keys can filter by account.', 'account');
+    throw new ApiError(
+      'parameter_invalid',
+      'Only the carrier (operator keys, admins, dispatchers) can filter by account.',
+      'account',
+    );
   }
   return {
     scope,
