@@ -504,7 +504,7 @@ describeEach('users, invitations, accounts and API keys over the API', (engine) 
       expect((await client(t.app, rolled.body.secret)('GET', '/v1/orders')).status).toBe(401);
     });
 
-    it('another account\u2019s keys are 404 for a merchant user (naming it in ?account=, 403); admins manage any account\u2019s and operator keys', async () => {
+    it('another account\u2019s keys are 404 for a merchant user (naming it in ?account= or the body, 403); admins manage any account\u2019s and operator keys', async () => {
       const m = sessionClient(t, await userSession(t, 'merchant', a.accountId));
       const bKey = (await admin('POST', '/v1/api_keys', { mode: 'live', account: b.accountId })).body;
       expect(bKey.secret).toMatch(/^sk_live_/);
@@ -513,7 +513,13 @@ describeEach('users, invitations, accounts and API keys over the API', (engine) 
       expect((await m('GET', `/v1/api_keys?account=${b.accountId}`)).status).toBe(403);
       // Asking for its own account explicitly is fine; creating for another is not possible.
       expect((await m('GET', `/v1/api_keys?account=${a.accountId}`)).status).toBe(200);
-      expect((await m('POST', '/v1/api_keys', { mode: 'test', account: b.accountId })).status).toBe(404);
+      const other = await m('POST', '/v1/api_keys', { mode: 'test', account: b.accountId });
+      expect(other.status).toBe(403);
+      expect(other.body.error).toMatchObject({ code: 'permission_denied', param: 'account' });
+      // The same answer for an account that does not exist: nothing tells the two apart.
+      const none = await m('POST', '/v1/api_keys', { mode: 'test', account: 'acct_nope' });
+      expect(none.status).toBe(403);
+      expect(none.body.error.message).toBe(other.body.error.message);
       expect((await client(t.app, bKey.secret)('GET', '/v1/orders')).status).toBe(200);
 
       const opKey = await admin('POST', '/v1/api_keys', { mode: 'live' });

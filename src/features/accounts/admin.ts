@@ -1,3 +1,4 @@
+import { accountNamed } from '../../shared/access.js';
 import type { Principal } from '../../shared/auth.js';
 import type { Config } from '../../shared/config.js';
 import type { AppContext } from '../../shared/context.js';
@@ -127,7 +128,7 @@ export function presentKey(k: accounts.KeyListing): ApiKey {
 function keyAccount(user: Principal, requested: string | undefined): string | null {
   if (user.role === 'admin') return requested ?? null;
   if (user.role === 'merchant' && user.accountId) {
-    if (requested !== undefined && requested !== user.accountId) throw noSuchAccount(requested);
+    accountNamed(user, requested); // another account, in the query or the body: 403 naming account
     return user.accountId;
   }
   throw new ApiError('permission_denied', 'Only admins and merchant users manage API keys.');
