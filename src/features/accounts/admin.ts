@@ -122,13 +122,14 @@ export function presentKey(k: accounts.KeyListing): ApiKey {
 
 /**
  * Which keys a signed-in user manages: an admin any account's and the operator keys; a merchant
- * user its own account's. `account` null means the operator keys. Keys themselves never manage
- * keys (requireUser refuses them): a leaked key must not mint more keys or roll its owner's away.
+ * user its own account's (another, in `?account=` or the body, is 403: accountNamed). `account`
+ * null means the operator keys. Keys themselves never manage keys (requireUser refuses them): a
+ * leaked key must not mint more keys or roll its owner's away.
  */
 function keyAccount(user: Principal, requested: string | undefined): string | null {
   if (user.role === 'admin') return requested ?? null;
   if (user.role === 'merchant' && user.accountId) {
-    accountNamed(user, requested); // another account, in the query or the body: 403 naming account
+    accountNamed(user, requested);
     return user.accountId;
   }
   throw new ApiError('permission_denied', 'Only admins and merchant users manage API keys.');
