@@ -43,6 +43,7 @@ import { installMetrics } from './shared/metrics.js';
 import { installOpenApi } from './shared/openapi.js';
 import { installRateLimit, refusedRateLimit } from './shared/rate-limit.js';
 import { installRequestBodies } from './shared/request-body.js';
+import { SchemaCompilers } from './shared/schema-compilers.js';
 import { installValidators } from './shared/validation.js';
 import { installWebApps } from './shared/web-app.js';
 
@@ -54,8 +55,16 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
  */
 export const JOBS: readonly JobKind[] = [PLAN_SOLVE, AUTO_DISPATCH, MESSAGE_SEND_JOB];
 
-export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
+/**
+ * `compilers`: the functions compiled from the routes' schemas, kept across apps built in one
+ * process (the test suite's; schema-compilers.ts). Without it, this app compiles its own.
+ */
+export async function buildApp(
+  ctx: AppContext,
+  compilers: SchemaCompilers = new SchemaCompilers(),
+): Promise<FastifyInstance> {
   const app = Fastify({
+    schemaController: compilers.schemaController(),
     // Typed as Fastify's base logger so the instance keeps its default type (a pino Logger would change it).
     loggerInstance: ctx.logger as FastifyBaseLogger,
     // One line per request, written by the onResponse hook below.
@@ -88,7 +97,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     },
   });
 
-  installValidators(app);
+  installValidators(app, compilers);
   installErrorHandling(app);
 
   installRequestBodies(app);

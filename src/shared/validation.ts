@@ -4,6 +4,7 @@ import type { FastifyInstance, RouteOptions } from 'fastify';
 import { isCurrency } from './currency.js';
 import { type ApiError, validationError } from './errors.js';
 import { isCalendarDay } from './local-time.js';
+import type { SchemaCompilers } from './schema-compilers.js';
 import { isParsableInstant } from './time.js';
 
 // ajv-formats ships CommonJS; under NodeNext its default export arrives wrapped.
@@ -46,11 +47,13 @@ function makeAjv(opts: Options): Ajv {
  * query strings and path params are text on the wire, so they are coerced.
  * Every route of the API (`/v1/…`) refuses a query parameter it does not declare (`strictQuery`).
  */
-export function installValidators(app: FastifyInstance): void {
+export function installValidators(app: FastifyInstance, compilers: SchemaCompilers): void {
   const strict = makeAjv({ coerceTypes: false });
   const coercing = makeAjv({ coerceTypes: true });
   app.setValidatorCompiler(({ schema, httpPart }) =>
-    httpPart === 'body' ? strict.compile(schema) : plainNumbers(schema, coercing.compile(schema)),
+    httpPart === 'body'
+      ? compilers.once('body', schema, () => strict.compile(schema))
+      : compilers.once('coerced', schema, () => plainNumbers(schema, coercing.compile(schema))),
   );
   // Before any route, so it sees every one (hooks reach the plugins registered after them), and
   // before the OpenAPI document's own onRoute hook, which then documents the same schema.
