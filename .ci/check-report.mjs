@@ -1,8 +1,11 @@
 // Reads Vitest's JSON report: fails unless the PostgreSQL suite ran and passed and every browser
 // test (a file named *.browser.*) ran, and prints the plain "N passed, N failed" line CI reads.
-// Usage: node .ci/check-report.mjs REPORT.json [NODE_MAJOR] [sqlite-only] — with NODE_MAJOR, also
-// fails unless it runs on that Node major (CI puts the Node under test first on PATH for the tests
-// and for this); with sqlite-only, a run of the SQLite half alone (TEST_DATABASE_URL unset) passes.
+// Usage: node .ci/check-report.mjs REPORT.json [NODE_MAJOR] [sqlite-only | browser-on-postgres] —
+// with NODE_MAJOR, also fails unless it runs on that Node major (CI puts the Node under test first
+// on PATH for the tests and for this); with sqlite-only, a run of the SQLite half alone
+// (TEST_DATABASE_URL unset) passes; with browser-on-postgres, the browser tests that take an engine
+// must have run on PostgreSQL alone (RUTA_TEST_BROWSER_ENGINES=postgres: their SQLite run is the
+// Node 24 run's).
 import { readFileSync } from 'node:fs';
 
 const report = JSON.parse(readFileSync(process.argv[2], 'utf8'));
@@ -23,7 +26,13 @@ if (expectedMajor && major !== expectedMajor) {
 console.log(`sqlite tests passed: ${sqlitePassed}; postgres tests passed: ${pgPassed}`);
 console.log(`tests: ${passed.length} passed, ${failed.length} failed, ${skipped} skipped`);
 if (failed.length > 0 || !report.success) process.exit(1);
-const sqliteOnly = process.argv[4] === 'sqlite-only';
+const mode = process.argv[4] ?? '';
+if (!['', 'sqlite-only', 'browser-on-postgres'].includes(mode)) {
+  console.error(`Unknown mode "${mode}": sqlite-only or browser-on-postgres.`);
+  process.exit(1);
+}
+const sqliteOnly = mode === 'sqlite-only';
+const onEngine = (t, engine) => t.ancestorTitles.some((a) => a.includes(`[${engine}]`));
 if (sqliteOnly) {
   if (pgPassed > 0 || sqlitePassed === 0) {
     console.error(`A SQLite-only run: ${sqlitePassed} SQLite and ${pgPassed} PostgreSQL tests passed.`);
@@ -33,8 +42,12 @@ if (sqliteOnly) {
   console.error('The PostgreSQL suite did not run: is TEST_DATABASE_URL set and PostgreSQL up?');
   process.exit(1);
 }
-if (!sqliteOnly && pgPassed < sqlitePassed) {
-  console.error(`Only ${pgPassed} PostgreSQL tests passed against ${sqlitePassed} on SQLite: the suites must match.`);
+// The engines' suites must match (the browser tests' may be on PostgreSQL alone: browser-on-postgres).
+const notBrowser = (t) => !/\.browser\./.test(t.file);
+const pgApi = passed.filter((t) => notBrowser(t) && onEngine(t, 'postgres')).length;
+const sqliteApi = passed.filter((t) => notBrowser(t) && onEngine(t, 'sqlite')).length;
+if (!sqliteOnly && pgApi < sqliteApi) {
+  console.error(`Only ${pgApi} PostgreSQL tests passed against ${sqliteApi} on SQLite: the suites must match.`);
   process.exit(1);
 }
 
@@ -47,6 +60,16 @@ if (browser.length === 0 || browserSkipped.length > 0) {
   process.exit(1);
 }
 console.log(`browser tests run: ${browser.length}`);
+if (mode === 'browser-on-postgres') {
+  const onSqlite = browser.filter((t) => onEngine(t, 'sqlite'));
+  const onPg = browser.filter((t) => onEngine(t, 'postgres'));
+  if (onSqlite.length > 0 || onPg.length === 0) {
+    console.error(`Browser tests on SQLite: ${onSqlite.length}, on PostgreSQL: ${onPg.length}; they must run on PostgreSQL alone here`);
+    console.error('(a browser test file takes its engines from describeEachInBrowser, test/helpers.ts):');
+    for (const f of new Set(onSqlite.map((t) => t.file))) console.error(`  ${f}`);
+    process.exit(1);
+  }
+}
 
 // The slowest files (each one's own time, run beside the others), where CI's time goes.
 const files = report.testResults

@@ -1,12 +1,12 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
 
 /** The admin pages, the Exceptions page, and the session's guards, driven through the console. */
-describeEach('console admin pages in headless Chromium', (engine) => {
+describeEachInBrowser('console admin pages in headless Chromium', (engine) => {
   let operator: string;
   let adminEmail: string;
 

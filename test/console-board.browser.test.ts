@@ -1,7 +1,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, type TestApp, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, type TestApp, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -9,7 +9,7 @@ import { newUser } from './people-helpers.js';
  * in the URL), counts per status from GET /v1/orders/counts that follow the stream, the server's
  * search behind the debounced box, API errors under their field, keyboard use, 360 px.
  */
-describeEach('console board in headless Chromium', (engine) => {
+describeEachInBrowser('console board in headless Chromium', (engine) => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

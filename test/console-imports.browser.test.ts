@@ -14,7 +14,7 @@ import {
   submitSignIn,
   useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant } from './helpers.js';
 import { csv } from './imports-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -28,7 +28,7 @@ const HEADER = [
   'item_quantity',
 ];
 
-describeEach('console imports page in headless Chromium', (engine) => {
+describeEachInBrowser('console imports page in headless Chromium', (engine) => {
   let runner: ImportRunner;
   let dir: string;
   let merchant: Merchant;

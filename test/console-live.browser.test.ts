@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { Dispatcher } from '../src/features/webhooks/dispatcher.js';
 import { POLL_MS } from '../web/src/console/poll.js';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { courierSession, newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -13,7 +13,7 @@ import { Receiver, waitFor } from './webhook-receiver.js';
  * and in live mode, a merchant redelivers an event to a real receiver, and the couriers page
  * disables a courier and signs its phones out.
  */
-describeEach('console live parts in headless Chromium', (engine) => {
+describeEachInBrowser('console live parts in headless Chromium', (engine) => {
   let operator: string;
   let shop: Merchant;
   let rx: Receiver;

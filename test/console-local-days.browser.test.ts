@@ -2,7 +2,7 @@ import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { addDays, localDay } from '../src/shared/local-time.js';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 const LIMA = 'America/Lima';
@@ -14,7 +14,7 @@ const LIMA = 'America/Lima';
  * the day in Lima's zone, named; a reschedule sends the picked day; a courier's shift is set in
  * its form.
  */
-describeEach('console local days in headless Chromium', (engine) => {
+describeEachInBrowser('console local days in headless Chromium', (engine) => {
   let m: Merchant;
   let op: string;
   const today = () => localDay(Date.now(), LIMA);

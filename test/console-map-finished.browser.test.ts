@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { hasChromium, heldDay, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { bodyFor } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -8,7 +8,7 @@ import { newUser } from './people-helpers.js';
  * The live map's courier list for a route finished today (issue #24): every stop delivered, the
  * courier reads "2 of 2 done", not "No route" (the map used to read routes from active orders only).
  */
-describeEach('the live map keeps a route finished today', (engine) => {
+describeEachInBrowser('the live map keeps a route finished today', (engine) => {
   const day = heldDay('America/Lima', '15:00');
   const web = useBrowserApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: day.clock });
 

@@ -12,7 +12,7 @@ import {
   submitSignIn,
   useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { Receiver, waitFor } from './webhook-receiver.js';
 
@@ -25,7 +25,7 @@ import { Receiver, waitFor } from './webhook-receiver.js';
 /** The page's getComputedStyle, typed here (the tests compile without the DOM's types). */
 type Css = { getComputedStyle(el: unknown): { backgroundColor: string } };
 
-describeEach('console map, exceptions and webhook events in headless Chromium', (engine) => {
+describeEachInBrowser('console map, exceptions and webhook events in headless Chromium', (engine) => {
   let operator: string;
   let shop: Merchant;
   let rx: Receiver;

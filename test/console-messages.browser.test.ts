@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -11,7 +11,7 @@ import { newUser } from './people-helpers.js';
  * that merchant's messages, proof settings set; the API then answers with what the console saved,
  * and the merchant's next order asks for the PIN. The other merchant is untouched throughout.
  */
-describeEach('console messages and proof settings in headless Chromium', (engine) => {
+describeEachInBrowser('console messages and proof settings in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   /** Picks the merchant in the page's AccountPicker by its name, and waits for its settings. */

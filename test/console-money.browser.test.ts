@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { hasChromium, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newOperator } from './helpers.js';
+import { client, describeEachInBrowser, newOperator } from './helpers.js';
 import { merchantIn, newCourier, orderWith } from './money-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -12,7 +12,7 @@ import { newUser } from './people-helpers.js';
  * charts and a figure's orders; the merchant reads its settlement only; the courier's phone shows
  * its balance, and the last known one offline. One app and one browser per engine, five page loads.
  */
-describeEach('console money in headless Chromium', (engine) => {
+describeEachInBrowser('console money in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(

@@ -1,11 +1,11 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach } from './helpers.js';
+import { client, describeEachInBrowser } from './helpers.js';
 import { newUser, PASSWORD } from './people-helpers.js';
 
 /** Issue #18, defect 6 in the console: changing one's password, and an admin's reset link. */
-describeEach('console passwords in headless Chromium', (engine) => {
+describeEachInBrowser('console passwords in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   const newPage = (): Promise<Page> => openPage(web.browser, { viewport: { width: 1280, height: 900 } });

@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { createAccount } from '../src/features/accounts/service.js';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 import { solvedPlan } from './route-plan-helpers.js';
 
@@ -10,7 +10,7 @@ import { solvedPlan } from './route-plan-helpers.js';
  * zone and each stop's window in the order's own (docs/planning.md), so the stop names the window's
  * zone (hoursIn), as the order page does, whichever depot the form picks for the next plan.
  */
-describeEach('console planning with depots in two zones', (engine) => {
+describeEachInBrowser('console planning with depots in two zones', (engine) => {
   let op: string;
   let merchant: string;
   let lima: { id: string };

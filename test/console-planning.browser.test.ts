@@ -12,7 +12,7 @@ import {
   submitSignIn,
   useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 const DATE = '2030-03-04';
@@ -43,7 +43,7 @@ interface PlanRoute {
   stops: PlanStop[];
 }
 
-describeEach('console planning page in headless Chromium', (engine) => {
+describeEachInBrowser('console planning page in headless Chromium', (engine) => {
   let op: ReturnType<typeof client>;
   let merchant: ReturnType<typeof client>;
   let depot: { id: string };

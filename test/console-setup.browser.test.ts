@@ -7,11 +7,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type ImportRunner, startImportRunner } from '../src/features/imports/runner.js';
 import { hasChromium, launch, openPage, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
 import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
-import { client, describeEach, newMerchant, type TestApp } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, type TestApp } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /** Issue 24 set-up screens: address search, the loopback warning and Copy buttons, the favicon, the focus frame. */
-describeEach('console set-up in headless Chromium', (engine) => {
+describeEachInBrowser('console set-up in headless Chromium', (engine) => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

@@ -11,10 +11,10 @@ import {
   submitSignIn,
   useBrowserApp,
 } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
-describeEach('console in headless Chromium', (engine) => {
+describeEachInBrowser('console in headless Chromium', (engine) => {
   let operator: string;
   let merchantKey: string;
   let merchantAccount: string;

@@ -1,14 +1,14 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, PHOTO_PNG, skipNote, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 /**
  * "N of M done" and "Done today" are the server's (GET /v1/couriers/{id}/done_today), not only what
  * this phone finished: a courier who signs in on another phone (or after clearing the browser, or
  * signing out) still sees the stops already done, and a move queued offline counts at once.
  */
-describeEach('courier app: done today from the server', (engine) => {
+describeEachInBrowser('courier app: done today from the server', (engine) => {
   const web = useBrowserApp(engine);
 
   async function signedIn(op: ReturnType<typeof client>, courierId: string): Promise<[BrowserContext, Page]> {

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -11,7 +11,7 @@ const FIRST = { latitude: -12.1005, longitude: -77.0301 };
 const SECOND = { latitude: -12.0852, longitude: -77.0203 };
 const BATCH_WAIT = { timeout: 30_000, interval: 500 };
 
-describeEach('a courier phone moves the console map and the tracking page', (engine) => {
+describeEachInBrowser('a courier phone moves the console map and the tracking page', (engine) => {
   let operator: string;
   let merchantKey: string;
 

@@ -1,13 +1,13 @@
 import { expect, it } from 'vitest';
 import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 /**
  * A pickup-and-delivery order on the courier's phone (DESIGN §16): its pickup is a stop of its own,
  * at its place on the route, with the pickup address and the one move that belongs there
  * ("Picked up"); the delivery stop does not offer it. Once collected, the pickup stop goes.
  */
-describeEach('courier app: a pickup-and-delivery pair', (engine) => {
+describeEachInBrowser('courier app: a pickup-and-delivery pair', (engine) => {
   const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(`shows the pickup stop before the delivery, and collects there${skipNote}`, async () => {

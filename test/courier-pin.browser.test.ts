@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { hasChromium, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { eventsOf } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -9,7 +9,7 @@ import { newUser } from './people-helpers.js';
  * document, no signature or photo), offline too; a wrong PIN queued offline is refused at sync,
  * and the phone says so rather than losing it; the right one then delivers.
  */
-describeEach('courier app: the delivery PIN and ID document, offline (DESIGN §14)', (engine) => {
+describeEachInBrowser('courier app: the delivery PIN and ID document, offline (DESIGN §14)', (engine) => {
   const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(

@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newOperator } from './helpers.js';
+import { client, describeEachInBrowser, newOperator } from './helpers.js';
 
 // Issue 18 #11, the phone's half: a position is forgotten only once the server's 2xx says it is
 // stored. Taken offline, it must outlive a reload of the app (IndexedDB, not memory) and arrive
@@ -28,7 +28,7 @@ const keptPoints = (page: Page) =>
     };
   })`);
 
-describeEach('courier app keeps its positions until the server has stored them', (engine) => {
+describeEachInBrowser('courier app keeps its positions until the server has stored them', (engine) => {
   let operator: string;
 
   const web = useBrowserApp(

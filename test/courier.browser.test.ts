@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, IMAGES, PHOTO_PNG, skipNote, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
-describeEach('courier app in headless Chromium on a phone', (engine) => {
+describeEachInBrowser('courier app in headless Chromium on a phone', (engine) => {
   let operator: string;
   let merchantKey: string;
   let courier: { id: string; name: string };

@@ -29,7 +29,7 @@ import {
   spanishCsv,
 } from './day-steps.js';
 import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
-import { client, describeEach, newOperator, type TestApp } from './helpers.js';
+import { client, describeEachInBrowser, newOperator, type TestApp } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 interface PlanRoute {
@@ -45,7 +45,7 @@ interface PlanRoute {
  * watches the live map and reads the day's end on the board. The clock is held on a Lima morning,
  * and moved to the evening (already tomorrow in UTC) for the day's end.
  */
-describeEach('an end-to-end day in Lima, in headless Chromium', (engine) => {
+describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine) => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -9,7 +9,7 @@ import { newUser } from './people-helpers.js';
  * `suggest` (here an account's override of the carrier's `off`, then the carrier's own), and not
  * when it is `off`. A pickup-and-delivery order's suggestion names its pickup's stop too.
  */
-describeEach('the board opens a new order\u2019s suggestions by itself (auto_dispatch: suggest)', (engine) => {
+describeEachInBrowser('the board opens a new order\u2019s suggestions by itself (auto_dispatch: suggest)', (engine) => {
   const web = useBrowserApp(engine);
 
   it.skipIf(!hasChromium)(`off: nothing opens; suggest: the new order\u2019s couriers open${skipNote}`, async () => {

@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -9,7 +9,7 @@ import { newUser } from './people-helpers.js';
  * open on its route, shows the inserted stop at its place without a reload (the stream's `route`
  * message), and again after going offline and back.
  */
-describeEach('live dispatch in headless Chromium', (engine) => {
+describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   const person = (name: string, lat: number, lng: number) =>

@@ -27,6 +27,31 @@ export function describeEach(name: string, fn: (engine: Engine) => void): void {
   for (const engine of ENGINES) describe(`${name} [${engine}]`, () => fn(engine));
 }
 
+/**
+ * The engines the browser tests run on: every engine of ENGINES, or those RUTA_TEST_BROWSER_ENGINES
+ * names (a comma-separated list). CI's Node 20 run names postgres, and its Node 24 run has SQLite
+ * only, so CI runs each browser test once on each engine: a browser test drives the same pages and
+ * the same API whatever the engine, and running them twice on Node 20 was 10 minutes of its fork
+ * time (BENCHMARKS.md "Where the test suite's time goes").
+ */
+export const BROWSER_ENGINES: Engine[] = browserEngines(process.env.RUTA_TEST_BROWSER_ENGINES);
+
+function browserEngines(named: string | undefined): Engine[] {
+  if (!named?.trim()) return ENGINES;
+  const wanted = named.split(',').map((e) => e.trim());
+  for (const e of wanted) {
+    if (!ENGINES.includes(e as Engine)) {
+      throw new Error(`RUTA_TEST_BROWSER_ENGINES names "${e}", not one of this run's engines (${ENGINES.join(', ')})`);
+    }
+  }
+  return ENGINES.filter((e) => wanted.includes(e));
+}
+
+/** describeEach for a browser test: on BROWSER_ENGINES. */
+export function describeEachInBrowser(name: string, fn: (engine: Engine) => void): void {
+  for (const engine of BROWSER_ENGINES) describe(`${name} [${engine}]`, () => fn(engine));
+}
+
 export interface TestDb {
   url: string;
   drop(): Promise<void>;

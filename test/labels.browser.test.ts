@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { CHROMIUM, hasChromium, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { type PdfPage, readPdf } from './pdf-reader.js';
 import { newUser } from './people-helpers.js';
 
@@ -38,7 +38,7 @@ function labelVideo(pages: PdfPage[], frames: number): Buffer {
   return Buffer.concat(parts);
 }
 
-describeEach('labels printed and scanned on the phone (Chromium, fake camera)', (engine) => {
+describeEachInBrowser('labels printed and scanned on the phone (Chromium, fake camera)', (engine) => {
   let t: TestApp;
   let browser: Browser;
   let base: string;

@@ -1,7 +1,7 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /** About 990 m south of validOrder's address (Av. Larco 123). */
@@ -12,7 +12,7 @@ const FAR = { latitude: -12.13, longitude: -77.0297, accuracy: 10 };
  * time of the tap; the console shows the dispatcher where a delivery was made, and lists those
  * made far from their address. A phone that refuses its position still delivers.
  */
-describeEach('positions of moves in headless Chromium', (engine) => {
+describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   async function setUp(name: string) {

@@ -1,7 +1,7 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -12,7 +12,7 @@ import { newUser } from './people-helpers.js';
  * opened: here the stream's first request is held until such a change exists, and it must appear
  * without a reload (with a stream the pages never poll).
  */
-describeEach('console and courier app: a change made while the page opened its stream', (engine) => {
+describeEachInBrowser('console and courier app: a change made while the page opened its stream', (engine) => {
   let shop: Merchant;
 
   const web = useBrowserApp(

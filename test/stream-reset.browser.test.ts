@@ -1,7 +1,7 @@
 import type { Route } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEach, newMerchant, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -9,7 +9,7 @@ import { newUser } from './people-helpers.js';
  * the server replays (RUTA_STREAM_REPLAY_MAX, here 3) gets `event: reset` when EventSource
  * reconnects, and reloads its list, so the orders it missed appear although none was replayed.
  */
-describeEach('console board: `event: reset` on a resumed stream reloads the board', (engine) => {
+describeEachInBrowser('console board: `event: reset` on a resumed stream reloads the board', (engine) => {
   const web = useBrowserApp(engine, { RUTA_STREAM_REPLAY_MAX: '3' });
 
   it.skipIf(!hasChromium)(`reloads the list after a reset${skipNote}`, async () => {
