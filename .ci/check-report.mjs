@@ -13,8 +13,9 @@ const tests = report.testResults.flatMap((f) => f.assertionResults.map((t) => ({
 const passed = tests.filter((t) => t.status === 'passed');
 const failed = tests.filter((t) => t.status === 'failed');
 const skipped = tests.length - passed.length - failed.length;
-const pgPassed = passed.filter((t) => t.ancestorTitles.some((a) => a.includes('[postgres]'))).length;
-const sqlitePassed = passed.filter((t) => t.ancestorTitles.some((a) => a.includes('[sqlite]'))).length;
+const onEngine = (t, engine) => t.ancestorTitles.some((a) => a.includes(`[${engine}]`));
+const pgPassed = passed.filter((t) => onEngine(t, 'postgres')).length;
+const sqlitePassed = passed.filter((t) => onEngine(t, 'sqlite')).length;
 
 const expectedMajor = process.argv[3];
 const major = process.versions.node.split('.')[0];
@@ -32,7 +33,6 @@ if (!['', 'sqlite-only', 'browser-on-postgres'].includes(mode)) {
   process.exit(1);
 }
 const sqliteOnly = mode === 'sqlite-only';
-const onEngine = (t, engine) => t.ancestorTitles.some((a) => a.includes(`[${engine}]`));
 if (sqliteOnly) {
   if (pgPassed > 0 || sqlitePassed === 0) {
     console.error(`A SQLite-only run: ${sqlitePassed} SQLite and ${pgPassed} PostgreSQL tests passed.`);

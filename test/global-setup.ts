@@ -3,10 +3,10 @@ import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import type { TestProject } from 'vitest/node';
 import { openDatabase } from '../src/shared/db/index.js';
 import { migrate } from '../src/shared/db/migrate.js';
+import { adminQuery, databaseUrl } from './pg-admin.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -79,9 +79,7 @@ async function migratedTemplates(): Promise<{ sqlite: string; postgres: string |
   if (url) {
     postgres = `ruta_template_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
     await adminQuery(url, `CREATE DATABASE ${postgres}`);
-    const target = new URL(url);
-    target.pathname = `/${postgres}`;
-    const db = openDatabase(target.toString(), { poolSize: 1 });
+    const db = openDatabase(databaseUrl(url, postgres), { poolSize: 1 });
     await migrate(db);
     await db.close();
   }
@@ -93,14 +91,4 @@ async function migratedTemplates(): Promise<{ sqlite: string; postgres: string |
       if (url && postgres) await adminQuery(url, `DROP DATABASE IF EXISTS ${postgres} WITH (FORCE)`);
     },
   };
-}
-
-async function adminQuery(url: string, text: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  try {
-    await admin.query(text);
-  } finally {
-    await admin.end();
-  }
 }

@@ -2,7 +2,6 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
-import pg from 'pg';
 import { afterAll, beforeAll, beforeEach, describe, inject } from 'vitest';
 import { buildApp, JOBS } from '../src/app.js';
 import { createAccount, createKey } from '../src/features/accounts/service.js';
@@ -13,6 +12,7 @@ import { migrate } from '../src/shared/db/migrate.js';
 import { JobRunner } from '../src/shared/jobs/runner.js';
 import { SchemaCompilers } from '../src/shared/schema-compilers.js';
 import { testFiles } from './files-env.js';
+import { adminQuery, databaseUrl } from './pg-admin.js';
 
 export const PG_URL = process.env.TEST_DATABASE_URL;
 
@@ -73,20 +73,13 @@ export async function freshDatabaseUrl(engine: Engine, opts: { migrated?: boolea
   if (template && !template.postgres)
     throw new Error('no migrated PostgreSQL template: TEST_DATABASE_URL was set late');
   const name = `ruta_t_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: PG_URL });
-  await admin.connect();
-  await admin.query(template ? `CREATE DATABASE ${name} TEMPLATE ${template.postgres}` : `CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(PG_URL);
-  url.pathname = `/${name}`;
+  await adminQuery(
+    PG_URL,
+    template ? `CREATE DATABASE ${name} TEMPLATE ${template.postgres}` : `CREATE DATABASE ${name}`,
+  );
   return {
-    url: url.toString(),
-    drop: async () => {
-      const c = new pg.Client({ connectionString: PG_URL });
-      await c.connect();
-      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await c.end();
-    },
+    url: databaseUrl(PG_URL, name),
+    drop: () => adminQuery(PG_URL, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`),
   };
 }
 
