@@ -28,6 +28,14 @@ export function describeEach(name: string, fn: (engine: Engine) => void): void {
 }
 
 /**
+ * One engine's half of describeEach, for a suite long enough to split into a file per engine; skipped
+ * where that engine is not in ENGINES (PostgreSQL without TEST_DATABASE_URL).
+ */
+export function describeOn(engine: Engine, name: string, fn: () => void): void {
+  describe.skipIf(!ENGINES.includes(engine))(`${name} [${engine}]`, fn);
+}
+
+/**
  * The engines the browser tests run on: every engine of ENGINES, or those RUTA_TEST_BROWSER_ENGINES
  * names (a comma-separated list). CI's Node 20 run names postgres, and its Node 24 run has SQLite
  * only, so CI runs each browser test once on each engine: a browser test drives the same pages and

@@ -1,0 +1,3 @@
+import { corpusSuite } from './corpus-suite.js';
+
+corpusSuite('sqlite');
