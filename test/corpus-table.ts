@@ -4,7 +4,7 @@ import { tinyPng, upload } from './lifecycle-helpers.js';
 import { PASSWORD, type PeopleFixture } from './people-helpers.js';
 
 /**
- * The endpoint table of the bad-input corpus (test/corpus.test.ts). Every operation of the
+ * The endpoint table of the bad-input corpus (test/corpus-suite.ts). Every operation of the
  * OpenAPI document must have a row here: the corpus fails on an operation it does not know.
  */
 
