@@ -38,6 +38,11 @@ export class RegretInsertion {
   private readonly full: Uint8Array;
   private readonly rowStamp: Int32Array;
   private rowGen = 0;
+  /** Per row: its two cheapest cells (+∞ when none) and their routes (-1), kept as cells change. */
+  private readonly c1: Float64Array;
+  private readonly c2: Float64Array;
+  private readonly v1: Int32Array;
+  private readonly v2: Int32Array;
 
   /** `near`: how many of a job's nearest jobs' routes a row starts with (0: every route). */
   constructor(
@@ -52,6 +57,67 @@ export class RegretInsertion {
     this.classStamp = new Int32Array(m.vehicles);
     this.full = new Uint8Array(m.n);
     this.rowStamp = new Int32Array(m.vehicles);
+    this.c1 = new Float64Array(m.n);
+    this.c2 = new Float64Array(m.n);
+    this.v1 = new Int32Array(m.n);
+    this.v2 = new Int32Array(m.n);
+  }
+
+  /** Row i's two cheapest cells among the candidate routes, from scratch. */
+  private rank(i: number, nc: number): void {
+    const V = this.m.vehicles;
+    const { cost, list } = this;
+    let c1 = Number.POSITIVE_INFINITY;
+    let c2 = Number.POSITIVE_INFINITY;
+    let v1 = -1;
+    let v2 = -1;
+    const row = i * V;
+    for (let q = 0; q < nc; q++) {
+      const v = list[q] as number;
+      const c = cost[row + v] as number;
+      if (c < c1) {
+        c2 = c1;
+        v2 = v1;
+        c1 = c;
+        v1 = v;
+      } else if (c < c2) {
+        c2 = c;
+        v2 = v;
+      }
+    }
+    this.c1[i] = c1;
+    this.c2[i] = c2;
+    this.v1[i] = v1;
+    this.v2[i] = v2;
+  }
+
+  /** Row i's two cheapest after its cell of route v changed: a whole rank only when a top cell got dearer. */
+  private reRank(i: number, v: number, nc: number): void {
+    const c = this.cost[i * this.m.vehicles + v] as number;
+    const c1 = this.c1[i] as number;
+    const c2 = this.c2[i] as number;
+    // A route that no longer fits leaves the top by a whole rank: -1 stands for "no place", never +∞.
+    if (c === Number.POSITIVE_INFINITY && (v === this.v1[i] || v === this.v2[i])) this.rank(i, nc);
+    else if (v === this.v1[i]) {
+      if (c <= c2) this.c1[i] = c;
+      else this.rank(i, nc);
+    } else if (v === this.v2[i]) {
+      if (c < c1) {
+        this.c2[i] = c1;
+        this.v2[i] = this.v1[i] as number;
+        this.c1[i] = c;
+        this.v1[i] = v;
+      } else if (c <= c2) this.c2[i] = c;
+      else this.rank(i, nc);
+    } else if (c < c1) {
+      this.c2[i] = c1;
+      this.v2[i] = this.v1[i] as number;
+      this.c1[i] = c;
+      this.v1[i] = v;
+    } else if (c < c2) {
+      this.c2[i] = c;
+      this.v2[i] = v;
+    }
   }
 
   /**
@@ -116,7 +182,13 @@ export class RegretInsertion {
       pos[i * V + v] = this.place;
     };
     const full = this.full;
-    for (let i = 0; i < k; i++) this.fillRow(s, jobs[i] as number, i, nc, fill);
+    for (let i = 0; i < k; i++) {
+      this.fillRow(s, jobs[i] as number, i, nc, fill);
+      this.rank(i, nc);
+    }
+    const top1 = this.c1;
+    const top2 = this.c2;
+    const top1v = this.v1;
     let left = k;
     while (left > 0) {
       let bi = -1;
@@ -124,23 +196,14 @@ export class RegretInsertion {
       let bCost = Number.POSITIVE_INFINITY;
       let bv = -1;
       for (let i = 0; i < left; i++) {
-        let c1 = Number.POSITIVE_INFINITY;
-        let c2 = Number.POSITIVE_INFINITY;
-        let v1 = -1;
-        const row = i * V;
-        for (let q = 0; q < nc; q++) {
-          const v = list[q] as number;
-          const c = cost[row + v] as number;
-          if (c < c1) {
-            c2 = c1;
-            c1 = c;
-            v1 = v;
-          } else if (c < c2) c2 = c;
-        }
+        const c1 = top1[i] as number;
+        const c2 = top2[i] as number;
+        const v1 = top1v[i] as number;
         if (v1 < 0 || (c2 === Number.POSITIVE_INFINITY && full[i] === 0)) {
           if (full[i] === 1) continue;
           // Its nearest jobs' routes hold one place or none: the row again, with every route.
           this.fillRow(s, jobs[i] as number, i, nc, fill, true);
+          this.rank(i, nc);
           i--;
           continue;
         }
@@ -154,7 +217,8 @@ export class RegretInsertion {
       }
       if (bi < 0) return; // what is left fits nowhere
       const opened = (s.len[bv] as number) === 0;
-      s.insert(jobs[bi] as number, bv, pos[bi * V + bv] as number);
+      const at = pos[bi * V + bv] as number;
+      s.insert(jobs[bi] as number, bv, at);
       touch(bv);
       // The job's row goes; the last row takes its place.
       left--;
@@ -163,8 +227,17 @@ export class RegretInsertion {
         cost.copyWithin(bi * V, left * V, left * V + V);
         full[bi] = full[left] as number;
         pos.copyWithin(bi * V, left * V, left * V + V);
+        top1[bi] = top1[left] as number;
+        top2[bi] = top2[left] as number;
+        top1v[bi] = top1v[left] as number;
+        this.v2[bi] = this.v2[left] as number;
       }
-      for (let i = 0; i < left; i++) fill(i, bv);
+      const incremental = this.near === 0 && !opened;
+      for (let i = 0; i < left; i++) {
+        if (incremental) this.update(s, jobs[i] as number, i * V + bv, bv, at);
+        else fill(i, bv);
+        this.reRank(i, bv, nc);
+      }
       if (opened) {
         // The vehicle is used now: the next empty one of its class stands for a new route.
         const cl = m.vClass[bv] as number;
@@ -175,12 +248,89 @@ export class RegretInsertion {
             let q = nc++;
             for (; q > 0 && (list[q - 1] as number) > v; q--) list[q] = list[q - 1] as number;
             list[q] = v;
-            for (let i = 0; i < left; i++) fill(i, v);
+            for (let i = 0; i < left; i++) {
+              fill(i, v);
+              this.reRank(i, v, nc);
+            }
             break;
           }
         }
       }
     }
+  }
+
+  /**
+   * Job j's cell `idx` of route v after a job went in at place `at` of v, without a scan. With no
+   * negative times, an insertion only makes the route's other places later (es) or tighter (ls),
+   * its load heavier and its distance longer: a place that did not fit still does not, and the old
+   * cheapest place, if it still fits, is still the cheapest of the old ones (its cost is the same
+   * unless it was the edge the new job split). So the cell is the cheaper of that place and the two
+   * new ones beside the new job; a full scan only when the old place was the split edge or fits no
+   * more. Exact up to blinks, which stay random draws.
+   */
+  private update(s: Routes, j: number, idx: number, v: number, at: number): void {
+    const m = this.m;
+    const K = m.dims;
+    const { cost, pos } = this;
+    if ((s.len[v] as number) > (m.vMaxJobs[v] as number) - 1) {
+      cost[idx] = Number.POSITIVE_INFINITY;
+      return;
+    }
+    for (let d = 0; d < K; d++) {
+      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
+        cost[idx] = Number.POSITIVE_INFINITY;
+        return;
+      }
+    }
+    let best = Number.POSITIVE_INFINITY;
+    let place = -1;
+    if ((cost[idx] as number) < Number.POSITIVE_INFINITY) {
+      const q = pos[idx] as number;
+      if (q === at) {
+        cost[idx] = this.cheapestIn(s, j, v);
+        pos[idx] = this.place;
+        return;
+      }
+      const p = q < at ? q : q + 1;
+      best = this.placeDelta(s, j, v, p);
+      if (best === Number.POSITIVE_INFINITY) {
+        cost[idx] = this.cheapestIn(s, j, v);
+        pos[idx] = this.place;
+        return;
+      }
+      place = p;
+    }
+    for (let p = at; p <= at + 1; p++) {
+      if (--this.gap === 0) {
+        this.gap = this.nextGap();
+        continue;
+      }
+      const c = this.placeDelta(s, j, v, p);
+      if (c < best) {
+        best = c;
+        place = p;
+      }
+    }
+    cost[idx] = best;
+    pos[idx] = place;
+  }
+
+  /** Job j's cost at place p of non-empty route v (between its stops p and p + 1), +∞ when it does not fit there. */
+  private placeDelta(s: Routes, j: number, v: number, p: number): number {
+    const m = this.m;
+    const { time, dist, size } = m;
+    const b = v * s.stride + p;
+    const lj = m.loc[j] as number;
+    const a = s.loc[b] as number;
+    const c = s.loc[b + 1] as number;
+    const delta = (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
+    if ((s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) return Number.POSITIVE_INFINITY;
+    const start = Math.max((s.es[b] as number) + (s.sv[b] as number) + (time[a * size + lj] as number), m.ready[j] as number);
+    if (start > (m.due[j] as number)) return Number.POSITIVE_INFINITY;
+    if (start + (m.service[j] as number) + (time[lj * size + c] as number) > (s.ls[b + 1] as number)) {
+      return Number.POSITIVE_INFINITY;
+    }
+    return delta;
   }
 
   private nextGap(): number {
