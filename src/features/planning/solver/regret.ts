@@ -7,10 +7,11 @@ import type { Routes } from './routes.js';
 // ways (sisr.ts): of the jobs left to insert, the one that would lose most by not getting its best
 // route (its second-best place, in another route, minus its best) goes in first, at its best place.
 // Greedy insertion in a fixed order puts an easy job where a hard one had its only good place; this
-// looks ahead one step. Each job's cheapest place in each candidate route is kept in a table, and
-// an insertion recomputes only the column of the route it changed; still, a regret recreate costs
-// about 2.7 greedy ones (greedy skips a place once it costs more than the best place anywhere; here
-// each route's own best is needed). Used for a share of the recreates on the plain path (sisr.ts,
+// looks ahead one step. Each job's cheapest place in each candidate route is kept in a table, with
+// each row's two cheapest routes; an insertion changes only the column of the route it went into,
+// and mostly without a scan (`update`). Still, a regret recreate costs about twice a greedy one
+// (greedy skips a place once it costs more than the best place anywhere; here each route's own best
+// is needed, so the table's first fill dominates). Used for a share of the recreates on the plain path (sisr.ts,
 // REGRET_SHARE): better at equal time all the same (BENCHMARKS.md "Regret insertion"). On large
 // instances (`near`) a job's row holds only the routes of its nearest jobs and empty vehicles at
 // first, and every route once those hold fewer than two places for it: a route far from all of a
@@ -325,7 +326,10 @@ export class RegretInsertion {
     const c = s.loc[b + 1] as number;
     const delta = (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
     if ((s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) return Number.POSITIVE_INFINITY;
-    const start = Math.max((s.es[b] as number) + (s.sv[b] as number) + (time[a * size + lj] as number), m.ready[j] as number);
+    const start = Math.max(
+      (s.es[b] as number) + (s.sv[b] as number) + (time[a * size + lj] as number),
+      m.ready[j] as number,
+    );
     if (start > (m.due[j] as number)) return Number.POSITIVE_INFINITY;
     if (start + (m.service[j] as number) + (time[lj * size + c] as number) > (s.ls[b + 1] as number)) {
       return Number.POSITIVE_INFINITY;
