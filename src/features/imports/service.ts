@@ -1,4 +1,3 @@
-import writeXlsxFile from 'write-excel-file/node';
 import type { Owner } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
@@ -177,6 +176,8 @@ export function templateCsv(): string {
 }
 
 export async function templateXlsx(): Promise<Buffer> {
+  // Loaded on first use, as reportXlsx does: most processes never write a workbook.
+  const { default: writeXlsxFile } = await import('write-excel-file/node');
   const head = CANONICAL_COLUMNS.map((c) => ({ value: c, fontWeight: 'bold' as const }));
   const rows = [EXAMPLE, SECOND_ITEM].map((r) =>
     CANONICAL_COLUMNS.map((c) => {
