@@ -86,6 +86,54 @@ describe('regret insertion', () => {
     expect(s.toArrays()[1]).toContain(2);
   });
 
+  it('never puts a job in a route that lacks its skills when that route changes under it', () => {
+    // Depot (0,0). Vehicle 0 (no skills) serves X (10,0); vehicles 1 and 2 (skill "x") serve Y (0,10)
+    // and Z (0,-10). B (10,1) has one good route, vehicle 0, and goes first; A (10,2) needs "x", and
+    // after B the cheapest place anywhere is beside B, on vehicle 0, which A may not take.
+    const pts: [number, number][] = [
+      [0, 0],
+      [10, 0],
+      [0, 10],
+      [0, -10],
+      [10, 1],
+      [10, 2],
+    ];
+    const d = euclidean(pts);
+    const job = (location: number, requirements: string[] = []) => ({
+      location,
+      demand: [0],
+      service: 0,
+      ready: 0,
+      due: 1000,
+      requirements,
+    });
+    const vehicle = (skills: string[]) => ({
+      capacity: [10],
+      shiftStart: 0,
+      shiftEnd: 1000,
+      startLocation: 0,
+      endLocation: 0,
+      skills,
+    });
+    const skilled: Problem = {
+      size: pts.length,
+      time: d,
+      distance: d,
+      jobs: [job(1), job(2), job(3), job(4), job(5, ['x'])],
+      vehicles: [vehicle([]), vehicle(['x']), vehicle(['x'])],
+    };
+    for (let seed = 1; seed <= 20; seed++) {
+      const s = new Routes(buildModel(skilled));
+      s.insert(0, 0, 0);
+      s.insert(1, 1, 0);
+      s.insert(2, 2, 0);
+      new RegretInsertion(s.m, new Rng(seed)).run(s, Int32Array.of(3, 4), 2, false, touched().touch);
+      expect(s.nOut).toBe(0);
+      expect(s.routeOf[4]).not.toBe(0);
+      expect(check(skilled, { routes: s.toArrays(), unassigned: [] }).errors).toEqual([]);
+    }
+  });
+
   it.each([0, 3])('keeps every window and capacity, and leaves out only what fits nowhere (near %i)', (near) => {
     let blinked = 0;
     let outs = 0;

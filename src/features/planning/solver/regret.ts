@@ -1,4 +1,5 @@
 import { firstAbove, firstAtLeast } from './bisect.js';
+import { loadFits, timeFits } from './fits.js';
 import type { Model } from './model.js';
 import type { Rng } from './rng.js';
 import type { Routes } from './routes.js';
@@ -270,18 +271,10 @@ export class RegretInsertion {
    * more. Exact up to blinks, which stay random draws.
    */
   private update(s: Routes, j: number, idx: number, v: number, at: number): void {
-    const m = this.m;
-    const K = m.dims;
     const { cost, pos } = this;
-    if ((s.len[v] as number) > (m.vMaxJobs[v] as number) - 1) {
+    if (!this.admits(s, j, v)) {
       cost[idx] = Number.POSITIVE_INFINITY;
       return;
-    }
-    for (let d = 0; d < K; d++) {
-      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
-        cost[idx] = Number.POSITIVE_INFINITY;
-        return;
-      }
     }
     let best = Number.POSITIVE_INFINITY;
     let place = -1;
@@ -316,25 +309,30 @@ export class RegretInsertion {
     pos[idx] = place;
   }
 
-  /** Job j's cost at place p of non-empty route v (between its stops p and p + 1), +∞ when it does not fit there. */
+  /** Whether route v may take job j at all: its stop count, the job's skills, its capacity. */
+  private admits(s: Routes, j: number, v: number): boolean {
+    const m = this.m;
+    return (
+      (s.len[v] as number) < (m.vMaxJobs[v] as number) &&
+      (m.allowed === null || m.allowed[j * m.vehicles + v] !== 0) &&
+      loadFits(m, s, v, j, -1, -1)
+    );
+  }
+
+  /**
+   * Job j's cost at place p of non-empty route v (between its stops p and p + 1), +∞ when it does
+   * not fit there; the route-level tests (`admits`) are the caller's.
+   */
   private placeDelta(s: Routes, j: number, v: number, p: number): number {
     const m = this.m;
-    const { time, dist, size } = m;
+    const { dist, size } = m;
     const b = v * s.stride + p;
     const lj = m.loc[j] as number;
     const a = s.loc[b] as number;
     const c = s.loc[b + 1] as number;
     const delta = (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
     if ((s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) return Number.POSITIVE_INFINITY;
-    const start = Math.max(
-      (s.es[b] as number) + (s.sv[b] as number) + (time[a * size + lj] as number),
-      m.ready[j] as number,
-    );
-    if (start > (m.due[j] as number)) return Number.POSITIVE_INFINITY;
-    if (start + (m.service[j] as number) + (time[lj * size + c] as number) > (s.ls[b + 1] as number)) {
-      return Number.POSITIVE_INFINITY;
-    }
-    return delta;
+    return timeFits(m, s, a, (s.es[b] as number) + (s.sv[b] as number), j, b + 1) ? delta : Number.POSITIVE_INFINITY;
   }
 
   private nextGap(): number {
@@ -344,16 +342,8 @@ export class RegretInsertion {
   /** Job j's cheapest feasible place in route v, blinks included: its cost (+∞ when none), the place in `this.place`. */
   private cheapestIn(s: Routes, j: number, v: number): number {
     const m = this.m;
-    const K = m.dims;
     const n = s.len[v] as number;
-    if (n >= (m.vMaxJobs[v] as number) || (m.allowed !== null && m.allowed[j * m.vehicles + v] === 0)) {
-      return Number.POSITIVE_INFINITY;
-    }
-    for (let d = 0; d < K; d++) {
-      if ((s.load[v * K + d] as number) + (m.demand[j * K + d] as number) > (m.cap[v * K + d] as number) + 1e-9) {
-        return Number.POSITIVE_INFINITY;
-      }
-    }
+    if (!this.admits(s, j, v)) return Number.POSITIVE_INFINITY;
     const { time, dist, size } = m;
     const { es, ls, sv } = s;
     const loc = s.loc;
