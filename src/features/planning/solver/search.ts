@@ -8,10 +8,11 @@ import { Sisr } from './sisr.js';
 import type { Objective, UnassignedReason } from './types.js';
 
 // The anytime loop: build by insertion, then ruin and recreate under simulated annealing, keeping the
-// best solution (on small instances going back to it after a long run without a new one). With `min_vehicles`, a fleet-minimisation phase first (SISR §5): drop a route, and
-// search with the fleet capped, accepting by fewer unassigned jobs or by their "absence" counters
-// (jobs that are often left out are the hard ones, so solutions that leave out easy ones are
-// preferred), until every job fits again; then minimise distance with that fleet.
+// best solution (and going back to it after a long run without a new one). With `min_vehicles`, a
+// fleet-minimisation phase first (SISR §5): drop a route, and search with the fleet capped, accepting
+// by fewer unassigned jobs or by their "absence" counters (jobs that are often left out are the hard
+// ones, so solutions that leave out easy ones are preferred), until every job fits again; then
+// minimise distance with that fleet.
 
 export interface SearchOptions {
   timeLimitMs: number;
@@ -38,14 +39,17 @@ export interface SearchResult {
 const T_START = 20;
 const T_END = 0.03;
 /**
- * Below RESTART_BELOW jobs, the annealing goes back to the best solution found once RESTART_AFTER
- * iterations have passed without a new best (and again after as many more). Solomon, all 56 at a
- * fixed 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Back to the best"): +0.510 % → +0.356 %,
- * better on 11 of 12 seeds; after 250, 500, 1 500, 2 000 and 4 000 iterations +0.38 to +0.42 %
- * (seeds 1–6, against +0.345 % for 1 000). Not measured enough on 1 000 customers to turn it on there.
+ * The annealing goes back to the best solution found once restartAfter(n) iterations have passed
+ * without a new best (and again after as many more): n^1.5, at least 1 000. Solomon (n = 100), all
+ * 56 at a fixed 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Back to the best"): never +0.510 %,
+ * after 1 000 +0.356 % (better on 11 of 12 seeds; 250 to 4 000 all better than never, 1 000 the
+ * most). 1 000 customers at 60 s, 12 instances paired: after 30 000 or 31 623 (= 1000^1.5) better
+ * on 9, by 0.14 points on average; after 10 000 worse on 2 of 3. A new best comes more often the
+ * more jobs there are, each iteration changing a smaller share of the solution.
  */
-const RESTART_AFTER = 1000;
-const RESTART_BELOW = 400;
+function restartAfter(n: number): number {
+  return Math.max(1000, Math.round(n ** 1.5));
+}
 /** Share of the run spent on fleet minimisation with `min_vehicles`. */
 const FLEET_SHARE = 0.5;
 /**
@@ -152,9 +156,9 @@ export function search(m: Model, o: SearchOptions): SearchResult {
 
   const fracStart = frac;
   const scale = m.edge;
-  // The hot start lets the current solution wander far from the best; on small instances the best
-  // is a better place to go on from than where a long run of no improvement has led.
-  const restartAfter = m.n < RESTART_BELOW ? RESTART_AFTER : 0;
+  // The hot start lets the current solution wander far from the best: after a long run without a
+  // new one, the best is a better place to go on from than where the walk has led.
+  const restart = restartAfter(m.n);
   let lastBest = iter;
   while (frac < 1 && m.n > 0) {
     const f = Math.min(1, (frac - fracStart) / Math.max(1e-9, 1 - fracStart));
@@ -179,7 +183,7 @@ export function search(m: Model, o: SearchOptions): SearchResult {
         lastBest = iter;
       }
     } else sync(cand, cur);
-    if (restartAfter > 0 && iter - lastBest > restartAfter && better(best, cur)) {
+    if (iter - lastBest > restart && better(best, cur)) {
       cur.copyAll(best);
       cand.copyAll(best);
       lastBest = iter;
