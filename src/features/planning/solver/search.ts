@@ -40,12 +40,13 @@ const T_START = 20;
 const T_END = 0.03;
 /**
  * The annealing goes back to the best solution found once restartAfter(n) iterations have passed
- * without a new best (and again after as many more): n^1.5, at least 1 000. Solomon (n = 100), all
- * 56 at a fixed 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Back to the best"): never +0.510 %,
- * after 1 000 +0.356 % (better on 11 of 12 seeds; 250 to 4 000 all better than never, 1 000 the
- * most). 1 000 customers at 60 s, 12 instances paired: after 30 000 or 31 623 (= 1000^1.5) better
- * on 9, by 0.14 points on average; after 10 000 worse on 2 of 3. A new best comes more often the
- * more jobs there are, each iteration changing a smaller share of the solution.
+ * without a new best (or since the last return) and the current solution is worse: n^1.5, at least
+ * 1 000. Solomon (n = 100), all 56 at a fixed 15 000 iterations, seeds 1–12 (BENCHMARKS.md "Back
+ * to the best"): never +0.510 %, after 1 000 +0.356 % (better on 11 of 12 seeds; 250 to 4 000 all
+ * better than never, 1 000 the most). 1 000 customers at 60 s, 12 instances paired: after 30 000
+ * or 31 623 (= 1000^1.5) better on 8, worse on 3, by 0.14 points on average (standard error 0.13);
+ * after 10 000 worse on 2 of 3. A new best comes more often the more jobs there are, each iteration
+ * changing less of the solution.
  */
 function restartAfter(n: number): number {
   return Math.max(1000, Math.round(n ** 1.5));
