@@ -46,7 +46,10 @@ const T_END = 0.03;
  * better than never, 1 000 the most). 1 000 customers at 60 s, 12 instances paired: after 30 000
  * or 31 623 (= 1000^1.5) better on 8, worse on 3, by 0.14 points on average (standard error 0.13);
  * after 10 000 worse on 2 of 3. A new best comes more often the more jobs there are, each iteration
- * changing less of the solution.
+ * changing less of the solution. Not on large instances with short routes (`Sisr.shortRoutes`: R1, RC1
+ * and C1 of the 1000-customer set): on R1 and RC1 at 60 s, 19 instances paired with the two arms'
+ * cores swapped halfway, never going back was better on 16 by 0.25 points on average (standard
+ * error 0.06; BENCHMARKS.md "Where the return to the best does not help").
  */
 function restartAfter(n: number): number {
   return Math.max(1000, Math.round(n ** 1.5));
@@ -184,7 +187,7 @@ export function search(m: Model, o: SearchOptions): SearchResult {
         lastBest = iter;
       }
     } else sync(cand, cur);
-    if (iter - lastBest > restart && better(best, cur)) {
+    if (iter - lastBest > restart && better(best, cur) && !ops.shortRoutes(cur)) {
       cur.copyAll(best);
       cand.copyAll(best);
       lastBest = iter;

@@ -90,6 +90,14 @@ export class Sisr {
       !this.constrained && this.monotone ? new RegretInsertion(m, rng, this.granular > 0 ? REGRET_NEAR : 0) : null;
   }
 
+  /**
+   * Whether `s` is a large instance with short routes (from GRANULAR_FROM jobs, at most PLACES_UP_TO
+   * stops a route on average): there recreate tries places next to a job's nearest jobs first.
+   */
+  shortRoutes(s: Routes): boolean {
+    return this.granular > 0 && s.used > 0 && (this.m.n - s.nOut) / s.used <= PLACES_UP_TO;
+  }
+
   clearTouched(): void {
     this.nTouched = 0;
     this.stamp++;
@@ -158,8 +166,7 @@ export class Sisr {
       this.recreateConstrained(s, this.constrained, k, allowNew);
       return;
     }
-    // Short routes on a large instance: recreate tries places next to a job's nearest jobs first.
-    const byPlace = this.granular > 0 && s.used > 0 && (m.n - s.nOut) / s.used <= PLACES_UP_TO;
+    const byPlace = this.shortRoutes(s);
     if (this.regret && (this.granular === 0 || byPlace) && rng.next() < REGRET_SHARE) {
       this.regret.run(s, this.buf, k, allowNew, this.touchRoute);
       return;
