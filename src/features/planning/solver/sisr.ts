@@ -16,6 +16,18 @@ const L_MAX = 10;
 const ALPHA = 0.5;
 const BETA = 0.01;
 const BLINK = 0.01;
+/**
+ * c̄ and L_max on a large instance with long routes (from GRANULAR_FROM jobs, more than PLACES_UP_TO
+ * stops a route on average: R2, RC2 and C2 of the 1000-customer set, or a day of 2 000 stops for 40
+ * couriers), where strings of at most 10 stops rearrange a quarter of a 40-stop route at a time. At
+ * 1 000 customers, 60 s, the 30 long-route instances each paired twice, with the two arms' cores
+ * swapped (BENCHMARKS.md "Larger ruins on long routes"): −0.20 points (standard error 0.07), better
+ * in 36 of 60 pairs and worse in 21, with 0.7 times the iterations; C2 −0.18, R2 −0.13, RC2 −0.30.
+ * Short routes keep SISR's 10 and 10: 15 and 15 did worse on R1 (BENCHMARKS.md "Where the return
+ * to the best does not help").
+ */
+const LONG_C_BAR = 15;
+const LONG_L_MAX = 15;
 /** From this many jobs on, recreate tries the routes of a job's GRANULAR_RECREATE nearest jobs first. */
 const GRANULAR_FROM = 400;
 const GRANULAR_RECREATE = 40;
@@ -115,8 +127,9 @@ export class Sisr {
     const rng = this.rng;
     const assigned = m.n - s.nOut;
     if (assigned === 0 || s.used === 0) return;
-    const lsMax = Math.min(L_MAX, assigned / s.used);
-    const ksMax = (4 * C_BAR) / (1 + lsMax) - 1;
+    const long = this.granular > 0 && !this.shortRoutes(s);
+    const lsMax = Math.min(long ? LONG_L_MAX : L_MAX, assigned / s.used);
+    const ksMax = (4 * (long ? LONG_C_BAR : C_BAR)) / (1 + lsMax) - 1;
     const ks = Math.floor(rng.next() * ksMax) + 1;
     let seed = rng.int(m.n);
     while (s.routeOf[seed] === -1) seed = seed + 1 === m.n ? 0 : seed + 1;
