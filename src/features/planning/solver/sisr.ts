@@ -24,8 +24,8 @@ const BLINK = 0.01;
  * swapped (BENCHMARKS.md "Larger ruins on long routes"): −0.20 points (standard error 0.07), better
  * in 36 of 60 pairs and worse in 21, with 0.7 times the iterations; C2 −0.18, R2 −0.13, RC2 −0.30.
  * All 60 afterwards: +1.49 → +1.41 % (C2 −0.43, RC2 −0.29; R2 +0.17, with fewer routes than the best
- * known on six of ten, which the larger ruins empty more easily). Short routes keep SISR's 10 and 10: 15 and 15 did worse on R1 (BENCHMARKS.md "Where the return
- * to the best does not help").
+ * known on six of ten, which the larger ruins empty more easily). Short routes keep SISR's 10 and
+ * 10: 15 and 15 did worse on R1 (BENCHMARKS.md "Where the return to the best does not help").
  */
 const LONG_C_BAR = 15;
 const LONG_L_MAX = 15;
