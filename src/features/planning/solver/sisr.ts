@@ -25,11 +25,16 @@ const BLINK = 0.01;
  * in 36 of 60 pairs and worse in 21, with 0.7 times the iterations; C2 −0.18, R2 −0.13, RC2 −0.30.
  * All 60 afterwards: +1.49 → +1.41 % (C2 −0.43, RC2 −0.29; R2 +0.17, with fewer routes than the best
  * known on six of ten, which the larger ruins empty more easily). Short routes keep SISR's 10 and
- * 10: 15 and 15 did worse on R1 (BENCHMARKS.md "Where the return to the best does not help").
+ * 10: 15 and 15 did worse on R1 (BENCHMARKS.md "Where the return to the best does not help"), and
+ * so did c̄ 7 (BENCHMARKS.md "Six more tries on 1000 customers").
  */
 const LONG_C_BAR = 15;
 const LONG_L_MAX = 15;
-/** From this many jobs on, recreate tries the routes of a job's GRANULAR_RECREATE nearest jobs first. */
+/**
+ * From this many jobs on, recreate tries the routes of a job's GRANULAR_RECREATE nearest jobs first.
+ * 60 on the 30 long-route instances at 60 s: −0.04 points (standard error 0.10), not shown
+ * (BENCHMARKS.md "Six more tries on 1000 customers").
+ */
 const GRANULAR_FROM = 400;
 const GRANULAR_RECREATE = 40;
 /**
