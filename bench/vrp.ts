@@ -6,9 +6,10 @@
 // compared with each `.sol` file's `Cost`.
 //
 //   npm run bench:vrp -- [--set solomon|gh1000] [--time-limit-ms 5000] [--seed 1] [--only R1,RC2]
-//                        [--max-iterations N] [--data DIR]
+//                        [--max-iterations N] [--data DIR] [--out FILE|-]
 //
-// Writes bench/results/vrp-<limit>.json (gh1000: vrp-gh1000-<limit>.json) and prints Markdown tables
+// Writes bench/results/vrp-<limit>.json (gh1000: vrp-gh1000-<limit>.json; `--out` elsewhere, `--out -`
+// nowhere, so that trial runs leave the committed results alone) and prints Markdown tables
 // (per class, then per instance), with the machine's yardstick (bench/vrp-yardstick.ts) timed before
 // each instance: wall-clock limits depend on the machine, and its speed drifts.
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -37,6 +38,7 @@ const { values } = parseArgs({
     only: { type: 'string' },
     /** Stop each run after this many iterations instead (comparing variants on a busy machine). */
     'max-iterations': { type: 'string' },
+    out: { type: 'string' },
   },
 });
 const limit = Number(values['time-limit-ms']);
@@ -165,13 +167,15 @@ const yard = { median: pick(0.5), p10: pick(0.1), p90: pick(0.9) };
 const byClass = CLASSES.map((c) => ({ class: c, ...stats(rows.filter((r) => r.class === c)) })).filter(
   (c) => c.instances > 0,
 );
-mkdirSync(join(ROOT, 'bench/results'), { recursive: true });
 const tag = `${set === 'gh1000' ? 'gh1000-' : ''}${maxIterations ? `${maxIterations}it` : limit}`;
-const out = join(ROOT, `bench/results/vrp-${tag}.json`);
-writeFileSync(
-  out,
-  `${JSON.stringify({ set, time_limit_ms: limit, max_iterations: maxIterations ?? null, seed, node: process.version, date: new Date().toISOString(), yardstick_ms: yard, overall, by_class: byClass, instances: rows }, null, 1)}\n`,
-);
+const out = values.out === '-' ? undefined : resolve(values.out ?? join(ROOT, `bench/results/vrp-${tag}.json`));
+if (out) {
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(
+    out,
+    `${JSON.stringify({ set, time_limit_ms: limit, max_iterations: maxIterations ?? null, seed, node: process.version, date: new Date().toISOString(), yardstick_ms: yard, overall, by_class: byClass, instances: rows }, null, 1)}\n`,
+  );
+}
 
 const lines: string[] = [];
 lines.push(
@@ -200,5 +204,5 @@ for (const r of rows) {
   );
 }
 console.log(lines.join('\n'));
-console.error(`\nwrote ${out}`);
+console.error(out ? `\nwrote ${out}` : '\nwrote no file (--out -)');
 if (overall.feasible < rows.length) process.exitCode = 1;
