@@ -137,20 +137,33 @@ describeEachInBrowser('console admin pages in headless Chromium', (engine) => {
         .locator('tr', { has: page.getByRole('cell', { name: id, exact: true }) });
       await row.getByText('base fee 700').waitFor();
 
-      // Edit the pricing and the pickup origin.
+      // Edit the pricing and the pickup origin, and pick its depot by name (its zone then wins).
+      const depotName = `Surquillo ${engine} ${Date.now()}`;
+      const depot = await client(web.t.app, operator)('POST', '/v1/depots', {
+        name: depotName,
+        lat: -12.11,
+        lng: -77.02,
+        timezone: 'America/Lima',
+      });
+      expect(depot.status).toBe(201);
       await page.getByRole('button', { name: 'Edit Tienda Nueva' }).click();
       const edit = page.getByRole('form', { name: 'Edit Tienda Nueva' });
       expect(await edit.getByLabel('Base fee (minor units)').inputValue()).toBe('700');
       await edit.getByLabel('Base fee (minor units)').fill('900');
       await edit.getByLabel('Per km (minor units)').fill('150');
       await edit.getByLabel('Origin latitude').fill('-12.1');
+      const depotSelect = edit.getByLabel('Depot (its time zone wins)');
+      expect(await depotSelect.inputValue()).toBe('');
+      await depotSelect.selectOption({ label: `${depotName} (America/Lima)` });
       await edit.getByRole('button', { name: 'Save account' }).click();
       await row.getByText('base fee 900, per km 150').waitFor();
       expect(await row.textContent()).toContain('-12.1, -77.05');
+      expect(await row.textContent()).toContain('America/Lima (its depot’s)');
       const after =
         (await web.t.ctx.db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()) ?? null;
       expect(JSON.parse(after?.pricing ?? 'null')).toEqual({ base_fee: 900, per_km: 150 });
       expect(after?.origin_lat).toBe(-12.1);
+      expect(after?.depot_id).toBe(depot.body.id);
 
       // Shown once: after a reload, no secret is anywhere in the page.
       await page.reload();

@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { errorsOf, Field } from '../ui';
+import { errorsOf, Field, useLoad } from '../ui';
 import { type BrandingDraft, BrandingFields, brandingBody, brandingDraftOf } from './BrandingFields';
 import { FormError } from './shared';
 
@@ -77,6 +77,9 @@ export function AccountForm({
   const [errors, setErrors] = useState<Record<string, string>>({});
   const set = (k: keyof AccountDraft) => (v: string) => setD({ ...d, [k]: v });
   const [brand, setBrand] = useState<BrandingDraft>(() => brandingDraftOf(initial?.branding));
+  // The environment's depots, to pick from by name: nobody should have to copy a dep_… id.
+  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), []);
+  const depots = depotList.data?.data ?? [];
 
   async function submit(e: FormEvent) {
     e.preventDefault();
@@ -180,14 +183,22 @@ export function AccountForm({
             errors={errors}
             inputMode="decimal"
           />
-          <Field
-            label="Depot (its time zone wins)"
-            name="depot"
-            value={d.depot}
-            onChange={set('depot')}
-            errors={errors}
-            placeholder="dep_…"
-          />
+          <Field label="Depot (its time zone wins)" name="depot" errors={errors}>
+            <select
+              aria-label="Depot (its time zone wins)"
+              value={d.depot}
+              onChange={(e) => set('depot')(e.target.value)}
+            >
+              <option value="">None: the account’s time zone</option>
+              {depots.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {x.name} ({x.timezone})
+                </option>
+              ))}
+              {/* A depot of the other environment (the API takes either): kept, shown by its id. */}
+              {d.depot && !depots.some((x) => x.id === d.depot) && <option value={d.depot}>{d.depot}</option>}
+            </select>
+          </Field>
         </div>
         {groupError('origin')}
       </fieldset>

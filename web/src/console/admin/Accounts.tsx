@@ -15,6 +15,12 @@ function pricingText(p: Account['pricing']): string {
     .join(', ');
 }
 
+/** The zone its days are read in, and where that comes from (the depot's wins over its own). */
+function zoneText(a: Account): string {
+  if (a.depot) return `${a.effective_timezone} (its depot’s)`;
+  return a.timezone ? a.effective_timezone : `${a.effective_timezone} (the carrier’s)`;
+}
+
 export function Accounts() {
   const { client, mode } = useSession();
   const list = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
@@ -48,7 +54,7 @@ export function Accounts() {
       <ErrorNote error={list.error} />
       <div className="table-wrap">
         <table className="table" aria-label="Accounts">
-          <TableHead columns={['Name', 'ID', 'Currency', 'Pickup origin', 'Pricing']} actions />
+          <TableHead columns={['Name', 'ID', 'Currency', 'Time zone', 'Pickup origin', 'Pricing']} actions />
           <tbody>
             {(list.data?.data ?? []).flatMap((a) => {
               const rows = [
@@ -56,6 +62,7 @@ export function Accounts() {
                   <td>{a.name}</td>
                   <td>{a.id}</td>
                   <td>{a.currency}</td>
+                  <td>{zoneText(a)}</td>
                   <td>{a.origin ? `${a.origin.lat}, ${a.origin.lng}` : '—'}</td>
                   <td>{pricingText(a.pricing)}</td>
                   <td className="buttons">
@@ -81,7 +88,7 @@ export function Accounts() {
               if (keysOf === a.id) {
                 rows.push(
                   <tr key={`${a.id}-keys`}>
-                    <td colSpan={6}>
+                    <td colSpan={7}>
                       <KeyManager label={`API keys of ${a.name}`} account={a.id} />
                     </td>
                   </tr>,
@@ -90,7 +97,7 @@ export function Accounts() {
               if (editing === a.id) {
                 rows.push(
                   <tr key={`${a.id}-edit`}>
-                    <td colSpan={6}>
+                    <td colSpan={7}>
                       <AccountForm
                         initial={a}
                         onSaved={() => {
@@ -107,6 +114,9 @@ export function Accounts() {
           </tbody>
         </table>
       </div>
+      {list.data && list.data.data.length === 0 && (
+        <p className="muted">No merchant account yet. Create one above: its test and live keys are shown once.</p>
+      )}
     </section>
   );
 }

@@ -165,6 +165,12 @@ export default function Couriers() {
           );
         })}
       </ul>
+      {list.data && couriers.length === 0 && (
+        <p className="muted">
+          No courier in {session.mode === 'live' ? 'live' : 'test'} yet. Add one above, then “Sign in a phone” shows the
+          code they type in the courier app.
+        </p>
+      )}
     </section>
   );
 }
