@@ -155,6 +155,13 @@ describe('loadConfig', () => {
   it('never echoes a database password', () => {
     const err = errorFor({ DATABASE_URL: 'mysql://root:hunter2@db/ruta' });
     expect(err.message).not.toContain('hunter2');
+    expect(err.message).toContain('got "mysql:…"');
+  });
+
+  it('says what to write for a bare path, the usual slip', () => {
+    expect(errorFor({ DATABASE_URL: './data/ruta.db' }).message).toBe(
+      'DATABASE_URL must be sqlite:<path> or postgres://…, got a bare path: write sqlite:./data/ruta.db',
+    );
   });
 
   it('ruta migrate fails at start with the message and no stack trace', () => {

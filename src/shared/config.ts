@@ -217,6 +217,13 @@ function geocoderInterval(env: NodeJS.ProcessEnv, url: string | null): number {
 function databaseUrl(raw: string | undefined): string {
   const url = raw || 'sqlite:./data/ruta.db';
   if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
+    // A bare path holds no password, and is the usual slip: say what to write instead.
+    if (!url.includes(':')) {
+      throw new ConfigError(
+        'DATABASE_URL',
+        `must be sqlite:<path> or postgres://…, got a bare path: write sqlite:${url}`,
+      );
+    }
     // Only the scheme is echoed: the rest may hold a password.
     throw new ConfigError('DATABASE_URL', `must be sqlite:<path> or postgres://…, got "${url.split(':')[0]}:…"`);
   }
