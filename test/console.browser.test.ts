@@ -379,6 +379,8 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       expect(list.data.map((o: { customer: { name: string } }) => o.customer.name)).toEqual(['Elena Ríos']);
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
+      const none = page.getByText('No endpoint yet.', { exact: false });
+      await none.waitFor();
       await page.getByLabel('URL *').fill('ftp://nope');
       await page.getByRole('button', { name: 'Add endpoint' }).click();
       await page.locator('.field.has-error', { hasText: 'URL' }).getByRole('alert').waitFor();
@@ -386,6 +388,7 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       await page.getByRole('button', { name: 'Add endpoint' }).click();
       await expect(page.locator('.shown-once').textContent()).resolves.toMatch(/signing secret, shown once.*whsec_/);
       await page.getByRole('button', { name: 'Copy signing secret' }).waitFor();
+      await none.waitFor({ state: 'detached' });
       await page.getByRole('link', { name: 'http://127.0.0.1:9/ruta' }).click();
       await page.getByRole('heading', { name: 'Attempt log' }).waitFor();
       expect(cspErrors).toEqual([]);

@@ -251,6 +251,12 @@ export default function Webhooks({ id }: { id?: string }) {
           </li>
         ))}
       </ul>
+      {list.data?.data.length === 0 && (
+        <p className="muted">
+          No endpoint yet. Add your server’s address: every status change of your orders is sent to it, signed with the
+          secret shown once so that your server can tell it came from Ruta.
+        </p>
+      )}
     </section>
   );
 }
