@@ -96,7 +96,7 @@ describeEachInBrowser('console board in headless Chromium', (engine) => {
       // Created tomorrow: nothing yet.
       await page.getByLabel('Date', { exact: true }).selectOption('created');
       await expect.poll(() => count(page, 'total')).toBe('0');
-      await page.getByText('No orders match.').waitFor();
+      await page.getByText('No orders created on this day.').waitFor();
       await page.getByLabel('Date', { exact: true }).selectOption('due');
       await page.getByRole('button', { name: 'All days' }).click();
       await waitNames(page, ['Carlos Mendoza', 'Mañana Uno', 'Rolando Díaz', 'Rosa Quispe']);

@@ -132,7 +132,7 @@ describeEachInBrowser('console live parts in headless Chromium', (engine) => {
       // Live mode: the stream reconnects with ?mode=live and carries live orders only.
       const openedLive = streamOpened(page, 'live');
       await page.getByRole('radio', { name: 'Live' }).check();
-      await page.getByText('No orders match.').waitFor();
+      await page.getByText('No orders due on this day.').waitFor();
       expect((await openedLive).status()).toBe(200);
       const live = await client(web.t.app, shop.live)(
         'POST',

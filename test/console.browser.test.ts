@@ -136,7 +136,7 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       expect(await page.locator('.row').count()).toBe(before + 1);
       // The status filter narrows the list (server side).
       await page.getByLabel('Status', { exact: true }).selectOption('delivered');
-      await page.getByText('No orders match.').waitFor({ timeout: 5000 });
+      await page.getByText('No orders match these filters.').waitFor({ timeout: 5000 });
       await page.getByLabel('Status', { exact: true }).selectOption('');
       await page.getByLabel('Search', { exact: true }).fill('Carlos');
       // The search is the server's, asked once typing pauses.
@@ -283,7 +283,7 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
     await page.locator('.badge', { hasText: 'validated' }).first().waitFor();
     await page.getByRole('link', { name: '← Orders' }).click();
     await page.getByRole('radio', { name: 'Live' }).check();
-    await page.getByText('No orders match.').waitFor();
+    await page.getByText('No orders due on this day. Merchants create orders over the API').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByRole('heading', { name: 'Sign in to Ruta' }).waitFor();
     // Signed out, a reload does not ask who is signed in (the answer could only be 401).
@@ -363,6 +363,8 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       const user = await newUser(web.t, 'merchant', merchant.accountId);
       const { page, cspErrors } = await newPage(390, 844);
       await submitSignIn(page, web.base, user.email);
+      // A new merchant's first board says where orders come from.
+      await page.getByText('No orders due on this day. Create one under New order').waitFor();
       await page.getByRole('link', { name: 'New order' }).click();
       await page.getByLabel('Customer name *').fill('Elena Ríos');
       await page.getByLabel('Customer phone').fill('987654321');

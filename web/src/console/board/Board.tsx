@@ -354,7 +354,7 @@ export function Board() {
             );
           })}
         </ul>
-        {!loading && shown.length === 0 && <p className="muted empty">No orders match.</p>}
+        {!loading && shown.length === 0 && <EmptyBoard filters={filters} merchant={!isDispatch} />}
       </section>
       <p className="muted small" aria-live="polite">
         {orders.length} loaded{counts ? ` of ${counts.counts[filters.status] ?? counts.total}` : ''}
@@ -362,5 +362,21 @@ export function Board() {
         {loading ? ' · loading…' : ''}
       </p>
     </section>
+  );
+}
+
+/** Why the list is empty, and, when only the day narrows it, where orders come from (a first day's board). */
+function EmptyBoard({ filters, merchant }: { filters: Filters; merchant: boolean }) {
+  if (filters.status || filters.account || filters.search.trim()) {
+    return <p className="muted empty">No orders match these filters.</p>;
+  }
+  const when = filters.day ? ` ${filters.by === 'due' ? 'due' : 'created'} on this day` : ' yet';
+  return (
+    <p className="muted empty">
+      No orders{when}.{' '}
+      {merchant
+        ? 'Create one under New order, import a spreadsheet under Imports, or send them over the API (its reference is at /docs).'
+        : 'Merchants create orders over the API; you can import a spreadsheet of them under Imports.'}
+    </p>
   );
 }
