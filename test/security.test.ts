@@ -69,6 +69,15 @@ describeEach('security', (engine) => {
       headers: { authorization: `bearer ${a.test}` },
     });
     expect(lower.statusCode).toBe(200);
+    // The key without its scheme, or as Basic: refused with the header's form in the message, never the key.
+    for (const authorization of [a.test, `Basic ${Buffer.from(`${a.test}:`).toString('base64')}`, 'Bearer']) {
+      const res = await t.app.inject({ method: 'GET', url: '/v1/orders', headers: { authorization } });
+      expect(res.statusCode, authorization).toBe(401);
+      const body = res.json();
+      expect(body.error).toMatchObject({ type: 'authentication_error', code: 'api_key_invalid' });
+      expect(body.error.message).toContain('"Authorization: Bearer <API_KEY>"');
+      expect(JSON.stringify(body)).not.toContain(a.test.slice(8));
+    }
   });
 
   it("another account's order is 404 everywhere, and absent from its list", async () => {

@@ -180,7 +180,14 @@ export function installAuth(
       }
       const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
       const secret = match?.[1];
-      const principal = secret ? await auth.key(secret) : undefined;
+      // The usual slip (the key alone, or Basic as some APIs take it) gets the fix, not a bare refusal.
+      if (!secret) {
+        throw new ApiError(
+          'api_key_invalid',
+          'Invalid Authorization header. Send the key as "Authorization: Bearer <API_KEY>".',
+        );
+      }
+      const principal = await auth.key(secret);
       if (!principal) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
       checkFixedMode(request, principal);
       request.principal = principal;
