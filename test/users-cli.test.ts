@@ -43,7 +43,7 @@ function serveLog(url: string): Promise<string> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [...RUTA_CLI, 'serve', '--api-only'], {
       cwd: ROOT,
-      env: { ...process.env, DATABASE_URL: url, PORT: '0', RUTA_LOG_LEVEL: 'info' },
+      env: { ...process.env, DATABASE_URL: url, PORT: '0', RUTA_LOG_LEVEL: 'info', RUTA_DEFAULT_TIMEZONE: '' },
     });
     let out = '';
     const timer = setTimeout(() => {
@@ -88,6 +88,8 @@ describeEach('users CLI', (engine: Engine) => {
         await migrate(db);
         const log = await serveLog(own.url);
         expect(log).toContain('No users yet. Create the first admin: npm run ruta -- users create');
+        // And, with no carrier zone set, that days are cut at UTC midnight until it is.
+        expect(log).toContain('RUTA_DEFAULT_TIMEZONE is not set: the carrier’s days and times are in UTC');
       } finally {
         await db.close();
         await own.drop();
