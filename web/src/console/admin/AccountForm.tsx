@@ -72,13 +72,13 @@ export function AccountForm({
   initial?: Account;
   onSaved: (made?: Schemas['CreatedAccount']) => void;
 }) {
-  const { client } = useSession();
+  const { client, mode } = useSession();
   const [d, setD] = useState<AccountDraft>(() => draftOf(initial));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const set = (k: keyof AccountDraft) => (v: string) => setD({ ...d, [k]: v });
   const [brand, setBrand] = useState<BrandingDraft>(() => brandingDraftOf(initial?.branding));
   // The environment's depots, to pick from by name: nobody should have to copy a dep_… id.
-  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), []);
+  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), [mode]);
   const depots = depotList.data?.data ?? [];
 
   async function submit(e: FormEvent) {
