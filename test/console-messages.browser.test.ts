@@ -44,6 +44,7 @@ describeEachInBrowser('console messages and proof settings in headless Chromium'
       await settings.getByText('uses the carrier’s defaults').waitFor();
       await settings.getByLabel('Delivered by SMS').check();
       await settings.getByLabel(/^Sender name/).fill('Envíos Rápidos');
+      await settings.getByLabel(/^Country of phone numbers/).fill('pe');
       // WhatsApp templates: a wrong name is refused on its own box, and nothing is saved.
       const templates = settings.getByRole('group', { name: 'WhatsApp templates' });
       await templates.getByLabel('Out for delivery').fill('Salida Reparto');
@@ -56,7 +57,7 @@ describeEachInBrowser('console messages and proof settings in headless Chromium'
       await settings.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
       expect(await settings.locator('dd[data-provider]').first().textContent()).toMatch(/none configured/);
       const saved = (await mine('GET', '/v1/notification_settings')).body;
-      expect(saved).toMatchObject({ inherited: false, sender_name: 'Envíos Rápidos' });
+      expect(saved).toMatchObject({ inherited: false, sender_name: 'Envíos Rápidos', default_country: 'PE' });
       expect(saved.triggers.delivered.sms).toBe(true);
       expect(saved.whatsapp_templates).toEqual({
         out_for_delivery: 'salida_reparto',

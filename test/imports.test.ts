@@ -464,6 +464,49 @@ describeEach('order imports', (engine) => {
     });
   });
 
+  it("reads phone numbers as spreadsheets write them: spacing dropped; without a country code, in the account's default_country", async () => {
+    const own = await newMerchant(t, 'Phones');
+    const head = [
+      'external_order_id',
+      'customer_name',
+      'customer_phone',
+      'customer_whatsapp',
+      'address',
+      'item_description',
+    ];
+    const national = [
+      ['PH-2', 'Beto', '987 654 321', '', 'Av. 2', 'Box'],
+      // The digits of a number cell whose "+" Excel dropped.
+      ['PH-3', 'Ciro', '51987111222', '', 'Av. 3', 'Box'],
+      ['PH-4', 'Dora', '0051 987 111 333', '', 'Av. 4', 'Box'],
+    ];
+    const spaced = ['PH-1', 'Ana', '+51 987 654 321', '+51-911-222-333', 'Av. 1', 'Box'];
+    // No country yet: the international numbers read; the national ones are refused as the API refuses them.
+    const before = await run(csv([head, spaced, ...national]), 'text/csv', '', own.test);
+    expect(before).toMatchObject({ created: 1, failed: 3 });
+    expect(before.errors.map((e: { row: number; param: string }) => [e.row, e.param])).toEqual([
+      [3, 'customer.phone'],
+      [4, 'customer.phone'],
+      [5, 'customer.phone'],
+    ]);
+    const [a] = await orderBy('PH-1', own.test);
+    expect(a.customer).toMatchObject({ phone: '+51987654321', whatsapp: '+51911222333' });
+
+    const api = client(t.app, own.test);
+    const wrong = await api('PUT', '/v1/notification_settings', { default_country: 'XX' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error).toMatchObject({ code: 'parameter_invalid', param: 'default_country' });
+    expect((await api('PUT', '/v1/notification_settings', { default_country: 'PE' })).status).toBe(200);
+    const after = await run(csv([head, ...national]), 'text/csv', '', own.test);
+    expect(after, JSON.stringify(after.errors)).toMatchObject({ created: 3, failed: 0 });
+    const phones = await Promise.all(
+      ['PH-2', 'PH-3', 'PH-4'].map(async (x) => (await orderBy(x, own.test))[0].customer.phone),
+    );
+    expect(phones).toEqual(['+51987654321', '+51987111222', '+51987111333']);
+    // Another account's country is its own: the first account still reads none.
+    expect((await client(t.app, m.test)('GET', '/v1/notification_settings')).body.default_country).toBeNull();
+  });
+
   it('rejects a row exactly as POST /v1/orders rejects the same order (same code, param, message)', async () => {
     const head = ['customer_name', 'address', 'customer_phone', 'item_description', 'item_declared_value'];
     const done = await run(

@@ -12,7 +12,7 @@ export interface Target {
   /** Path in the order body; item fields are relative to the item (`quantity`). */
   path: string[];
   item: boolean;
-  kind: 'string' | 'number' | 'integer' | 'boolean' | 'date' | 'time' | 'list';
+  kind: 'string' | 'phone' | 'number' | 'integer' | 'boolean' | 'date' | 'time' | 'list';
 }
 
 const F = (canonical: string, path: string, kind: Target['kind'], aliases: string[] = []) => ({
@@ -39,7 +39,7 @@ const FIELDS = [
     'ruc',
   ]),
   F('customer_email', 'customer.email', 'string', ['email', 'e_mail', 'correo', 'mail']),
-  F('customer_phone', 'customer.phone', 'string', [
+  F('customer_phone', 'customer.phone', 'phone', [
     'phone',
     'mobile',
     'telephone',
@@ -49,7 +49,7 @@ const FIELDS = [
     'movil',
     'móvil',
   ]),
-  F('customer_whatsapp', 'customer.whatsapp', 'string', ['whatsapp']),
+  F('customer_whatsapp', 'customer.whatsapp', 'phone', ['whatsapp']),
   F('address', 'delivery_address.address', 'string', [
     'street',
     'direccion',

@@ -2,6 +2,7 @@ import { ApiError } from '../../shared/errors.js';
 import { atLocalTime, isCalendarDay, localIso } from '../../shared/local-time.js';
 import { aliasesOf, resolveHeader, type Target } from './columns.js';
 import type { Cell, SheetRow } from './parse.js';
+import { phoneCell } from './phones.js';
 import type { DateFormat } from './schemas.js';
 
 /** A header cell that means something. */
@@ -222,8 +223,21 @@ function text(v: Cell): unknown {
   return typeof v === 'string' ? v.trim() : v;
 }
 
-function convert(v: Cell, kind: Target['kind'], format: DateFormat | null, tz: string): unknown {
+/** How a sheet's values are read: the date order, the zone of times without an offset, the country of national phone numbers. */
+export interface Reading {
+  format: DateFormat | null;
+  /** The zone of the account's orders: a date and time without an offset is a wall-clock time in it. */
+  tz: string;
+  /** The account's `default_country` (ISO 3166), or null: phone numbers without a country code stay as written. */
+  country: string | null;
+}
+
+function convert(v: Cell, kind: Target['kind'], format: DateFormat | null, { tz, country }: Reading): unknown {
   switch (kind) {
+    case 'phone': {
+      const t = text(v);
+      return typeof t === 'string' ? phoneCell(t, country) : t;
+    }
     case 'number':
     case 'integer':
       return number(v);
@@ -271,10 +285,9 @@ function isItemColumn(c: Column): boolean {
 export async function* groupsOf(
   rows: AsyncIterable<SheetRow>,
   columns: Column[],
-  format: DateFormat | null,
-  /** The zone of the account's orders: a date and time without an offset is a wall-clock time in it. */
-  tz: string,
+  reading: Reading,
 ): AsyncGenerator<Group, void> {
+  const { format } = reading;
   const idColumn = columns.find((c) => c.kind === 'field' && c.target.canonical === 'external_order_id');
   const orderColumns = columns.filter((c) => !isItemColumn(c));
   const itemColumns = columns.filter(isItemColumn);
@@ -300,7 +313,7 @@ export async function* groupsOf(
         }
         try {
           // A format named in the header wins (a contradicting parameter was refused at upload).
-          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, tz));
+          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading));
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
           current.error ??= err;
@@ -314,7 +327,7 @@ export async function* groupsOf(
       for (const c of itemColumns) {
         const v = r.cells[c.index];
         if (!isEmpty(v) && c.kind === 'field') {
-          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, tz));
+          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading));
         }
       }
       g.body.items ??= [];

@@ -2,6 +2,7 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/input.js';
 import { zoneOfScope } from '../accounts/zone.js';
+import { phoneCountryOf } from '../messages/service.js';
 import type { OrderCreate } from '../orders/schemas.js';
 import {
   announceCreated,
@@ -166,7 +167,10 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
     const tz = await zoneOfScope(ctx, imp.account_id);
     // Built one at a time as the batches take them, from rows read as they are needed: only one
     // batch's rows and order bodies are held at once, never the parsed file.
-    await runGroups(ctx, imp, opts, columns, groupsOf(sheet.rows, columns, imp.date_format, tz), at);
+    // National phone numbers ("987 654 321") are read in the country the account's messages use.
+    const country = await phoneCountryOf(ctx, imp.account_id);
+    const reading = { format: imp.date_format, tz, country };
+    await runGroups(ctx, imp, opts, columns, groupsOf(sheet.rows, columns, reading), at);
     if (imp.total_rows >= ANALYZE_AFTER_ROWS) await refreshStatistics(ctx);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;

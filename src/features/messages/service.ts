@@ -1,3 +1,4 @@
+import { isSupportedCountry } from 'libphonenumber-js';
 import type { AppContext } from '../../shared/context.js';
 import {
   MESSAGE_CHANNELS,
@@ -68,6 +69,11 @@ function providers(ctx: AppContext) {
   };
 }
 
+/** The country of an account's phone numbers written without a country code (its settings, else the carrier's), or null. */
+export async function phoneCountryOf(ctx: AppContext, accountId: string): Promise<string | null> {
+  return (await load(ctx, accountId)).settings.default_country;
+}
+
 export async function getSettings(ctx: AppContext, owner: SettingsOwner) {
   const { settings, inherited } = await load(ctx, owner);
   return { ...present(owner, settings, inherited), providers: providers(ctx) };
@@ -84,7 +90,17 @@ export async function updateSettings(ctx: AppContext, owner: SettingsOwner, u: N
   if (u.quiet_hours !== undefined) next.quiet_hours = u.quiet_hours;
   if (u.sender_name !== undefined) next.sender_name = u.sender_name;
   if (u.locale !== undefined) next.locale = u.locale as MessageLocale;
-  if (u.default_country !== undefined) next.default_country = u.default_country;
+  if (u.default_country !== undefined) {
+    // The pattern lets through two letters no country has ("XX"): numbers would then silently never read.
+    if (u.default_country !== null && !isSupportedCountry(u.default_country)) {
+      throw new ApiError(
+        'parameter_invalid',
+        `Invalid default_country: '${u.default_country}' is not a country with phone numbers (ISO 3166-1 alpha-2, e.g. PE).`,
+        'default_country',
+      );
+    }
+    next.default_country = u.default_country;
+  }
   for (const [t, channels] of Object.entries(u.templates ?? {})) {
     for (const [c, locales] of Object.entries(channels ?? {})) {
       for (const [l, tpl] of Object.entries(locales ?? {})) {

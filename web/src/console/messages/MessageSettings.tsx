@@ -47,6 +47,7 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
   const [start, setStart] = useState(settings.quiet_hours?.start ?? '21:00');
   const [end, setEnd] = useState(settings.quiet_hours?.end ?? '08:00');
   const [sender, setSender] = useState(settings.sender_name ?? '');
+  const [country, setCountry] = useState(settings.default_country ?? '');
   const [templates, setTemplates] = useState<Record<string, string>>(settings.whatsapp_templates);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [saved, setSaved] = useState('');
@@ -69,6 +70,7 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
             triggers,
             quiet_hours: quiet ? { start, end } : null,
             sender_name: sender.trim() || null,
+            default_country: country.trim().toUpperCase() || null,
             // Every trigger is sent: an emptied box removes its template (null).
             whatsapp_templates: Object.fromEntries(TRIGGERS.map((t) => [t.id, templates[t.id]?.trim() || null])),
           },
@@ -145,6 +147,14 @@ function SettingsForm({ settings, account }: { settings: Settings; account: stri
           value={sender}
           onChange={setSender}
           placeholder="The carrier’s name"
+          errors={errors}
+        />
+        <Field
+          label="Country of phone numbers without +code (messages and imports)"
+          name="default_country"
+          value={country}
+          onChange={setCountry}
+          placeholder="e.g. PE"
           errors={errors}
         />
       </div>
