@@ -191,6 +191,16 @@ describeEach('order imports', (engine) => {
     const notDate = await upload(t, m.test, csv([head('city (DD/MM/YYYY)'), ['HD-9', 'Ana', 'Av. 1', 'Lima']]));
     expect([notDate.status, notDate.body.error?.code]).toEqual([422, 'parameter_unknown']);
     await drain(t);
+    // A day the calendar has not (31 February) says so, in the order it was read.
+    const feb = await run(csv([head('fecha (dd/mm/aaaa)'), ['HD-10', 'Ana', 'Av. 1', '31/02/2026']]));
+    expect(feb).toMatchObject({ created: 0, failed: 1 });
+    expect(feb.errors[0]).toMatchObject({
+      row: 2,
+      column: 'fecha (dd/mm/aaaa)',
+      code: 'parameter_invalid',
+      param: 'requested_date',
+      message: 'Invalid requested_date: "31/02/2026", read as day/month/year, is no day of the calendar.',
+    });
   });
 
   it('reads a plain number in an XLSX date column as an Excel serial date, and rejects serials that are no date', async () => {

@@ -213,7 +213,15 @@ function date(v: Cell, format: DateFormat | null, tz: string): unknown {
   const year = Number(slash[3]);
   const ms = Date.UTC(year, month - 1, day, Number(slash[4] ?? 0), Number(slash[5] ?? 0));
   const d = new Date(ms);
-  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1 || Number(slash[4] ?? 0) > 23) return s; // 31/02: not a date
+  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1 || Number(slash[4] ?? 0) > 23) {
+    // 31/02: say so in the order it was read, not the schema's "must be a date" for a value that looks like one.
+    const read = order === 'DMY' ? 'day/month/year' : 'month/day/year';
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid requested_date: "${s}", read as ${read}, is no day of the calendar.`,
+      'requested_date',
+    );
+  }
   return wallClock(ms, tz);
 }
 
