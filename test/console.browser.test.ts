@@ -367,6 +367,7 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       await page.getByText('No orders due on this day. Create one under New order').waitFor();
       await page.getByRole('link', { name: 'New order' }).click();
       await page.getByLabel('Customer name *').fill('Elena Ríos');
+      // No country in the account's settings: a number without its +code is the API's 422.
       await page.getByLabel('Customer phone').fill('987654321');
       await page.getByLabel('Address *').fill('Jr. Cusco 456');
       await page.getByRole('button', { name: 'Create order' }).click();
@@ -374,11 +375,24 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       const phoneField = page.locator('.field.has-error', { hasText: 'Customer phone' });
       await phoneField.getByRole('alert').waitFor();
       expect(await page.evaluate('document.activeElement.name')).toBe('customer.phone');
-      await page.getByLabel('Customer phone').fill('+51987654321');
+      // Spacing is dropped before sending.
+      await page.getByLabel('Customer phone').fill('+51 987 654 321');
       await page.getByRole('button', { name: 'Create order' }).click();
       await page.getByRole('heading', { name: /Elena Ríos/ }).waitFor();
       const list = (await client(web.t.app, merchant.test)('GET', '/v1/orders')).body;
       expect(list.data.map((o: { customer: { name: string } }) => o.customer.name)).toEqual(['Elena Ríos']);
+      expect(list.data[0].customer.phone).toBe('+51987654321');
+      // With PE as the account's country, a national number is sent with its +51.
+      const put = await client(web.t.app, merchant.test)('PUT', '/v1/notification_settings', { default_country: 'PE' });
+      expect(put.status).toBe(200);
+      await page.getByRole('link', { name: 'New order' }).click();
+      await page.getByLabel('Customer name *').fill('Rosa Díaz');
+      await page.getByLabel('Customer phone').fill('911 222 333');
+      await page.getByLabel('Address *').fill('Jr. Cusco 458');
+      await page.getByRole('button', { name: 'Create order' }).click();
+      await page.getByRole('heading', { name: /Rosa Díaz/ }).waitFor();
+      const rosa = (await client(web.t.app, merchant.test)('GET', '/v1/orders?search=Rosa')).body.data;
+      expect(rosa.map((o: { customer: { phone: string } }) => o.customer.phone)).toEqual(['+51911222333']);
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
       const none = page.getByText('No endpoint yet.', { exact: false });

@@ -1,9 +1,10 @@
+import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
 import { AddressSuggest } from '../AddressSuggest';
 import { go } from '../router';
 import { useSession } from '../session';
-import { errorsOf, Field } from '../ui';
+import { errorsOf, Field, useLoad } from '../ui';
 
 /** Form field name → the API's param path, so a 422 lands next to its field. */
 const FIELDS: [string, string, string?][] = [
@@ -53,21 +54,39 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
   return body;
 }
 
+/**
+ * A typed phone as E.164 when it reads as a valid number, as imports read a phone cell: spacing
+ * dropped ("+51 987 654 321"), and a number without its country code read in the account's
+ * `default_country` (its message settings). Anything else is sent as typed, for the API's message.
+ */
+export function phoneE164(raw: string, country: string | null): string {
+  const t = raw.trim();
+  if (t === '' || /^\+\d{8,15}$/.test(t)) return t;
+  const parsed = parsePhoneNumberFromString(t, country ? { defaultCountry: country as CountryCode } : undefined);
+  return parsed?.isValid() ? parsed.number : t;
+}
+
 export default function NewOrder() {
   const { client } = useSession();
   const [values, setValues] = useState<Record<string, string>>({});
   const [flags, setFlags] = useState({ requires_signature: false, requires_photo: false, is_urgent: false });
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
+  // The country of numbers typed without +code; without settings (or before they load), none.
+  const settings = useLoad(() => unwrap(client.GET('/v1/notification_settings')), []);
+  const country = settings.data?.default_country ?? null;
 
   async function submit(e: FormEvent) {
     e.preventDefault();
     setBusy(true);
     setErrors({});
+    const phone = values['customer.phone'];
+    const typed = phone === undefined ? values : { ...values, 'customer.phone': phoneE164(phone, country) };
+    setValues(typed);
     try {
       const order = await unwrap(
         client.POST('/v1/orders', {
-          body: buildBody(values, flags) as never,
+          body: buildBody(typed, flags) as never,
           headers: { 'Idempotency-Key': crypto.randomUUID() },
         }),
       );
