@@ -213,7 +213,8 @@ function date(v: Cell, format: DateFormat | null, tz: string): unknown {
   const year = Number(slash[3]);
   const ms = Date.UTC(year, month - 1, day, Number(slash[4] ?? 0), Number(slash[5] ?? 0));
   const d = new Date(ms);
-  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1 || Number(slash[4] ?? 0) > 23) {
+  if (Number(slash[4] ?? 0) > 23) return s; // 25:00: the schema says it is not a date-time
+  if (d.getUTCDate() !== day || d.getUTCMonth() !== month - 1) {
     // 31/02: say so in the order it was read, not the schema's "must be a date" for a value that looks like one.
     const read = order === 'DMY' ? 'day/month/year' : 'month/day/year';
     throw new ApiError(
