@@ -1,9 +1,5 @@
-import {
-  type CountryCode,
-  getCountryCallingCode,
-  isSupportedCountry,
-  parsePhoneNumberFromString,
-} from 'libphonenumber-js';
+import { type CountryCode, getCountryCallingCode, isSupportedCountry } from 'libphonenumber-js';
+import { e164 } from '../messages/addresses.js';
 
 const E164 = /^\+\d{8,15}$/;
 
@@ -20,12 +16,11 @@ const E164 = /^\+\d{8,15}$/;
 export function phoneCell(text: string, country: string | null): string {
   if (text === '' || E164.test(text)) return text;
   // A country stored before the settings checked it may be none libphonenumber knows: then none.
-  const defaultCountry = country && isSupportedCountry(country) ? (country as CountryCode) : undefined;
-  const parsed = parsePhoneNumberFromString(text, defaultCountry ? { defaultCountry } : undefined);
-  if (parsed?.isValid()) return parsed.number;
-  if (defaultCountry && /^\d+$/.test(text) && text.startsWith(getCountryCallingCode(defaultCountry))) {
-    const restored = parsePhoneNumberFromString(`+${text}`);
-    if (restored?.isValid()) return restored.number;
+  const known = country && isSupportedCountry(country) ? (country as CountryCode) : null;
+  const read = e164(text, known);
+  if (read) return read;
+  if (known && /^\d+$/.test(text) && text.startsWith(getCountryCallingCode(known))) {
+    return e164(`+${text}`, null) ?? text;
   }
   return text;
 }
