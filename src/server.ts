@@ -62,7 +62,7 @@ export async function serve(opts: { background: boolean } = { background: true }
       'RUTA_PUBLIC_URL is a loopback address: links in invitations, e-mails and the courier sign-in QR code open only on this machine. Set it to the address phones and browsers reach (docs/operations.md "The public address").',
     );
   }
-  if (!process.env.RUTA_DEFAULT_TIMEZONE?.trim()) {
+  if (!config.defaultTimezoneSet) {
     // Not a mistake (UTC may be meant), but a carrier elsewhere would otherwise find its days cut at UTC midnight.
     log.info(
       'RUTA_DEFAULT_TIMEZONE is not set: the carrier’s days and times are in UTC, except where a depot or an account has its own zone. Set it to yours, e.g. RUTA_DEFAULT_TIMEZONE=America/Lima (docs/operations.md).',

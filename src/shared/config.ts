@@ -64,6 +64,8 @@ export interface Config {
    * (a date without a time is a day in it, docs/api.md "Dates and time zones").
    */
   defaultTimezone: string;
+  /** Whether RUTA_DEFAULT_TIMEZONE was set: unset, `ruta serve` says the carrier's days are UTC's. */
+  defaultTimezoneSet: boolean;
   /** The carrier's working day (`HH:mm`), for couriers without a shift at depots without their own. */
   defaultShift: { start: string; end: string };
   /** An OSRM server whose `table` service gives plans their travel times; unset: haversine × 1.3. */
@@ -427,6 +429,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     streamReplayMax: int(env, 'RUTA_STREAM_REPLAY_MAX', 10_000, 1, 1_000_000),
     heapGrowthPercent: int(env, 'RUTA_HEAP_GROWTH_PERCENT', DEFAULT_HEAP_GROWTH_PERCENT, 0, 1000),
     defaultTimezone: timezone(env.RUTA_DEFAULT_TIMEZONE),
+    defaultTimezoneSet: Boolean(env.RUTA_DEFAULT_TIMEZONE?.trim()),
     defaultShift: shift(env.RUTA_DEFAULT_SHIFT),
     osrmUrl: osrmUrl(env.RUTA_OSRM_URL),
     mapTilesUrl: mapTilesUrl(env.RUTA_MAP_TILES_URL),
