@@ -154,6 +154,31 @@ export function validationError(errors: AjvError[], part: string): ApiError {
   );
 }
 
+/**
+ * Every failure of a body, one per parameter: a bulk import shows all of a row's problems at once,
+ * where the API answers with the first. Each parameter's errors are read as `validationError` reads
+ * a body's, so a row with one problem gets the API's very message. AJV with `allErrors` reports
+ * each branch of a failed anyOf beside the anyOf itself: they belong to the anyOf's parameter.
+ */
+export function validationErrors(errors: AjvError[], part: string): ApiError[] {
+  // Outermost first: a branch inside nested anyOfs belongs to the outer one's parameter.
+  const anyOfs = errors
+    .filter((e) => e.keyword === 'anyOf' && e.schemaPath)
+    .sort((a, b) => (a.schemaPath?.length ?? 0) - (b.schemaPath?.length ?? 0));
+  const byParam = new Map<string, AjvError[]>();
+  for (const e of errors) {
+    const outer = anyOfs.find((a) => e.schemaPath?.startsWith(`${a.schemaPath}/`));
+    const named = e.params.missingProperty ?? e.params.additionalProperty;
+    const key = outer
+      ? outer.instancePath
+      : named === undefined
+        ? e.instancePath
+        : `${e.instancePath}/${String(named)}`;
+    byParam.set(key, [...(byParam.get(key) ?? []), e]);
+  }
+  return [...byParam.values()].map((es) => validationError(es, part));
+}
+
 function describe(e: AjvError): string {
   switch (e.keyword) {
     case 'type':

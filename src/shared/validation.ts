@@ -2,7 +2,7 @@ import { Ajv, type ErrorObject, type Options, type ValidateFunction } from 'ajv'
 import addFormatsImport from 'ajv-formats';
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import { isCurrency } from './currency.js';
-import { type ApiError, validationError } from './errors.js';
+import { type ApiError, validationError, validationErrors } from './errors.js';
 import { isCalendarDay } from './local-time.js';
 import type { SchemaCompilers } from './schema-compilers.js';
 import { isParsableInstant } from './time.js';
@@ -148,4 +148,18 @@ export function bodyValidator(schema: object): (data: unknown) => ApiError | und
     validate(data)
       ? undefined
       : validationError((validate.errors ?? []) as Parameters<typeof validationError>[0], 'body');
+}
+
+/**
+ * Every failure of a body `bodyValidator` refused, one per parameter (`validationErrors`): a bulk
+ * import reports all of a row's at once. Compiled on first use, since only a rejected row needs it.
+ */
+export function bodyErrors(schema: object): (data: unknown) => ApiError[] {
+  let validate: ValidateFunction | undefined;
+  return (data) => {
+    validate ??= makeAjv({ coerceTypes: false, allErrors: true }).compile(schema);
+    return validate(data)
+      ? []
+      : validationErrors((validate.errors ?? []) as Parameters<typeof validationErrors>[0], 'body');
+  };
 }

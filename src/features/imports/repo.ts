@@ -76,13 +76,20 @@ export async function shownErrors(db: Executor, importId: string, limit: number)
     .where('import_id', '=', importId)
     .where('cause_row', 'is', null)
     .orderBy('row')
+    .orderBy('seq')
     .limit(limit)
     .execute();
 }
 
-/** Every rejected row's error, keyed by spreadsheet row, for failed_rows.csv. */
+/** Every rejected row's errors, in row order and each row's in its order, for failed_rows.csv. */
 export async function allErrors(db: Executor, importId: string): Promise<ErrorRow[]> {
-  return db.selectFrom('order_import_errors').selectAll().where('import_id', '=', importId).orderBy('row').execute();
+  return db
+    .selectFrom('order_import_errors')
+    .selectAll()
+    .where('import_id', '=', importId)
+    .orderBy('row')
+    .orderBy('seq')
+    .execute();
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   checkOrderCreate,
   insertPreparedOrders,
   type OrderBatch,
+  orderCreateErrors,
   type PreparedOrder,
   prepareOrder,
 } from '../orders/service.js';
@@ -41,7 +42,12 @@ export interface RunOptions {
 
 type Outcome = { group: Group; prepared: PreparedOrder } | { group: Group; error: repo.ErrorRow[] };
 
-/** The same checks as POST /v1/orders, in the same order: storable input, the schema, the service's rules. */
+/**
+ * The same checks as POST /v1/orders, in the same order: storable input, the schema, the service's
+ * rules. Where the API answers with the first problem, a row reports every cell the reading or the
+ * schema refused, so one round of fixes is enough; the service's rules (a depot, a location) run
+ * only on a row that passed those, and report their first.
+ */
 async function check(
   ctx: AppContext,
   imp: repo.ImportSummary,
@@ -49,40 +55,75 @@ async function check(
   group: Group,
   batch: OrderBatch,
 ): Promise<Outcome> {
-  try {
-    if (group.error) throw group.error;
-    const bad = findUnstorable(group.body);
-    if (bad) throw new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param);
-    const invalid = checkOrderCreate(group.body);
-    if (invalid) throw invalid;
-    const prepared = await prepareOrder(ctx, imp.account_id, imp.mode, group.body as OrderCreate, ctx.clock(), batch);
-    return { group, prepared };
-  } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    const at = locate(group, columns, err);
-    const error: repo.ErrorRow[] = group.rows.map((r) =>
-      r.row === at.row
-        ? {
-            import_id: imp.id,
-            row: r.row,
-            cause_row: null,
-            column: at.column,
-            param: err.param ?? null,
-            code: err.code,
-            message: err.message,
-          }
-        : {
-            import_id: imp.id,
-            row: r.row,
-            cause_row: at.row,
-            column: null,
-            param: null,
-            code: err.code,
-            message: `Not imported: row ${at.row} of the same order was rejected (${err.message})`,
-          },
-    );
-    return { group, error };
+  const problems = problemsOf(group);
+  if (problems.length === 0) {
+    try {
+      const prepared = await prepareOrder(ctx, imp.account_id, imp.mode, group.body as OrderCreate, ctx.clock(), batch);
+      return { group, prepared };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      problems.push(err);
+    }
   }
+  return { group, error: errorRows(imp.id, columns, group, problems) };
+}
+
+/** A cell no conversion could read, text that cannot be stored, every field the schema refuses: one error per parameter. */
+function problemsOf(group: Group): ApiError[] {
+  const found: ApiError[] = group.error ? [group.error] : [];
+  const bad = findUnstorable(group.body);
+  if (bad) found.push(new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param));
+  // The API's validator first: a valid row (nearly all of them) pays for one check, not two.
+  if (checkOrderCreate(group.body)) found.push(...orderCreateErrors(group.body));
+  const seen = new Set<string>();
+  return found.filter((e) => {
+    const key = e.param ?? e.message;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * A rejected group's lines: each problem on the row and column it points at, in sheet order (`seq`
+ * numbers a row's), and one line on each other row of the order naming the first wrong row.
+ */
+function errorRows(importId: string, columns: Column[], group: Group, problems: ApiError[]): repo.ErrorRow[] {
+  const place = (header: string | null) => columns.find((c) => c.header === header)?.index ?? columns.length;
+  const found = problems
+    .map((err) => ({ err, at: locate(group, columns, err) }))
+    .sort((a, b) => a.at.row - b.at.row || place(a.at.column) - place(b.at.column));
+  const seqs = new Map<number, number>();
+  const lines: repo.ErrorRow[] = found.map(({ err, at }) => {
+    const seq = seqs.get(at.row) ?? 0;
+    seqs.set(at.row, seq + 1);
+    const { code, message, param } = err;
+    return {
+      import_id: importId,
+      row: at.row,
+      seq,
+      cause_row: null,
+      column: at.column,
+      param: param ?? null,
+      code,
+      message,
+    };
+  });
+  const first = found[0] as (typeof found)[number];
+  for (const r of group.rows) {
+    if (seqs.has(r.row)) continue;
+    lines.push({
+      import_id: importId,
+      row: r.row,
+      seq: 0,
+      cause_row: first.at.row,
+      column: null,
+      param: null,
+      code: first.err.code,
+      message: `Not imported: row ${first.at.row} of the same order was rejected (${first.err.message})`,
+    });
+  }
+  return lines.sort((a, b) => a.row - b.row || a.seq - b.seq);
 }
 
 class LeaseLost extends Error {}
@@ -110,6 +151,8 @@ async function commit(
 ): Promise<{ processed: number; created: number; failed: number }> {
   const prepared = outcomes.flatMap((o) => ('prepared' in o ? [o] : []));
   const errors = outcomes.flatMap((o) => ('error' in o ? o.error : []));
+  // A rejected row may have several errors: `failed` counts rows.
+  const failed = new Set(errors.map((e) => e.row)).size;
   // all_or_nothing's failure writes only the rejected groups, but covers the whole file.
   const rows =
     done?.status === 'failed' ? imp.total_rows - from : outcomes.reduce((n, o) => n + o.group.rows.length, 0);
@@ -130,7 +173,7 @@ async function commit(
     const moved = await repo.advance(trx, imp.id, opts.owner, from, {
       processed: from + rows,
       created: prepared.length,
-      failed: errors.length,
+      failed,
       now,
       leaseUntil: now + (opts.leaseMs ?? LEASE_MS),
       done,
@@ -147,7 +190,7 @@ async function commit(
     { mode: imp.mode, accountId: imp.account_id },
     { id: imp.id, status: done?.status ?? 'processing', processed_rows: from + rows, total_rows: imp.total_rows },
   );
-  return { processed: from + rows, created: prepared.length, failed: errors.length };
+  return { processed: from + rows, created: prepared.length, failed };
 }
 
 /**

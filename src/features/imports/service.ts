@@ -123,15 +123,19 @@ export async function listImports(ctx: AppContext, owner: Owner, q: { limit?: nu
 export async function failedRowsCsv(ctx: AppContext, owner: Owner, id: string): Promise<string> {
   const imp = await importOrThrow(ctx, owner, id);
   const errors = await repo.allErrors(ctx.db, imp.id);
-  const byRow = new Map(errors.map((e) => [e.row, e]));
+  // A row's errors, one line each in its cell (Excel shows them as lines of one cell).
+  const byRow = new Map<number, string[]>();
+  for (const e of errors) {
+    const where = e.column ? ` (column ${e.column})` : '';
+    byRow.set(e.row, [...(byRow.get(e.row) ?? []), `Row ${e.row}${where}: ${e.message}`]);
+  }
   const sheet = await openSheet(imp.content_type, await repo.contentOf(ctx.db, imp.id));
   const lines: string[][] = [[...sheet.headers, 'error']];
   for await (const r of sheet.rows) {
-    const e = byRow.get(r.row);
-    if (!e) continue;
+    const said = byRow.get(r.row);
+    if (!said) continue;
     const cells = sheet.headers.map((_, i) => cellText(r.cells[i]));
-    const where = e.column ? ` (column ${e.column})` : '';
-    lines.push([...cells, `Row ${e.row}${where}: ${e.message}`]);
+    lines.push([...cells, said.join('\n')]);
   }
   // A BOM, so Excel opens the file as UTF-8 (accents intact); the import strips it again. toCsv
   // neutralises cells that a spreadsheet would take for formulas (docs/imports.md).

@@ -9,7 +9,7 @@ import { roadKm } from '../../shared/geo.js';
 import { newId, newTrackingCode, normalizeTrackingCode } from '../../shared/ids.js';
 import { signalJobs } from '../../shared/jobs/job.js';
 import { iso, parseInstant } from '../../shared/time.js';
-import { bodyValidator } from '../../shared/validation.js';
+import { bodyErrors, bodyValidator } from '../../shared/validation.js';
 import type { AccountRow } from '../accounts/repo.js';
 import { accountById } from '../accounts/service.js';
 import { zoneOfAccount } from '../accounts/zone.js';
@@ -163,6 +163,8 @@ export async function batchOf(ctx: AppContext, accountId: string, mode: Mode): P
 
 /** The same AJV check POST /v1/orders runs on its body, for bodies that arrive another way (imports). */
 export const checkOrderCreate = bodyValidator(OrderCreate);
+/** Every field of a refused order body, one error each (a bulk import's row shows them all). */
+export const orderCreateErrors = bodyErrors(OrderCreate);
 
 /**
  * Everything POST /v1/orders does before writing: the service-level rules (they throw ApiError

@@ -30,6 +30,7 @@ import * as m032 from './migrations/032_pickup_pairs.js';
 import * as m033 from './migrations/033_report_ratings.js';
 import * as m034 from './migrations/034_messages_render_at_send.js';
 import * as m035 from './migrations/035_orders_courier_updated.js';
+import * as m036 from './migrations/036_import_errors_per_field.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -64,6 +65,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '033_report_ratings': m033,
   '034_messages_render_at_send': m034,
   '035_orders_courier_updated': m035,
+  '036_import_errors_per_field': m036,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -62,6 +62,9 @@ function Counts({ imp }: { imp: OrderImport }) {
   );
 }
 
+/** An import shows at most this many errors (its `errors`); failed_rows.csv has every one. */
+const SHOWN_ERRORS = 1000;
+
 /** One import: progress (the stream's `order_import` events, or polling), counts, row errors. */
 export function ImportPage({ id, account }: { id: string; account?: string }) {
   const session = useSession();
@@ -185,14 +188,17 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
           <ErrorNote error={downloadError} />
           <p className="muted small">
             The rejected rows as uploaded, with an <code>error</code> column: fix the cells and upload the file again.
-            {data.errors.length < data.failed && ` The table shows the first ${data.errors.length}; the file has all.`}
+            {data.errors.length >= SHOWN_ERRORS &&
+              ` The table shows the first ${data.errors.length} errors; the file has all.`}
           </p>
           <div className="table-wrap">
             <table className="table import-errors" aria-labelledby="imp-errors">
               <TableHead columns={['Row', 'Column', 'Field', 'Code', 'Message']} />
               <tbody>
-                {data.errors.map((e) => (
-                  <tr key={`${e.row}:${e.param ?? ''}`}>
+                {data.errors.map((e, i) => (
+                  // A row may have several errors, some without a field: its place in the list is the key.
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed once the import is done
+                  <tr key={i}>
                     <td>{e.row}</td>
                     <td>{e.column ?? '—'}</td>
                     <td>

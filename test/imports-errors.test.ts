@@ -1,0 +1,176 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openDatabase } from '../src/shared/db/index.js';
+import { migrate } from '../src/shared/db/migrate.js';
+import {
+  client,
+  describeEach,
+  freshDatabaseUrl,
+  type Merchant,
+  newMerchant,
+  startApp,
+  type TestApp,
+} from './helpers.js';
+import { csv, drain, upload } from './imports-helpers.js';
+
+/** A row reports every cell that is wrong, so one round of fixes is enough. */
+describeEach('order import errors, every one of a row', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+  beforeAll(async () => {
+    t = await startApp(engine);
+    m = await newMerchant(t);
+  });
+  afterAll(async () => t?.close());
+
+  const get = (path: string, key = m.test) => client(t.app, key)('GET', path);
+  async function run(body: string) {
+    const res = await upload(t, m.test, body);
+    expect(res.status, JSON.stringify(res.body)).toBe(202);
+    await drain(t);
+    return (await get(`/v1/order_imports/${res.body.id}`)).body;
+  }
+  type Shown = { row: number; column: string | null; param: string | null; code: string; message: string };
+  const HEAD = ['Pedido', 'Fecha', 'COD', 'Nombre', 'Teléfono', 'Email', 'Dirección', 'Producto', 'Cantidad'];
+
+  it('lists every wrong cell of a row in the order of the columns, and counts the row once', async () => {
+    const done = await run(
+      csv([
+        HEAD,
+        ['E-1', '31/02/2026', 'abc', '', '12', 'nope', 'Av. 1', 'Caja', 1], // 2: five problems
+        ['E-2', '', '', 'Ana', '+51987654321', '', 'Av. 2', 'Caja', 1], // 3: fine
+        ['E-3', '', '', 'Eva', '+51987654322', '', 'Av. 3', 'Caja', 1], // 4: its order's row 5 is wrong
+        ['E-3', '', '', '', '', '', '', 'Bolsa', 0], // 5
+      ]),
+    );
+    expect(done).toMatchObject({ status: 'succeeded', created: 1, failed: 3 });
+    const shown = (done.errors as Shown[]).map((e) => [e.row, e.column, e.param, e.code]);
+    expect(shown).toEqual([
+      [2, 'Fecha', 'requested_date', 'parameter_invalid'],
+      [2, 'COD', 'cash_on_delivery', 'parameter_invalid'],
+      [2, 'Nombre', 'customer.name', 'parameter_missing'],
+      [2, 'Teléfono', 'customer.phone', 'parameter_invalid'],
+      [2, 'Email', 'customer.email', 'parameter_invalid'],
+      [5, 'Cantidad', 'items[1].quantity', 'parameter_invalid'],
+    ]);
+    expect(done.errors[0].message).toBe(
+      'Invalid requested_date: "31/02/2026", read as day/month/year, is no day of the calendar.',
+    );
+    // Each message is the one POST /v1/orders gives when that field alone is wrong.
+    const api = client(t.app, m.test);
+    const alone = await api('POST', '/v1/orders', {
+      customer: { name: 'Ana', email: 'nope' },
+      delivery_address: { address: 'Av. 1' },
+      items: [{ description: 'Caja' }],
+    });
+    expect(alone.status).toBe(422);
+    expect(done.errors[4]).toMatchObject({ code: alone.body.error.code, message: alone.body.error.message });
+    expect((await get('/v1/orders?external_order_id=E-1')).body.data).toHaveLength(0);
+    expect((await get('/v1/orders?external_order_id=E-3')).body.data).toHaveLength(0);
+  });
+
+  it('failed_rows.csv holds all of a row’s errors in its error cell, and the fixed file imports', async () => {
+    const done = await run(
+      csv([
+        HEAD,
+        ['F-1', '', 'abc', '', '+51987654321', 'nope', 'Av. 1', 'Caja', 1],
+        ['F-2', '', '', 'Luis', '+51987654321', '', 'Av. 2', 'Caja', 'two'],
+      ]),
+    );
+    expect(done).toMatchObject({ created: 0, failed: 2 });
+    expect(done.errors).toHaveLength(4);
+    const text: string = (await get(`/v1/order_imports/${done.id}/failed_rows.csv`)).raw.body;
+    expect(text.slice(1)).toContain(
+      [
+        '"Row 2 (column COD): Invalid cash_on_delivery: must be of type number.',
+        'Row 2 (column Nombre): Missing required parameter: customer.name.',
+        'Row 2 (column Email): Invalid customer.email',
+      ].join('\n'),
+    );
+    expect(text).toContain('Row 3 (column Cantidad): Invalid items[0].quantity');
+    const fixed = text.replace(',abc,,', ',,Ana,').replace(',nope,', ',ana@example.com,').replace(',two,', ',2,');
+    const again = await run(fixed);
+    expect(again, JSON.stringify(again.errors)).toMatchObject({ status: 'succeeded', created: 2, failed: 0 });
+  });
+
+  it('a row the schema accepts gets the first refusal of the service’s rules, alone, as the API answers', async () => {
+    // Two amounts of three decimals: the schema takes any number, the service at most two decimals.
+    const row = { customer: { name: 'Ana' }, cash_on_delivery: 1.234, delivery_address: { address: 'Av. 1' } };
+    const done = await run(
+      csv([
+        ['Nombre', 'Dirección', 'COD', 'Producto', 'Valor'],
+        ['Ana', 'Av. 1', '1.234', 'Caja', '1.001'],
+      ]),
+    );
+    expect(done).toMatchObject({ created: 0, failed: 1 });
+    const alone = await client(t.app, m.test)('POST', '/v1/orders', {
+      ...row,
+      items: [{ description: 'Caja', declared_value: 1.001 }],
+    });
+    expect(alone.status).toBe(422);
+    const { code, param, message } = alone.body.error;
+    expect(done.errors).toEqual([{ row: 2, column: expect.any(String), code, param, message }]);
+  });
+
+  it('an import from before the upgrade keeps its errors, each the first of its row', async () => {
+    const tdb = await freshDatabaseUrl(engine);
+    const database = openDatabase(tdb.url);
+    try {
+      await migrate(database, { to: '035_orders_courier_updated' });
+      const at = Date.UTC(2030, 0, 1);
+      const db = database.db;
+      await db
+        .insertInto('accounts')
+        .values({ id: 'acct_1', name: 'A', currency: 'PEN', created_at: at } as never)
+        .execute();
+      await db
+        .insertInto('order_imports')
+        .values({
+          id: 'imp_1',
+          account_id: 'acct_1',
+          mode: 'test',
+          status: 'succeeded',
+          import_mode: 'valid_rows',
+          content_type: 'text/csv',
+          content: Buffer.from('customer_name\n\n'),
+          size: 15,
+          total_rows: 1,
+          failed_rows: 1,
+          created_at: at,
+          updated_at: at,
+        } as never)
+        .execute();
+      await db
+        .insertInto('order_import_errors')
+        .values({ import_id: 'imp_1', row: 2, code: 'parameter_missing', message: 'Missing.' } as never)
+        .execute();
+      expect(await migrate(database)).toContain('036_import_errors_per_field');
+      const rows = await db.selectFrom('order_import_errors').selectAll().execute();
+      expect(rows).toEqual([
+        {
+          import_id: 'imp_1',
+          row: 2,
+          seq: 0,
+          cause_row: null,
+          column: null,
+          param: null,
+          code: 'parameter_missing',
+          message: 'Missing.',
+        },
+      ]);
+      // The key is now (import, row, seq): a second error of the same row is stored beside the first.
+      await db
+        .insertInto('order_import_errors')
+        .values({ import_id: 'imp_1', row: 2, seq: 1, code: 'parameter_invalid', message: 'Bad.' })
+        .execute();
+      await expect(
+        db
+          .insertInto('order_import_errors')
+          .values({ import_id: 'imp_1', row: 2, seq: 1, code: 'x', message: 'y' })
+          .execute(),
+      ).rejects.toThrow();
+    } finally {
+      await database.close();
+      await tdb.drop();
+    }
+  });
+});
