@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -68,6 +68,30 @@ describeEach('serving the console and the courier app', (engine) => {
     // The tile template reaches the page, escaped for an attribute.
     const shell = (await built.app.inject({ method: 'GET', url: '/console/' })).body;
     expect(shell).toContain('content="https://tiles.example.net/{z}/{x}/{y}.png?a=1&amp;b=&quot;2&quot;"');
+  });
+
+  it('serves a shell rebuilt under the running server, and the last one while a build has removed it', async () => {
+    const own = fakeBuild();
+    const server = await startApp(engine, { RUTA_WEB_DIR: own });
+    try {
+      const shell = async () => (await server.app.inject({ method: 'GET', url: '/console/' })).body;
+      expect(await shell()).toContain('<title>console</title>');
+      // `npm run build:web`: a new shell naming new hashed assets (a later mtime, as a build gives).
+      const file = join(own, 'console', 'index.html');
+      writeFileSync(file, '<!doctype html><meta name="ruta-tiles" content="" /><title>rebuilt</title>');
+      const later = new Date(Date.now() + 60_000);
+      utimesSync(file, later, later);
+      const rebuilt = await shell();
+      expect(rebuilt).toContain('<title>rebuilt</title>');
+      expect(rebuilt).toContain('<meta name="ruta-tiles" content="https://');
+      unlinkSync(file);
+      const res = await server.app.inject({ method: 'GET', url: '/console/orders/ord_1' });
+      expect(res.statusCode).toBe(200);
+      expect(res.body).toContain('<title>rebuilt</title>');
+    } finally {
+      await server.close();
+      rmSync(own, { recursive: true, force: true });
+    }
   });
 
   it('sends the bare host to the console, built or not', async () => {

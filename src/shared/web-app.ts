@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -87,15 +87,31 @@ export async function installWebApps(app: FastifyInstance, config: Config): Prom
     return reply.sendFile(join('assets', rest), root, { immutable: true, maxAge: '365d', dotfiles: 'deny' });
   });
 
-  // The shells are read once; the console's carries the tile URL the CSP allows (RUTA_MAP_TILES_URL).
+  // The console's shell carries the tile URL the CSP allows (RUTA_MAP_TILES_URL). A shell is read
+  // again when its file changes: `npm run build:web` under a running server replaces the hashed
+  // assets the old shell names, and a shell read once at start gave a blank console until a restart.
   const attr = config.mapTilesUrl.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-  const shells: Record<string, string> = {};
-  for (const name of APPS) {
-    shells[name] = readFileSync(join(root, name, 'index.html'), 'utf8').replace(
+  const shells = new Map<string, { mtimeMs: number; html: string }>();
+  const shellOf = (name: string): string => {
+    const file = join(root, name, 'index.html');
+    const cached = shells.get(name);
+    let mtimeMs: number;
+    try {
+      mtimeMs = statSync(file).mtimeMs;
+    } catch (err) {
+      // Mid-build the file is briefly gone: the last shell read is the best answer there is.
+      if (cached) return cached.html;
+      throw err;
+    }
+    if (cached?.mtimeMs === mtimeMs) return cached.html;
+    const html = readFileSync(file, 'utf8').replace(
       /<meta name="ruta-tiles" content=""\s*\/?>/,
       `<meta name="ruta-tiles" content="${attr}" />`,
     );
-  }
+    shells.set(name, { mtimeMs, html });
+    return html;
+  };
+  for (const name of APPS) shellOf(name);
 
   // Browsers ask for /favicon.ico on every origin; the app icon (a PNG, which they all accept) answers.
   app.get('/favicon.ico', { schema: { hide: true } }, async (_req, reply) =>
@@ -117,7 +133,7 @@ export async function installWebApps(app: FastifyInstance, config: Config): Prom
       if (file !== 'index.html' && !existsSync(join(dir, file))) {
         return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
       }
-      if (file === 'index.html') return reply.type('text/html; charset=utf-8').send(shells[name]);
+      if (file === 'index.html') return reply.type('text/html; charset=utf-8').send(shellOf(name));
       if (name === 'courier' && file === 'sw.js') reply.header('Service-Worker-Allowed', '/courier/');
       return reply.sendFile(file, dir, { maxAge: 0, cacheControl: false, dotfiles: 'deny' });
     };
