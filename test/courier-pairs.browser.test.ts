@@ -44,8 +44,8 @@ describeEachInBrowser('courier app: a pickup-and-delivery pair', (engine) => {
     );
     expect(listed).toEqual([
       [plain.id, 'delivery', 'Stop 1: Rosa'],
-      [pair.id, 'pickup', 'Stop 2: pickup for Ana'],
-      [pair.id, 'delivery', 'Stop 3: Ana'],
+      [pair.id, 'pickup', 'Pickup for stop 2: Ana'],
+      [pair.id, 'delivery', 'Stop 2: Ana'],
     ]);
     const pickup = page.locator(`li.stop[data-order="${pair.id}"][data-kind="pickup"]`);
     const delivery = page.locator(`li.stop[data-order="${pair.id}"][data-kind="delivery"]`);

@@ -301,6 +301,12 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await page.getByText('Done today (1)').click();
       await page.locator('.done-today li', { hasText: 'Lucía Campos' }).getByText('delivered').waitFor();
       expect(await page.locator('li.stop').count()).toBe(2);
+      // The stops left keep the numbers their route labels print (STOP 2, STOP 3), in the list and on the map.
+      expect(await page.locator('li.stop').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual([
+        'Stop 2: Mario',
+        'Stop 3: Elena',
+      ]);
+      await expect.poll(() => page.locator('.stops-map .stop-pin').allTextContents()).toEqual(['2', '3']);
       await page.evaluate('window.scrollTo(0, 0)');
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'courier-day.png'), fullPage: true });
       await context.close();

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'react';
 import { type Action, allowedMoves, COURIER_MOVES, TRANSITIONS } from '../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../shared/api';
 import { ACTION_LABEL } from '../shared/api';
+import type { RouteOrder } from './client';
 import { mergeDone } from './done';
 import { uuid } from './format';
 import { useCash } from './hooks/useCash';
@@ -14,7 +15,7 @@ import type { Entry, MoveEntry } from './queue';
 import { CashCard } from './screens/CashCard';
 import { DeliverSheet } from './screens/DeliverSheet';
 import { FailSheet } from './screens/FailSheet';
-import { RouteList, withQueued } from './screens/RouteList';
+import { RouteList, stopNumbers, withQueued } from './screens/RouteList';
 import { ScanSheet } from './screens/ScanSheet';
 import { SignIn } from './screens/SignIn';
 import { TopBar } from './screens/TopBar';
@@ -25,13 +26,12 @@ interface Sheet {
   action: 'deliver' | 'fail';
 }
 
-/** A scanned label's stop: where it is on the route and the status the phone shows for it. */
-function scannedStop(stops: Order[], queued: Entry[], code: string) {
-  const i = stops.findIndex((o) => o.tracking_code === code);
-  const o = stops[i];
+/** A scanned label's stop: its number on the route (the label's) and the status the phone shows for it. */
+function scannedStop(stops: RouteOrder[], queued: Entry[], code: string) {
+  const o = stops.find((s) => s.tracking_code === code);
   if (!o) return undefined;
   const last = queued.filter((q) => q.kind === 'move' && q.orderId === o.id).pop();
-  return { order: o, number: i + 1, status: last?.kind === 'move' ? last.to : o.status };
+  return { order: o, number: stopNumbers(stops).get(o.id), status: last?.kind === 'move' ? last.to : o.status };
 }
 
 /** The courier app: sign-in, then today's route with its sheets; state lives in the hooks. */

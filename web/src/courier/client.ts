@@ -68,10 +68,12 @@ export function locationTransport(client: CourierClient): LocationTransport {
 export const isActive = (status: string) => (ON_BOARD_STATUSES as readonly string[]).includes(status);
 
 /**
- * An order of the courier's route with its stop numbers as last read: `stop_at` its delivery's,
- * `pickup_at` its pickup's when it is a pickup-and-delivery order (collected at its pickup_address).
+ * An order of the courier's route with its places as last read: `stop_at` its delivery's,
+ * `pickup_at` its pickup's when it is a pickup-and-delivery order (collected at its pickup_address),
+ * both for sorting; `stop_no` the number its route label prints (`STOP 5`): its place among the
+ * route's deliveries, which stays the same as stops are done.
  */
-export type RouteOrder = Order & { stop_at?: number; pickup_at?: number };
+export type RouteOrder = Order & { stop_at?: number; pickup_at?: number; stop_no?: number };
 
 /**
  * Today's stops in route order: the orders the courier session can read (its unfinished assigned
@@ -84,17 +86,25 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<R
   );
   const position = new Map<string, number>();
   const pickup = new Map<string, number>();
+  const label = new Map<string, number>();
   const routeIds = [...new Set(mine.map((o) => o.route).filter((r): r is string => !!r))];
   let base = 0;
   for (const id of routeIds) {
     try {
       const r = await unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } }));
-      for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
+      // Numbered as the route's labels are (labels/service.ts): the deliveries still on the route, in order.
+      let n = 0;
+      for (const s of r.stops) {
+        (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
+        if (s.kind === 'delivery' && s.on_route) label.set(s.order, ++n);
+      }
       base += r.stops.length + 1;
     } catch {}
   }
   return mine
-    .map((o): RouteOrder => ({ ...o, stop_at: position.get(o.id), pickup_at: pickup.get(o.id) }))
+    .map(
+      (o): RouteOrder => ({ ...o, stop_at: position.get(o.id), pickup_at: pickup.get(o.id), stop_no: label.get(o.id) }),
+    )
     .sort((a, b) => (a.stop_at ?? 1e9) - (b.stop_at ?? 1e9) || (a.created_at < b.created_at ? -1 : 1));
 }
 

@@ -16,7 +16,7 @@ const loadMap = () => import('./StopsMap');
  * The map of the stops, once its chunk arrives. A phone that goes offline before it did keeps its
  * list and its buttons (the map says why it is missing) and draws the map when the network is back.
  */
-function RouteMap({ stops }: { stops: Order[] }) {
+function RouteMap({ stops, numbers }: { stops: Order[]; numbers: Map<string, number> }) {
   const [StopsMap, setStopsMap] = useState(() => lazy(loadMap));
   return (
     <Boundary
@@ -28,7 +28,7 @@ function RouteMap({ stops }: { stops: Order[] }) {
       onRetry={() => setStopsMap(() => lazy(loadMap))}
     >
       <Suspense fallback={<div className="stops-map" />}>
-        <StopsMap stops={stops} />
+        <StopsMap stops={stops} numbers={numbers} />
       </Suspense>
     </Boundary>
   );
@@ -61,6 +61,15 @@ export function stopsOf(orders: RouteOrder[]): { order: RouteOrder; kind: 'picku
 }
 
 /**
+ * Each order's stop number: the one its route label prints (`stop_no`), so the phone, the map and
+ * the parcel in the van agree all day; an order on no route (assigned alone) follows the last.
+ */
+export function stopNumbers(orders: RouteOrder[]): Map<string, number> {
+  let last = Math.max(0, ...orders.map((o) => o.stop_no ?? 0));
+  return new Map(orders.map((o) => [o.id, o.stop_no ?? ++last]));
+}
+
+/**
  * Today's route: progress, Start route, the stops still to do (a finished stop stays while its last
  * move has not synced), a map of them, and what was done today (done.ts: the server's list, with
  * this phone's moves it does not have yet), which the progress counts.
@@ -90,6 +99,7 @@ export function RouteList({
   const finished = done.filter((d) => !open.some((o) => o.id === d.id));
   const total = open.length + finished.length;
   const toLoad = open.filter((o) => TO_LOAD.includes(o.status)).length;
+  const numbers = stopNumbers(stops);
   return (
     <>
       <div className="route-head">
@@ -119,14 +129,14 @@ export function RouteList({
         <p className="muted">No stops assigned to you right now.</p>
       ) : (
         <>
-          <RouteMap stops={open} />
+          <RouteMap stops={open} numbers={numbers} />
           <ol className="stops">
-            {stopsOf(shown).map(({ order: o, kind }, i) => (
+            {stopsOf(shown).map(({ order: o, kind }) => (
               <Stop
                 key={`${o.id}:${kind}`}
                 order={o}
                 kind={kind}
-                index={i}
+                number={numbers.get(o.id) ?? 0}
                 loaded={!!o.loaded_at || queued.some((q) => q.orderId === o.id && q.action === 'load')}
                 onAction={onAction}
               />

@@ -7,14 +7,15 @@ import { firstName, navLink } from '../format';
 export function Stop({
   order,
   kind = 'delivery',
-  index,
+  number,
   loaded,
   onAction,
 }: {
   order: Order;
   /** `pickup`: where a pickup-and-delivery order is collected (its pickup_address), before its delivery. */
   kind?: 'pickup' | 'delivery';
-  index: number;
+  /** Its delivery's stop number, the one on its label (RouteList's stopNumbers); a pickup stop shows it too. */
+  number: number;
   /** Its label was scanned into the vehicle (on the server, or queued on the phone). */
   loaded: boolean;
   onAction: (o: Order, a: Action) => void;
@@ -35,11 +36,11 @@ export function Stop({
       className={`stop${active ? ' active' : ''}`}
       data-order={order.id}
       data-kind={kind}
-      aria-label={`Stop ${index + 1}: ${pickup ? 'pickup for ' : ''}${firstName(order.customer.name)}`}
+      aria-label={`${pickup ? `Pickup for stop ${number}` : `Stop ${number}`}: ${firstName(order.customer.name)}`}
     >
       <div className="stop-head">
-        <span className="num" aria-hidden="true">
-          {index + 1}
+        <span className={`num${pickup ? ' pickup' : ''}`} aria-hidden="true">
+          {pickup ? `P${number}` : number}
         </span>
         <div>
           <h2>

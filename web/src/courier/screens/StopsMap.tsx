@@ -10,10 +10,10 @@ const tiles = () =>
   'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
 
 /**
- * A small map of the stops still to do, numbered as in the list. Loaded lazily (RouteList), so the
+ * A small map of the deliveries still to do, numbered as in the list and on their labels. Loaded lazily (RouteList), so the
  * first screen does not wait for Leaflet; markers are vectors and draw without tiles (offline too).
  */
-export default function StopsMap({ stops }: { stops: Order[] }) {
+export default function StopsMap({ stops, numbers }: { stops: Order[]; numbers: Map<string, number> }) {
   const el = useRef<HTMLElement>(null);
   const map = useRef<L.Map | null>(null);
   const layer = useRef<L.LayerGroup | null>(null);
@@ -36,18 +36,19 @@ export default function StopsMap({ stops }: { stops: Order[] }) {
     if (!m || !g) return;
     g.clearLayers();
     const points: L.LatLngTuple[] = [];
-    stops.forEach((o, i) => {
+    for (const o of stops) {
       const { lat, lng } = o.delivery_address;
-      if (typeof lat !== 'number' || typeof lng !== 'number') return;
+      if (typeof lat !== 'number' || typeof lng !== 'number') continue;
       points.push([lat, lng]);
+      const n = numbers.get(o.id) ?? '';
       L.marker([lat, lng], {
-        icon: L.divIcon({ className: 'stop-pin', html: String(i + 1), iconSize: [24, 24] }),
-        title: `${i + 1}. ${firstName(o.customer.name)}`,
+        icon: L.divIcon({ className: 'stop-pin', html: String(n), iconSize: [24, 24] }),
+        title: `${n}. ${firstName(o.customer.name)}`,
       }).addTo(g);
-    });
+    }
     if (points.length > 1) L.polyline(points, { color: '#0b5fff', weight: 2, opacity: 0.6 }).addTo(g);
     if (points.length) m.fitBounds(L.latLngBounds(points), { padding: [24, 24], maxZoom: 15 });
-  }, [stops]);
+  }, [stops, numbers]);
 
   return <section ref={el} className="stops-map" aria-label="Map of today's stops" />;
 }
