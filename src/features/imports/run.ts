@@ -11,6 +11,7 @@ import {
   insertPreparedOrders,
   type OrderBatch,
   orderCreateErrors,
+  orderRuleErrors,
   type PreparedOrder,
   prepareOrder,
 } from '../orders/service.js';
@@ -43,10 +44,11 @@ export interface RunOptions {
 type Outcome = { group: Group; prepared: PreparedOrder } | { group: Group; error: repo.ErrorRow[] };
 
 /**
- * The same checks as POST /v1/orders, in the same order: storable input, the schema, the service's
- * rules. Where the API answers with the first problem, a row reports every cell the reading or the
- * schema refused, so one round of fixes is enough; the service's rules (a depot, a location) run
- * only on a row that passed those, and report their first.
+ * The same checks as POST /v1/orders: storable input, the schema, the service's rules. Where the
+ * API answers with the first problem, a row reports every cell the reading, the schema or the
+ * service's rules on the row alone refused, so one round of fixes is enough; what needs more (a
+ * pickup depot that exists, an address the geocoder finds) is asked only of a row that passed
+ * those, and reports its first.
  */
 async function check(
   ctx: AppContext,
@@ -68,13 +70,15 @@ async function check(
   return { group, error: errorRows(imp.id, columns, group, problems) };
 }
 
-/** A cell no conversion could read, text that cannot be stored, every field the schema refuses: one error per parameter. */
+/** A cell no conversion could read, text that cannot be stored, every field the schema or the row's rules refuse: one error per parameter. */
 function problemsOf(group: Group): ApiError[] {
   const found: ApiError[] = group.error ? [group.error] : [];
   const bad = findUnstorable(group.body);
   if (bad) found.push(new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param));
   // The API's validator first: a valid row (nearly all of them) pays for one check, not two.
   if (checkOrderCreate(group.body)) found.push(...orderCreateErrors(group.body));
+  // The service's rules that need nothing but the row (blank text, decimals, the window's order).
+  found.push(...orderRuleErrors(group.body));
   const seen = new Set<string>();
   return found.filter((e) => {
     const key = e.param ?? e.message;

@@ -46,16 +46,47 @@ interface Computed {
   timezone: string;
 }
 
-function minorOrThrow(amount: number, param: string): number {
-  const minor = toMinor(amount);
-  if (minor === undefined)
-    throw new ApiError('parameter_invalid', `Invalid ${param}: at most 2 decimal places.`, param);
-  return minor;
-}
-
-/** Required text must say something: whitespace alone is as good as missing. */
-function notBlank(value: string, param: string): void {
-  if (value.trim() === '') throw new ApiError('parameter_invalid', `Invalid ${param}: must not be blank.`, param);
+/**
+ * The rules a JSON schema cannot express, every one the body breaks, in the order `compute` checks
+ * them: required text that is only spaces, amounts with more than two decimals, a window that ends
+ * before it starts. It reads the body defensively: a bulk import asks it of rows the schema refused
+ * too, so that a row reports all of its problems at once.
+ */
+export function orderRuleErrors(body: unknown): ApiError[] {
+  const out: ApiError[] = [];
+  const at = (v: unknown, key: string): unknown =>
+    typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
+  const blank = (v: unknown, param: string) => {
+    if (typeof v === 'string' && v.trim() === '') {
+      out.push(new ApiError('parameter_invalid', `Invalid ${param}: must not be blank.`, param));
+    }
+  };
+  const cents = (v: unknown, param: string) => {
+    if (typeof v === 'number' && toMinor(v) === undefined) {
+      out.push(new ApiError('parameter_invalid', `Invalid ${param}: at most 2 decimal places.`, param));
+    }
+  };
+  blank(at(at(body, 'customer'), 'name'), 'customer.name');
+  blank(at(at(body, 'delivery_address'), 'address'), 'delivery_address.address');
+  const items = at(body, 'items');
+  if (Array.isArray(items)) {
+    items.forEach((item, i) => {
+      blank(at(item, 'description'), `items[${i}].description`);
+      cents(at(item, 'declared_value'), `items[${i}].declared_value`);
+    });
+  }
+  const [start, end] = [at(at(body, 'time_window'), 'start'), at(at(body, 'time_window'), 'end')];
+  if (typeof start === 'string' && typeof end === 'string' && start >= end) {
+    out.push(
+      new ApiError(
+        'parameter_invalid',
+        `Invalid time_window.end: must be after time_window.start (${start}).`,
+        'time_window.end',
+      ),
+    );
+  }
+  cents(at(body, 'cash_on_delivery'), 'cash_on_delivery');
+  return out;
 }
 
 /** Checks the rules a JSON schema cannot express, and derives weight, packages and price. */
@@ -66,21 +97,10 @@ async function compute(
   pickup: PickupAddress | null = null,
 ): Promise<Computed> {
   const items = body.items ?? [];
-  notBlank(body.customer.name, 'customer.name');
-  notBlank(body.delivery_address.address, 'delivery_address.address');
-  items.forEach((item, i) => {
-    notBlank(item.description, `items[${i}].description`);
-    if (item.declared_value !== undefined) minorOrThrow(item.declared_value, `items[${i}].declared_value`);
-  });
-  const tw = body.time_window;
-  if (tw && tw.start >= tw.end) {
-    throw new ApiError(
-      'parameter_invalid',
-      `Invalid time_window.end: must be after time_window.start (${tw.start}).`,
-      'time_window.end',
-    );
-  }
-  const codMinor = minorOrThrow(body.cash_on_delivery ?? 0, 'cash_on_delivery');
+  const [broken] = orderRuleErrors(body);
+  if (broken) throw broken;
+  // Two decimals at most: orderRuleErrors has just checked it.
+  const codMinor = toMinor(body.cash_on_delivery ?? 0) ?? 0;
   const account = await accountById(ctx, accountId);
   if (!account) throw new ApiError('api_key_invalid', 'Invalid API key provided.');
   const weightKg = Math.round(items.reduce((s, it) => s + (it.weight_kg ?? 0) * (it.quantity ?? 1), 0) * 1000) / 1000;
