@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { findAccount } from '../features/accounts/repo.js';
 import * as importsRepo from '../features/imports/repo.js';
 import { LEASE_MS, runImport } from '../features/imports/run.js';
+import { MAX_SHOWN_ERRORS } from '../features/imports/schemas.js';
 import { createImport, getImport, type PresentedImport } from '../features/imports/service.js';
 import type { AppContext } from '../shared/context.js';
 import type { DateFormat, ImportMode, ImportType } from '../shared/db/tables/order_imports.js';
@@ -47,7 +48,11 @@ function summary(imp: PresentedImport): string {
   for (const e of imp.errors.slice(0, 20)) {
     lines.push(`  row ${e.row}${e.column ? ` [${e.column}]` : ''}: ${e.message} (${e.code})`);
   }
-  if (imp.errors.length > 20) lines.push(`  … and ${imp.errors.length - 20} more`);
+  if (imp.errors.length > 20) {
+    // The import object holds the first MAX_SHOWN_ERRORS; the file has every one.
+    const capped = imp.errors.length >= MAX_SHOWN_ERRORS ? ', and more in failed_rows.csv' : '';
+    lines.push(`  … and ${imp.errors.length - 20} more on the import${capped}`);
+  }
   if (imp.failed > 0) lines.push(`Rejected rows with their reasons: GET /v1/order_imports/${imp.id}/failed_rows.csv`);
   return lines.join('\n');
 }
