@@ -128,9 +128,11 @@ describeEachInBrowser('labels printed and scanned on the phone (Chromium, fake c
       await desk.goto(`${base}/console/#/routes/${route.id}`);
       await desk.getByText('1 of 2 parcels loaded · 1 missing').waitFor();
       const rows = desk.locator('table.route-stops tbody tr');
+      // Numbered as the labels and the phone number them; the time the parcel was loaded, its zone named.
+      expect(await rows.locator('td:first-child').allTextContents()).toEqual(['1', '2']);
       expect(await rows.locator('td:last-child').allTextContents()).toEqual([
         'Missing',
-        expect.stringMatching(/^Loaded /),
+        expect.stringMatching(/^Loaded .*\d \([A-Za-z_]+(\/[A-Za-z_]+)*\)$/),
       ]);
       const [popup] = await Promise.all([
         desk.waitForEvent('popup'),

@@ -1,5 +1,5 @@
 import { type Action, ON_BOARD_STATUSES, TERMINAL_STATUSES } from '../../../src/features/lifecycle/transitions.js';
-import { type Credentials, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
+import { type Credentials, labelNumbers, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
 import type { Fix, LocationTransport } from './points';
 import type { Answer, FileEntry, MoveEntry, Transport } from './queue';
 
@@ -92,12 +92,8 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<R
   for (const id of routeIds) {
     try {
       const r = await unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } }));
-      // Numbered as the route's labels are (labels/service.ts): the deliveries still on the route, in order.
-      let n = 0;
-      for (const s of r.stops) {
-        (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
-        if (s.kind === 'delivery' && s.on_route) label.set(s.order, ++n);
-      }
+      for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
+      for (const [order, n] of labelNumbers(r.stops)) label.set(order, n);
       base += r.stops.length + 1;
     } catch {}
   }

@@ -147,6 +147,19 @@ export function when(iso: string | null | undefined): string {
   });
 }
 
+/**
+ * The number a route's labels print for each order (`STOP 5`, labels/service.ts): its delivery's
+ * place among the route's deliveries still on it. The courier app and the console's route page show
+ * the same number, so the phone, the page and the parcel in the van agree.
+ */
+export function labelNumbers(
+  stops: readonly { order: string; kind: string; on_route: boolean }[],
+): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of stops) if (s.kind === 'delivery' && s.on_route) out.set(s.order, out.size + 1);
+  return out;
+}
+
 /** This browser's own zone: the days of a tab signed in with a key (a key says no zone). */
 export const browserZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone;
 

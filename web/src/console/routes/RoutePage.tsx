@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { type Schemas, unwrap } from '../../shared/api';
+import { browserZone, labelNumbers, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 
@@ -11,7 +11,8 @@ type Route = Schemas['Route'];
  * board's courier column and from a committed plan.
  */
 export default function RoutePage({ id }: { id: string }) {
-  const { client } = useSession();
+  const { client, me } = useSession();
+  const tz = me?.timezone ?? browserZone();
   const route = useLoad(() => unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } })), [id]);
   const [printing, setPrinting] = useState<unknown>(null);
 
@@ -33,6 +34,13 @@ export default function RoutePage({ id }: { id: string }) {
   const r: Route | undefined = route.data;
   const onRoute = r?.stops.filter((s) => s.on_route) ?? [];
   const loaded = onRoute.filter((s) => s.loaded_at).length;
+  // The labels' numbers (STOP 5), as the courier's phone shows them; a pair's pickup shows P5.
+  const numbers = labelNumbers(r?.stops ?? []);
+  const numberOf = (s: Route['stops'][number]) => {
+    const n = s.on_route ? numbers.get(s.order) : undefined;
+    if (n === undefined) return '—';
+    return s.kind === 'pickup' ? `P${n}` : String(n);
+  };
   return (
     <section className="route-page">
       <h1>Route {r ? `· ${r.courier.name}` : ''}</h1>
@@ -60,8 +68,13 @@ export default function RoutePage({ id }: { id: string }) {
             <TableHead columns={['Stop', 'Parcel', 'Status', 'Loaded']} />
             <tbody>
               {r.stops.map((s) => (
-                <tr key={s.order} data-order={s.order} className={s.on_route ? '' : 'muted'}>
-                  <td>{s.position}</td>
+                <tr
+                  key={`${s.order}:${s.kind}`}
+                  data-order={s.order}
+                  data-kind={s.kind}
+                  className={s.on_route ? '' : 'muted'}
+                >
+                  <td>{numberOf(s)}</td>
                   <td>
                     <a href={`#/orders/${s.order}`}>{s.tracking_code}</a>
                     {s.on_route ? '' : ' (moved to another route)'}
@@ -70,7 +83,7 @@ export default function RoutePage({ id }: { id: string }) {
                     <StatusBadge status={s.status} />
                   </td>
                   <td className={s.loaded_at ? 'loaded' : 'missing'}>
-                    {s.loaded_at ? `Loaded ${new Date(s.loaded_at).toLocaleTimeString()}` : 'Missing'}
+                    {s.loaded_at ? `Loaded ${whenIn(s.loaded_at, tz)}` : 'Missing'}
                   </td>
                 </tr>
               ))}
