@@ -300,6 +300,10 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       expect((await op('GET', `/v1/orders/${orders[0].id}`)).body.status).toBe('delivered');
       await page.getByText('Done today (1)').click();
       await page.locator('.done-today li', { hasText: 'Lucía Campos' }).getByText('delivered').waitFor();
+      // When, in the phone's zone, named ("09:12 AM UTC").
+      expect(await page.locator('.done-today li', { hasText: 'Lucía Campos' }).locator('.muted').textContent()).toMatch(
+        /^\d{1,2}:\d{2}( [AP]M)? (UTC|GMT([+-]\d{1,2}(:\d{2})?)?|[A-Z]{3,5})$/,
+      );
       expect(await page.locator('li.stop').count()).toBe(2);
       // The stops left keep the numbers their route labels print (STOP 2, STOP 3), in the list and on the map.
       expect(await page.locator('li.stop').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')))).toEqual([

@@ -9,7 +9,12 @@ export function CashCard({ cash, fresh }: { cash: SavedCash | null; fresh: boole
   if (!cash) return null;
   const { data, at } = cash;
   if (data.balances.length === 0) return null;
-  const time = new Date(at).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+  // In the phone's zone, named, as every time a person reads.
+  const time = new Date(at).toLocaleTimeString(undefined, {
+    hour: '2-digit',
+    minute: '2-digit',
+    timeZoneName: 'short',
+  });
   const day = new Date(at).toLocaleDateString();
   return (
     <section className="cash" aria-labelledby="cash-title">

@@ -157,7 +157,8 @@ export function RouteList({
                 {d.address && ` · ${d.address}`}{' '}
                 <span className={`badge s-${d.status}`}>{d.status.replace(/_/g, ' ')}</span>{' '}
                 <span className="muted">
-                  {new Date(d.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' })}
+                  {/* In the phone's zone, named, as every time a person reads. */}
+                  {new Date(d.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' })}
                 </span>
               </li>
             ))}
