@@ -311,12 +311,15 @@ describeEachInBrowser('console map, exceptions and webhook events in headless Ch
       await row.waitFor();
       const text = (await row.textContent()) ?? '';
       expect(text).toContain('order.created');
-      expect(text).toContain(shop.accountId);
+      // The account by its name (its id in the cell's title).
+      expect(text).toContain('Map Shop');
+      expect(await row.getByRole('cell', { name: 'Map Shop' }).getAttribute('title')).toBe(shop.accountId);
       expect(text).toContain('HTTP 410');
       await row.getByRole('link', { name: o.id }).waitFor();
       const endpoints = page.getByRole('table', { name: 'Disabled webhook endpoints' });
       const epRow = endpoints.getByRole('row').filter({ hasText: ep.id });
       await expect(epRow.textContent()).resolves.toContain('the endpoint answered 410 Gone');
+      await expect(epRow.textContent()).resolves.toContain('Map Shop');
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-exceptions.png'), fullPage: true });
 
       // Narrowed to another account: nothing of this shop.

@@ -4,6 +4,17 @@ import { useSession } from './session';
 import { useLoad } from './ui';
 
 /**
+ * The carrier's merchant accounts by name (GET /v1/accounts): where the API gives an account's id
+ * (a webhook delivery, an endpoint, a user), a person reads its name; the id until the list arrives.
+ */
+export function useAccountName(): (id: string | null | undefined) => string {
+  const { client, mode } = useSession();
+  const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
+  const list = accounts.data?.data ?? [];
+  return (id) => (id ? (list.find((a) => a.id === id)?.name ?? id) : '—');
+}
+
+/**
  * Pick a merchant account by name (GET /v1/accounts, the carrier's list): a text field with the
  * browser's own suggestions (a datalist, which the keyboard and screen readers know as a combobox).
  * Typing a name, or pasting an `acct_…` id, picks that account; emptying the field picks none.

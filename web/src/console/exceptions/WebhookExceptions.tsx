@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
-import { AccountPicker } from '../AccountPicker';
+import { AccountPicker, useAccountName } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
 
@@ -35,6 +35,7 @@ function Count({ n, more }: { n: number | undefined; more: boolean | undefined }
  */
 export function WebhookExceptions() {
   const { client, mode } = useSession();
+  const accountName = useAccountName();
   const [draft, setDraft] = useState('');
   const [account, setAccount] = useState('');
   const filter = account ? { account } : {};
@@ -97,7 +98,7 @@ export function WebhookExceptions() {
                         {d.order ? <a href={`#/orders/${d.order}`}>{d.order}</a> : d.event}
                       </small>
                     </td>
-                    <td>{d.account}</td>
+                    <td title={d.account}>{accountName(d.account)}</td>
                     <td>{d.endpoint_url}</td>
                     <td>{outcome(d)}</td>
                     <td>{when(d.completed_at)}</td>
@@ -131,7 +132,7 @@ export function WebhookExceptions() {
                       <br />
                       <small className="muted">{e.id}</small>
                     </td>
-                    <td>{e.account}</td>
+                    <td title={e.account}>{accountName(e.account)}</td>
                     <td>{e.disabled_reason ? (REASONS[e.disabled_reason] ?? e.disabled_reason) : '—'}</td>
                     <td>{when(e.disabled_at)}</td>
                   </tr>
