@@ -111,6 +111,16 @@ describeEachInBrowser('console map, exceptions and webhook events in headless Ch
       await page.keyboard.press('Space');
       await expect.poll(() => marker(page, luis.id).getAttribute('data-selected')).toBe('true');
       await page.getByText('2 orders selected').waitFor();
+      // The first ping of a courier not yet on the map reads the couriers again, which redraws every
+      // marker (new elements): the selected ones keep their ring.
+      await page.evaluate(`document.querySelector('path[data-order="${rosa.id}"]').dataset.before = '1'`);
+      await op('POST', `/v1/couriers/${beto.id}/location`, { lat: -12.091, lng: -77.061 });
+      await page.locator(`path[data-courier="${beto.id}"]`).waitFor();
+      await expect
+        .poll(() => page.evaluate(`document.querySelector('path[data-order="${rosa.id}"]')?.dataset.before ?? 'new'`))
+        .toBe('new');
+      expect(await marker(page, rosa.id).getAttribute('data-selected')).toBe('true');
+      expect(await marker(page, luis.id).getAttribute('data-selected')).toBe('true');
 
       // The shop's sandbox courier: the API refuses the other shop's order, and says why.
       await page.getByLabel('Courier', { exact: true }).selectOption(sandy.id);

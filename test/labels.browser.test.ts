@@ -132,7 +132,7 @@ describeEachInBrowser('labels printed and scanned on the phone (Chromium, fake c
       expect(await rows.locator('td:first-child').allTextContents()).toEqual(['1', '2']);
       expect(await rows.locator('td:last-child').allTextContents()).toEqual([
         'Missing',
-        expect.stringMatching(/^Loaded .*\d \([A-Za-z_]+(\/[A-Za-z_]+)*\)$/),
+        expect.stringMatching(/^Loaded .*\d:\d\d.* \([A-Za-z_]+(\/[A-Za-z_]+)*\)$/),
       ]);
       const [popup] = await Promise.all([
         desk.waitForEvent('popup'),

@@ -259,7 +259,9 @@ export default function MapPage() {
   }, [orders, couriers, routes, depots, now]);
 
   // The selection is drawn on the markers: a thick dark ring, and data-selected for tests and tools.
-  // biome-ignore lint/correctness/useExhaustiveDependencies: orders redraw the markers, which are restyled here
+  // Again after every redraw of the markers (the effect above: orders, and a courier's ping, a route
+  // or a depot too), which makes new marker elements: the ring stayed off a selected order before.
+  // biome-ignore lint/correctness/useExhaustiveDependencies: whatever redraws the markers restyles them here
   useEffect(() => {
     for (const [id, m] of orderMarkers.current) {
       const on = selected.has(id);
@@ -268,7 +270,7 @@ export default function MapPage() {
       m.getElement()?.setAttribute('data-selected', String(on));
       if (on) m.bringToFront();
     }
-  }, [selected, orders]);
+  }, [selected, orders, couriers, routes, depots]);
 
   return (
     <section className="map-page" aria-labelledby="map-title">
