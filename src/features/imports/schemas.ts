@@ -42,7 +42,10 @@ export const OrderImport = Type.Object(
     processed_rows: Type.Integer(),
     created: Type.Integer({ description: 'Orders created' }),
     failed: Type.Integer({ description: 'Rows rejected' }),
-    errors: Type.Array(ImportRowError, { description: 'The first 1000 row errors, in row order' }),
+    errors: Type.Array(ImportRowError, {
+      description:
+        'The first 1000 row errors, in row order: every wrong cell of a row (a row may have several), each row’s in the order of its columns',
+    }),
     failure_message: Type.Union([Type.String(), Type.Null()]),
     created_at: Type.String({ format: 'date-time' }),
     updated_at: Type.String({ format: 'date-time' }),
