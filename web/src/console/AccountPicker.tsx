@@ -4,14 +4,15 @@ import { useSession } from './session';
 import { useLoad } from './ui';
 
 /**
- * The carrier's merchant accounts by name (GET /v1/accounts): where the API gives an account's id
- * (a webhook delivery, an endpoint, a user), a person reads its name; the id until the list arrives.
+ * The carrier's merchant accounts (GET /v1/accounts), and an account's name where the API gives its
+ * id (a webhook delivery, an endpoint, a user): the id until the list arrives, '—' for none.
  */
-export function useAccountName(): (id: string | null | undefined) => string {
+export function useAccounts() {
   const { client, mode } = useSession();
   const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
   const list = accounts.data?.data ?? [];
-  return (id) => (id ? (list.find((a) => a.id === id)?.name ?? id) : '—');
+  const nameOf = (id: string | null | undefined) => (id ? (list.find((a) => a.id === id)?.name ?? id) : '—');
+  return { list, loaded: accounts.data, nameOf };
 }
 
 /**
@@ -33,10 +34,7 @@ export function AccountPicker({
   placeholder?: string;
   aria?: object;
 }) {
-  const { client } = useSession();
-  const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), []);
-  const list = accounts.data?.data ?? [];
-  const nameOf = (acct: string) => list.find((a) => a.id === acct)?.name ?? acct;
+  const { list, loaded, nameOf } = useAccounts();
   const [text, setText] = useState(value);
   const shown = useRef(value);
   // The field shows the chosen account's name, also when the choice comes from elsewhere (the URL),
@@ -46,12 +44,12 @@ export function AccountPicker({
     if (value) setText(nameOf(value));
     else if (shown.current) setText('');
     shown.current = value;
-  }, [value, accounts.data]);
+  }, [value, loaded]);
   // A name typed before the list arrived (a fast typist, a slow network) is picked once it has.
   // biome-ignore lint/correctness/useExhaustiveDependencies: runs when the list arrives, not on each key
   useEffect(() => {
     if (!value && text.trim() !== '') input(text);
-  }, [accounts.data]);
+  }, [loaded]);
 
   function input(v: string) {
     setText(v);

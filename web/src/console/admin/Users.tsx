@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
+import { useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
@@ -15,7 +16,7 @@ export function Users() {
   const { client, mode, me } = useSession();
   const users = useLoad(() => unwrap(client.GET('/v1/users')), [mode]);
   const invitations = useLoad(() => unwrap(client.GET('/v1/invitations')), [mode]);
-  const accounts = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
+  const { list: accountList, nameOf: accountName } = useAccounts();
   const [email, setEmail] = useState('');
   const [role, setRole] = useState<UserRole>('dispatcher');
   const [account, setAccount] = useState('');
@@ -80,9 +81,6 @@ export function Users() {
     }
   }
 
-  const accountName = (id: string | null) =>
-    id === null ? '—' : (accounts.data?.data.find((a) => a.id === id)?.name ?? id);
-
   return (
     <section aria-labelledby="admin-title">
       <h1 id="admin-title">Users</h1>
@@ -99,7 +97,7 @@ export function Users() {
           <Field label="Account" name="account" errors={errors}>
             <select aria-label="Account" value={account} onChange={(e) => setAccount(e.target.value)}>
               <option value="">—</option>
-              {(accounts.data?.data ?? []).map((a) => (
+              {accountList.map((a) => (
                 <option key={a.id} value={a.id}>
                   {a.name} ({a.id})
                 </option>

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
-import { AccountPicker, useAccountName } from '../AccountPicker';
+import { AccountPicker, useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
 
@@ -35,7 +35,7 @@ function Count({ n, more }: { n: number | undefined; more: boolean | undefined }
  */
 export function WebhookExceptions() {
   const { client, mode } = useSession();
-  const accountName = useAccountName();
+  const accountName = useAccounts().nameOf;
   const [draft, setDraft] = useState('');
   const [account, setAccount] = useState('');
   const filter = account ? { account } : {};
