@@ -10,7 +10,7 @@ import {
   startApp,
   type TestApp,
 } from './helpers.js';
-import { csv, drain, upload } from './imports-helpers.js';
+import { csv, imported } from './imports-helpers.js';
 
 /** A row reports every cell that is wrong, so one round of fixes is enough. */
 describeEach('order import errors, every one of a row', (engine) => {
@@ -23,12 +23,7 @@ describeEach('order import errors, every one of a row', (engine) => {
   afterAll(async () => t?.close());
 
   const get = (path: string, key = m.test) => client(t.app, key)('GET', path);
-  async function run(body: string) {
-    const res = await upload(t, m.test, body);
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    await drain(t);
-    return (await get(`/v1/order_imports/${res.body.id}`)).body;
-  }
+  const run = (body: string) => imported(t, m.test, body);
   type Shown = { row: number; column: string | null; param: string | null; code: string; message: string };
   const HEAD = ['Pedido', 'Fecha', 'COD', 'Nombre', 'Teléfono', 'Email', 'Dirección', 'Producto', 'Cantidad'];
 

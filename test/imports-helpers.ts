@@ -1,4 +1,5 @@
 import { pino } from 'pino';
+import { expect } from 'vitest';
 import writeXlsxFile from 'write-excel-file/node';
 import { ImportRunner, type ImportRunnerOptions } from '../src/features/imports/runner.js';
 import { client, type Res, type TestApp } from './helpers.js';
@@ -27,6 +28,20 @@ export async function drain(t: Pick<TestApp, 'ctx'>, opts: ImportRunnerOptions =
   const runner = new ImportRunner(t.ctx, pino({ level: 'silent' }), opts);
   while (await runner.tick()) {}
   return runner;
+}
+
+/** Uploads, runs the background work as `ruta serve` would, and returns the finished import. */
+export async function imported(
+  t: TestApp,
+  key: string,
+  body: string | Buffer,
+  type = 'text/csv',
+  qs = '',
+): Promise<Res['body']> {
+  const res = await upload(t, key, body, type, qs);
+  expect(res.status, JSON.stringify(res.body)).toBe(202);
+  await drain(t);
+  return (await client(t.app, key)('GET', `/v1/order_imports/${res.body.id}`)).body;
 }
 
 /** A header and rows of good orders, one item each. */

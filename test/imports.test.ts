@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { client, describeEach, type Merchant, newMerchant, newOperator, startApp, type TestApp } from './helpers.js';
-import { csv, drain, good, HEADER, upload, XLSX, xlsx } from './imports-helpers.js';
+import { csv, drain, good, HEADER, imported, upload, XLSX, xlsx } from './imports-helpers.js';
 import { openStream } from './stream-client.js';
 
 describeEach('order imports', (engine) => {
@@ -14,13 +14,7 @@ describeEach('order imports', (engine) => {
   afterAll(async () => t?.close());
 
   const get = (path: string, key = m.test) => client(t.app, key)('GET', path);
-  /** Uploads, runs the background work, and returns the finished import. */
-  async function run(body: string | Buffer, type = 'text/csv', qs = '', key = m.test) {
-    const res = await upload(t, key, body, type, qs);
-    expect(res.status, JSON.stringify(res.body)).toBe(202);
-    await drain(t);
-    return (await get(`/v1/order_imports/${res.body.id}`, key)).body;
-  }
+  const run = (body: string | Buffer, type = 'text/csv', qs = '', key = m.test) => imported(t, key, body, type, qs);
   const orderBy = async (ext: string, key = m.test) =>
     (await get(`/v1/orders?external_order_id=${encodeURIComponent(ext)}`, key)).body.data;
 
