@@ -315,6 +315,10 @@ describeEachInBrowser('console map, exceptions and webhook events in headless Ch
 
       const { page, cspErrors } = await newPage();
       await signIn(page, 'admin');
+      const accountReads: string[] = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/v1/accounts') accountReads.push(r.url());
+      });
       await page.getByRole('link', { name: 'Exceptions' }).click();
       const deliveries = page.getByRole('table', { name: 'Failed webhook deliveries' });
       const row = deliveries.getByRole('row').filter({ hasText: rx.url('/gone') });
@@ -330,6 +334,8 @@ describeEachInBrowser('console map, exceptions and webhook events in headless Ch
       const epRow = endpoints.getByRole('row').filter({ hasText: ep.id });
       await expect(epRow.textContent()).resolves.toContain('the endpoint answered 410 Gone');
       await expect(epRow.textContent()).resolves.toContain('Map Shop');
+      // The names and the account filter share one read of the accounts.
+      expect(accountReads).toHaveLength(1);
       if (engine === 'sqlite') await page.screenshot({ path: join(IMAGES, 'console-exceptions.png'), fullPage: true });
 
       // Narrowed to another account: nothing of this shop.

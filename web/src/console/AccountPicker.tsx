@@ -20,21 +20,29 @@ export function useAccounts() {
  * browser's own suggestions (a datalist, which the keyboard and screen readers know as a combobox).
  * Typing a name, or pasting an `acct_…` id, picks that account; emptying the field picks none.
  */
-export function AccountPicker({
-  id,
-  value,
-  onChange,
-  placeholder = 'All accounts',
-  aria = {},
-}: {
+export function AccountPicker(props: PickerProps) {
+  return <AccountField {...props} accounts={useAccounts()} />;
+}
+
+interface PickerProps {
   id: string;
   /** The chosen account's id, or '' for all. */
   value: string;
   onChange: (accountId: string) => void;
   placeholder?: string;
   aria?: object;
-}) {
-  const { list, loaded, nameOf } = useAccounts();
+}
+
+/** The picker over a list the page already holds (its own names of accounts): one read, not two. */
+export function AccountField({
+  id,
+  value,
+  onChange,
+  placeholder = 'All accounts',
+  aria = {},
+  accounts,
+}: PickerProps & { accounts: ReturnType<typeof useAccounts> }) {
+  const { list, loaded, nameOf } = accounts;
   const [text, setText] = useState(value);
   const shown = useRef(value);
   // The field shows the chosen account's name, also when the choice comes from elsewhere (the URL),

@@ -1,6 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Schemas, unwrap, when } from '../../shared/api';
-import { AccountPicker, useAccounts } from '../AccountPicker';
+import { AccountField, useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
 
@@ -35,7 +35,8 @@ function Count({ n, more }: { n: number | undefined; more: boolean | undefined }
  */
 export function WebhookExceptions() {
   const { client, mode } = useSession();
-  const accountName = useAccounts().nameOf;
+  const accounts = useAccounts();
+  const accountName = accounts.nameOf;
   const [draft, setDraft] = useState('');
   const [account, setAccount] = useState('');
   const filter = account ? { account } : {};
@@ -66,7 +67,7 @@ export function WebhookExceptions() {
       <form className="filters" aria-label="Filter webhook exceptions" onSubmit={apply}>
         <div className="ctl">
           <label htmlFor="exc-account">Webhooks of one account</label>
-          <AccountPicker id="exc-account" value={draft} onChange={setDraft} />
+          <AccountField id="exc-account" value={draft} onChange={setDraft} accounts={accounts} />
         </div>
         <button type="submit" style={{ alignSelf: 'end' }}>
           Filter

@@ -44,6 +44,8 @@ export function useMapData(client: Client, tz: string) {
   const read = useCallback(async () => {
     try {
       const active: Order[] = [];
+      // Every order the pages held, finished ones too: a route's done stops are mostly among them.
+      const seen = new Map<string, Order>();
       const finishedRoutes = new Set<string>();
       let after: string | undefined;
       for (let i = 0; i < 3; i++) {
@@ -51,14 +53,14 @@ export function useMapData(client: Client, tz: string) {
           client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
         );
         active.push(...page.data.filter((o) => !TERMINAL_STATUSES.includes(o.status)));
-        for (const o of page.data) if (o.route && TERMINAL_STATUSES.includes(o.status)) finishedRoutes.add(o.route);
+        for (const o of page.data) {
+          seen.set(o.id, o);
+          if (o.route && TERMINAL_STATUSES.includes(o.status)) finishedRoutes.add(o.route);
+        }
         if (!page.has_more) break;
         after = page.data[page.data.length - 1]?.id;
       }
       const cs = await unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } }));
-      // Orders and couriers in one render: the first drawing fits the view to both.
-      setOrders(active);
-      setCouriers(cs.data);
       const byId = new Map(active.map((o) => [o.id, o]));
       // The active orders' routes first; then routes with finished orders, kept if they are today's.
       const routeIds = [
@@ -70,13 +72,19 @@ export function useMapData(client: Client, tz: string) {
           routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
         )
       ).filter((r) => r && (r.date === day || r.stops.some((s) => s.on_route && byId.has(s.order))));
-      // A route's finished stops are no longer active orders: read them too, to draw them dimmed
-      // and to count the courier's progress (at most 300, the map's day).
-      const missing = got
-        .flatMap((r) => r?.stops.filter((s) => s.on_route && !byId.has(s.order)).map((s) => s.order) ?? [])
-        .slice(0, 300);
+      // A route's finished stops are no longer active orders: take them from the pages read, else
+      // read them, to draw them dimmed and to count the courier's progress (at most 300, the map's day).
+      const missing = new Set<string>();
+      for (const s of got.flatMap((r) => r?.stops ?? [])) {
+        if (!s.on_route || byId.has(s.order)) continue;
+        const o = seen.get(s.order);
+        if (o) byId.set(o.id, o);
+        else missing.add(s.order);
+      }
       const extra = await Promise.all(
-        missing.map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
+        [...missing]
+          .slice(0, 300)
+          .map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
       );
       for (const o of extra) if (o) byId.set(o.id, o);
       const lines: RouteLine[] = [];
@@ -90,8 +98,12 @@ export function useMapData(client: Client, tz: string) {
         const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
         lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
       }
-      setRoutes(lines);
       const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
+      // All four in one render (React batches these): each render redraws every marker, and the
+      // first drawing fits the view to orders and couriers together.
+      setOrders(active);
+      setCouriers(cs.data);
+      setRoutes(lines);
       setDepots(ds.data?.data ?? []);
       setError(null);
     } catch (e) {
