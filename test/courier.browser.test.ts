@@ -317,4 +317,43 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
     },
     60_000,
   );
+
+  it.skipIf(!hasChromium)(
+    `runs a courier's two routes of a day in the order they were made, each numbered as its labels${skipNote}`,
+    async () => {
+      const m = client(web.t.app, merchantKey);
+      const op = client(web.t.app, operator);
+      const waves = (await op('POST', '/v1/couriers', { name: 'Dos Olas' })).body;
+      const orders = async (names: string[]) => {
+        const ids: string[] = [];
+        for (const [i, name] of names.entries()) {
+          const o = validOrder({ customer: { name, phone: `+5198765${names.length}${i}00` } });
+          ids.push((await m('POST', '/v1/orders', o)).body.id);
+        }
+        return ids;
+      };
+      // The morning wave first; the afternoon's orders come in later and go on a second route. The
+      // phone reads its orders newest first: the afternoon's stops used to come first.
+      const morning = await op('POST', '/v1/routes', {
+        courier_id: waves.id,
+        order_ids: await orders(['Marta Mañana', 'Mario Mañana']),
+      });
+      expect(morning.status, JSON.stringify(morning.body)).toBe(201);
+      const afternoon = await op('POST', '/v1/routes', {
+        courier_id: waves.id,
+        order_ids: await orders(['Tania Tarde', 'Tomás Tarde']),
+      });
+      expect(afternoon.status, JSON.stringify(afternoon.body)).toBe(201);
+
+      const { context, page, code } = await phone(waves.id);
+      await page.goto(`${web.base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const stops = page.locator('li.stop');
+      await stops.nth(3).waitFor();
+      expect(await stops.locator('h2').allTextContents()).toEqual(['Marta', 'Mario', 'Tania', 'Tomás']);
+      expect(await stops.locator('.num').allTextContents()).toEqual(['1', '2', '1', '2']);
+      await context.close();
+    },
+  );
 });

@@ -88,14 +88,21 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<R
   const pickup = new Map<string, number>();
   const label = new Map<string, number>();
   const routeIds = [...new Set(mine.map((o) => o.route).filter((r): r is string => !!r))];
+  const routes = (
+    await Promise.all(
+      routeIds.map((id) => unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } })).catch(() => null)),
+    )
+  ).filter((r) => r !== null);
+  // A courier with two routes (a morning and an afternoon wave) runs them in order: by day (a route
+  // made without one: the day it was made), then as they were made. The order list is newest
+  // first, which put the later wave first.
+  const day = (r: (typeof routes)[number]) => r.date ?? r.created_at.slice(0, 10);
+  routes.sort((a, b) => day(a).localeCompare(day(b)) || a.created_at.localeCompare(b.created_at));
   let base = 0;
-  for (const id of routeIds) {
-    try {
-      const r = await unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } }));
-      for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
-      for (const [order, n] of labelNumbers(r.stops)) label.set(order, n);
-      base += r.stops.length + 1;
-    } catch {}
+  for (const r of routes) {
+    for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);
+    for (const [order, n] of labelNumbers(r.stops)) label.set(order, n);
+    base += r.stops.length + 1;
   }
   return mine
     .map(
