@@ -356,4 +356,33 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await context.close();
     },
   );
+
+  it.skipIf(!hasChromium)(
+    `shows every stop of a route longer than a page of orders${skipNote}`,
+    async () => {
+      const m = client(web.t.app, merchantKey);
+      const op = client(web.t.app, operator);
+      const busy = (await op('POST', '/v1/couriers', { name: 'Ciento Cinco' })).body;
+      const ids: string[] = [];
+      for (let i = 0; i < 105; i++) {
+        const o = validOrder({ customer: { name: `Cliente ${i + 1}`, phone: `+51987${String(i).padStart(6, '0')}` } });
+        ids.push((await m('POST', '/v1/orders', o)).body.id);
+      }
+      const route = await op('POST', '/v1/routes', { courier_id: busy.id, order_ids: ids });
+      expect(route.status, JSON.stringify(route.body)).toBe(201);
+
+      const { context, page, code } = await phone(busy.id);
+      await page.goto(`${web.base}/courier/`);
+      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Start route (105 stops)' }).waitFor();
+      const stops = page.locator('li.stop');
+      expect(await stops.count()).toBe(105);
+      // The oldest orders (the route's first stops) are on the second page of the newest-first list.
+      expect(await stops.first().locator('.num').textContent()).toBe('1');
+      expect(await stops.last().locator('.num').textContent()).toBe('105');
+      await context.close();
+    },
+    60_000,
+  );
 });

@@ -63,6 +63,36 @@ export function makeClient(creds: () => Credentials, onUnauthorized: () => void 
   return client;
 }
 
+/** Every page of a keyset-paged list, up to `pages` pages of 100. */
+export async function allPages<T extends { id: string }>(
+  fetchPage: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
+  pages: number,
+): Promise<T[]> {
+  const out: T[] = [];
+  let after: string | undefined;
+  for (let i = 0; i < pages; i++) {
+    const page = await fetchPage(after);
+    out.push(...page.data);
+    if (!page.has_more || page.data.length === 0) break;
+    after = page.data[page.data.length - 1]?.id;
+  }
+  return out;
+}
+
+/**
+ * Every courier of the carrier (up to 1 000, ten pages): the lists that name or pick a courier
+ * (the board, an order's assign form, the couriers page, the live map) must not stop at a page.
+ */
+export function allCouriers(client: ReturnType<typeof makeClient>): Promise<Courier[]> {
+  return allPages(
+    (after) =>
+      unwrap(
+        client.GET('/v1/couriers', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
+      ),
+    10,
+  );
+}
+
 /** The data of an openapi-fetch answer, or an ApiFailure carrying the Error body (and its param). */
 export async function unwrap<T>(
   p: Promise<{ data?: T; error?: unknown; response: Response }>,

@@ -1,6 +1,6 @@
 import { type UIEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { allowedMoves } from '../../../../src/features/lifecycle/transitions.js';
-import { browserZone, type Courier, dueText, type Order, unwrap, whenIn } from '../../shared/api';
+import { allCouriers, browserZone, type Courier, dueText, type Order, unwrap, whenIn } from '../../shared/api';
 import { streamable, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
@@ -123,9 +123,7 @@ export function Board() {
 
   useEffect(() => {
     if (!isDispatch) return;
-    client
-      .GET('/v1/couriers', { params: { query: { limit: 100 } } })
-      .then(({ data }) => data && setCouriers(data.data));
+    allCouriers(client).then(setCouriers, () => {});
   }, [client, isDispatch]);
 
   useEffect(() => {

@@ -1,6 +1,6 @@
 import QRCode from 'qrcode';
 import { useState } from 'react';
-import { browserZone, type Courier, hoursIn, type Schemas, unwrap, when } from '../../shared/api';
+import { allCouriers, browserZone, type Courier, hoursIn, type Schemas, unwrap, when } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
@@ -11,7 +11,7 @@ type SignInCode = Schemas['CourierSignInCode'] & { qr: string };
 export default function Couriers() {
   const session = useSession();
   const { client } = session;
-  const list = useLoad(() => unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } })), []);
+  const list = useLoad(() => allCouriers(client), []);
   const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), []);
   const depots = depotList.data?.data ?? [];
   const [editing, setEditing] = useState<string | null>(null);
@@ -76,7 +76,7 @@ export default function Couriers() {
     return zone ? `Shift ${hoursIn(start, end, zone)}` : `Shift ${start}–${end} (in the zone of the plan’s depot)`;
   }
 
-  const couriers = list.data?.data ?? [];
+  const couriers = list.data ?? [];
   return (
     <section aria-labelledby="couriers-title">
       <h1 id="couriers-title">Couriers</h1>

@@ -1,7 +1,7 @@
 import { useCallback, useState } from 'react';
 import { isFinished, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
-import { type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
+import { allCouriers, type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
@@ -60,7 +60,7 @@ export function useMapData(client: Client, tz: string) {
         if (!page.has_more) break;
         after = page.data[page.data.length - 1]?.id;
       }
-      const cs = await unwrap(client.GET('/v1/couriers', { params: { query: { limit: 100 } } }));
+      const cs = await allCouriers(client);
       const byId = new Map(active.map((o) => [o.id, o]));
       // The active orders' routes first; then routes with finished orders, kept if they are today's.
       const routeIds = [
@@ -102,7 +102,7 @@ export function useMapData(client: Client, tz: string) {
       // All four in one render (React batches these): each render redraws every marker, and the
       // first drawing fits the view to orders and couriers together.
       setOrders(active);
-      setCouriers(cs.data);
+      setCouriers(cs);
       setRoutes(lines);
       setDepots(ds.data?.data ?? []);
       setError(null);
@@ -114,8 +114,11 @@ export function useMapData(client: Client, tz: string) {
   const load = useSerial(read);
 
   const refreshCouriers = useCallback(async () => {
-    const { data } = await client.GET('/v1/couriers', { params: { query: { limit: 100 } } });
-    if (data) setCouriers(data.data);
+    try {
+      setCouriers(await allCouriers(client));
+    } catch {
+      // A failed read keeps the couriers shown: the next ping or poll reads again.
+    }
   }, [client]);
 
   return { orders, couriers, routes, depots, error, load, refreshCouriers };

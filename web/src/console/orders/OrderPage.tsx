@@ -3,6 +3,7 @@ import { type Action, allowedMoves, FAILURE_REASONS } from '../../../../src/feat
 import {
   ACTION_LABEL,
   ApiFailure,
+  allCouriers,
   type Courier,
   dueText,
   money,
@@ -65,9 +66,7 @@ function Moves({ order, onMoved }: { order: Order; onMoved: (o: Order) => void }
 
   useEffect(() => {
     if (open === 'assign' && couriers.length === 0 && me?.role !== 'merchant')
-      client
-        .GET('/v1/couriers', { params: { query: { limit: 100 } } })
-        .then(({ data }) => data && setCouriers(data.data));
+      allCouriers(client).then(setCouriers, () => {});
   }, [open, client, couriers.length, me?.role]);
 
   async function run(action: Action, e?: FormEvent) {

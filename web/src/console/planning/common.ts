@@ -57,19 +57,3 @@ export function waitsUntil(s: Pick<PlanStop, 'arrival_at' | 'service_start_at'>,
 
 export const hasPoint = (o: Order) =>
   typeof o.delivery_address.lat === 'number' && typeof o.delivery_address.lng === 'number';
-
-/** Every page of a keyset-paged list, up to `pages` pages of 100. */
-export async function allPages<T extends { id: string }>(
-  fetchPage: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
-  pages: number,
-): Promise<T[]> {
-  const out: T[] = [];
-  let after: string | undefined;
-  for (let i = 0; i < pages; i++) {
-    const page = await fetchPage(after);
-    out.push(...page.data);
-    if (!page.has_more || page.data.length === 0) break;
-    after = page.data[page.data.length - 1]?.id;
-  }
-  return out;
-}

@@ -1,9 +1,9 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
-import { type Courier, type Order, unwrap } from '../../shared/api';
+import { allCouriers, allPages, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import { streamable } from '../live';
 import type { Session } from '../session';
-import { ASSIGNABLE, allPages, type Depot, type RoutePlan, running } from './common';
+import { ASSIGNABLE, type Depot, type RoutePlan, running } from './common';
 
 /** The depots, active couriers and assignable orders the planning page works from, read once it mounts. */
 export function usePlanningData(client: Session['client'], setDepotId: Dispatch<SetStateAction<string>>) {
@@ -61,15 +61,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     (async () => {
       try {
         await loadDepots();
-        const cs = await allPages(
-          (after) =>
-            unwrap(
-              client.GET('/v1/couriers', {
-                params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } },
-              }),
-            ),
-          5,
-        );
+        const cs = await allCouriers(client);
         setCouriers(cs.filter((c) => c.status === 'active'));
         setRoster(cs.map((c) => ({ id: c.id })));
       } catch (e) {
