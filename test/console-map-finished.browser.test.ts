@@ -51,4 +51,30 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
     expect(single).toEqual([]);
     await page.context().close();
   });
+
+  it.skipIf(!hasChromium)(
+    `shows an open order behind more than three pages of newer finished ones${skipNote}`,
+    async () => {
+      const shop = client(web.t.app, (await newMerchant(web.t, 'Tienda Llena')).test);
+      const old = (
+        await shop(
+          'POST',
+          '/v1/orders',
+          validOrder({ delivery_address: { address: 'Av. Arequipa 1', city: 'Lima', lat: -12.09, lng: -77.03 } }),
+        )
+      ).body;
+      // 301 newer orders, all cancelled: the map read the newest three pages of every order, and
+      // an open order behind them was not on it.
+      for (let i = 0; i < 301; i++) {
+        const id = (await shop('POST', '/v1/orders', validOrder())).body.id;
+        expect((await shop('POST', `/v1/orders/${id}/cancel`, {})).status).toBe(200);
+      }
+      const page = await openPage(web.browser, { viewport: { width: 1280, height: 800 } });
+      await page.context().clock.setSystemTime(day.now());
+      await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
+      await page.getByRole('link', { name: 'Live map' }).click();
+      await page.locator(`path[data-order="${old.id}"]`).waitFor();
+      await page.context().close();
+    },
+  );
 });

@@ -8,7 +8,7 @@ import {
   TERMINAL_STATUSES,
 } from '../../shared/db/tables/orders.js';
 
-export { FINISHED_STATUSES, TERMINAL_STATUSES };
+export { FINISHED_STATUSES, ORDER_STATUSES, TERMINAL_STATUSES };
 
 /** A status the courier's stop is over in (FINISHED_STATUSES), for a status read as any string. */
 export const isFinished = (status: string) => (FINISHED_STATUSES as readonly string[]).includes(status);

@@ -1,7 +1,8 @@
 import { useCallback, useState } from 'react';
-import { isFinished, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
+import { isFinished, ORDER_STATUSES, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
-import { allCouriers, type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
+import type { paths } from '../../api/schema';
+import { allCouriers, allPages, type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
@@ -29,10 +30,15 @@ export function positionOf(o: Order): [number, number] | null {
   return typeof lat === 'number' && typeof lng === 'number' ? [lat, lng] : null;
 }
 
+type OrderQuery = NonNullable<paths['/v1/orders']['get']['parameters']['query']>;
+
+/** The statuses an order is still open in: the map shows it. */
+const ACTIVE = ORDER_STATUSES.filter((s) => !TERMINAL_STATUSES.includes(s));
+
 /**
- * What the live map shows: the active orders (three pages at most: the map is for what is moving
- * today), the couriers, and the routes of those orders as lines in stop order, with today's routes
- * (in `tz`) whose every stop is finished, so that a courier done for the day reads "18 of 18 done".
+ * What the live map shows: every open order (up to 1 000 per status), the couriers, and the routes
+ * of those orders as lines in stop order, with today's routes (in `tz`) whose every stop is
+ * finished, so that a courier done for the day reads "18 of 18 done".
  */
 export function useMapData(client: Client, tz: string) {
   const [orders, setOrders] = useState<Order[]>([]);
@@ -43,37 +49,38 @@ export function useMapData(client: Client, tz: string) {
 
   const read = useCallback(async () => {
     try {
-      const active: Order[] = [];
-      // Every order the pages held, finished ones too: a route's done stops are mostly among them.
-      const seen = new Map<string, Order>();
-      const finishedRoutes = new Set<string>();
-      let after: string | undefined;
-      for (let i = 0; i < 3; i++) {
-        const page = await unwrap(
-          client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
+      const day = localDay(Date.now(), tz);
+      const page = (query: OrderQuery) => (after: string | undefined) =>
+        unwrap(
+          client.GET('/v1/orders', {
+            params: { query: { ...query, limit: 100, ...(after ? { starting_after: after } : {}) } },
+          }),
         );
-        active.push(...page.data.filter((o) => !TERMINAL_STATUSES.includes(o.status)));
-        for (const o of page.data) {
-          seen.set(o.id, o);
-          if (o.route && TERMINAL_STATUSES.includes(o.status)) finishedRoutes.add(o.route);
-        }
-        if (!page.has_more) break;
-        after = page.data[page.data.length - 1]?.id;
-      }
+      const [byStatus, today] = await Promise.all([
+        // Every open order, whatever its day (a late one from yesterday above all): one list per
+        // status, so that a day's finished orders do not crowd them out of a page.
+        Promise.all(ACTIVE.map((status) => allPages(page({ status }), 10))),
+        // Today's orders, finished ones too: the routes finished today, and their done stops.
+        allPages(page({ due_on: day }), 10),
+      ]);
+      const active = byStatus.flat().sort((a, b) => (a.id < b.id ? 1 : -1));
+      const seen = new Map(today.map((o) => [o.id, o]));
+      const finishedRoutes = new Set(
+        today.filter((o) => o.route && TERMINAL_STATUSES.includes(o.status)).map((o) => o.route as string),
+      );
       const cs = await allCouriers(client);
       const byId = new Map(active.map((o) => [o.id, o]));
       // The active orders' routes first; then routes with finished orders, kept if they are today's.
       const routeIds = [
         ...new Set([...active.map((o) => o.route).filter((r): r is string => !!r), ...finishedRoutes]),
-      ].slice(0, 50);
-      const day = localDay(Date.now(), tz);
+      ].slice(0, 200);
       const got = (
         await Promise.all(
           routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
         )
       ).filter((r) => r && (r.date === day || r.stops.some((s) => s.on_route && byId.has(s.order))));
-      // A route's finished stops are no longer active orders: take them from the pages read, else
-      // read them, to draw them dimmed and to count the courier's progress (at most 300, the map's day).
+      // A route's finished stops are no longer active orders: take them from today's orders, else
+      // read them (a stop due another day), to draw them dimmed and to count the courier's progress.
       const missing = new Set<string>();
       for (const s of got.flatMap((r) => r?.stops ?? [])) {
         if (!s.on_route || byId.has(s.order)) continue;
