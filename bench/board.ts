@@ -218,6 +218,9 @@ try {
       [`${who}: search "54321" (phone ending)`, 'list', { scope, search: search('54321'), limit: 100 }],
       [`${who}: search "SHOP-777" (external id)`, 'list', { scope, search: search('SHOP-777'), limit: 100 }],
       [`${who}: search "jose" + today, counts`, 'count', { scope, ...today, search: search('jose'), limit: 0 }],
+      // The live map and planning read the open orders one status at a time, whatever their day.
+      [`${who}: first page, status pending`, 'list', { scope, status: 'pending', limit: 100 }],
+      [`${who}: first page, status rescheduled (none)`, 'list', { scope, status: 'rescheduled', limit: 100 }],
     );
   }
   console.log(JSON.stringify({ engine: kind, orders: N, machine: machine() }));

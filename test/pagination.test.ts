@@ -221,6 +221,11 @@ describeEach('orders list', (engine) => {
       ['before a cursor', { scope: test, limit: 20, before: cursor }, 'orders_list'],
       ['status and cursor', { scope: test, status: 'pending', limit: 20, after: cursor }, 'orders_list_status'],
       ['operator', { scope: { mode: 'test', accountId: null }, limit: 20, after: cursor }, 'orders_list_mode'],
+      [
+        'operator and status',
+        { scope: { mode: 'test', accountId: null }, status: 'pending', limit: 20, after: cursor },
+        'orders_list_status_mode',
+      ],
     ];
     if (engine === 'postgres') await db.executeQuery(CompiledQuery.raw('ANALYZE orders'));
     for (const [name, filter, index] of cases) {

@@ -31,6 +31,7 @@ import * as m033 from './migrations/033_report_ratings.js';
 import * as m034 from './migrations/034_messages_render_at_send.js';
 import * as m035 from './migrations/035_orders_courier_updated.js';
 import * as m036 from './migrations/036_import_errors_per_field.js';
+import * as m037 from './migrations/037_orders_list_status_mode.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -66,6 +67,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '034_messages_render_at_send': m034,
   '035_orders_courier_updated': m035,
   '036_import_errors_per_field': m036,
+  '037_orders_list_status_mode': m037,
 };
 
 class StaticProvider implements MigrationProvider {
