@@ -77,4 +77,56 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
       await page.context().close();
     },
   );
+
+  it.skipIf(!hasChromium)(
+    `follows order events by reading those orders, not the whole map again${skipNote}`,
+    async () => {
+      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      const shop = client(web.t.app, (await newMerchant(web.t, 'Tienda Viva')).test);
+      const courier = (await op('POST', '/v1/couriers', { name: 'Vera Viva', shift_start: '08:00' })).body;
+      const ids: string[] = [];
+      for (const [i, name] of ['Ana Viva', 'Beto Vivo'].entries()) {
+        const o = validOrder({
+          customer: { name, phone: `+5198711100${i}` },
+          delivery_address: { address: `Av. Pardo ${100 + i}`, city: 'Lima', lat: -12.11 - i / 100, lng: -77.04 },
+          requires_signature: false,
+          cash_on_delivery: 0,
+        });
+        ids.push((await shop('POST', '/v1/orders', o)).body.id);
+      }
+      expect((await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: ids, date: day.date })).status).toBe(
+        201,
+      );
+
+      const page = await openPage(web.browser, { viewport: { width: 1440, height: 900 } });
+      await page.context().clock.setSystemTime(day.now());
+      await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
+      await page.getByRole('link', { name: 'Live map' }).click();
+      const vera = page.getByRole('region', { name: 'Couriers' }).locator('li', { hasText: 'Vera Viva' });
+      await vera.getByText('0 of 2 done').waitFor();
+      const lists: string[] = [];
+      page.on('request', (r) => {
+        if (new URL(r.url()).pathname === '/v1/orders') lists.push(r.url());
+      });
+
+      // A stop delivered: its courier's progress moves, from that order and its route alone.
+      for (const action of ['pickup', 'depart', 'deliver']) {
+        expect((await op('POST', `/v1/orders/${ids[0]}/${action}`, bodyFor(action, courier.id))).status).toBe(200);
+      }
+      await vera.getByText('1 of 2 done').waitFor();
+      // A new order appears, and leaves once cancelled.
+      const fresh = (
+        await shop(
+          'POST',
+          '/v1/orders',
+          validOrder({ delivery_address: { address: 'Av. Benavides 5', city: 'Lima', lat: -12.125, lng: -77.02 } }),
+        )
+      ).body;
+      await page.locator(`path[data-order="${fresh.id}"]`).waitFor();
+      expect((await shop('POST', `/v1/orders/${fresh.id}/cancel`, {})).status).toBe(200);
+      await page.locator(`path[data-order="${fresh.id}"]`).waitFor({ state: 'detached' });
+      expect(lists).toEqual([]);
+      await page.context().close();
+    },
+  );
 });

@@ -41,7 +41,7 @@ export default function MapPage() {
   // Set by the dispatcher's own pan or zoom (any move the page did not start itself).
   const userMoved = useRef(false);
   const fitting = useRef(false);
-  const { orders, couriers, routes, depots, error, load, refreshCouriers } = useMapData(client, tz);
+  const { orders, couriers, routes, depots, error, load, changed, refreshCouriers } = useMapData(client, tz);
   // "last seen 12 min ago" moves on by itself: the clock is read again every 30 s.
   const [now, setNow] = useState(() => Date.now());
   useEffect(() => {
@@ -143,7 +143,7 @@ export default function MapPage() {
     true,
     streamable(session),
     {
-      order: () => void load(),
+      order: (id) => void changed(id),
       courierLocation: ({ courier, lat, lng }) => {
         const marker = courierMarkers.current.get(courier);
         // A courier not on the map yet (no position when the page loaded): fetch the list again.

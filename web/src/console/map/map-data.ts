@@ -1,4 +1,4 @@
-import { useCallback, useState } from 'react';
+import { useCallback, useRef, useState } from 'react';
 import { isFinished, ORDER_STATUSES, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import type { paths } from '../../api/schema';
@@ -30,6 +30,21 @@ export function positionOf(o: Order): [number, number] | null {
   return typeof lat === 'number' && typeof lng === 'number' ? [lat, lng] : null;
 }
 
+/**
+ * A route's line from its stops (those still on it, in stop order) and the orders known by id; a
+ * line drawn before (`stops` of orders) is drawn again with the known orders' new states.
+ */
+function lineOf(r: Schemas['Route'] | RouteLine, byId: Map<string, Order>): RouteLine {
+  const ids = 'courierId' in r ? r.stops.map((s) => s.order.id) : r.stops.filter((s) => s.on_route).map((s) => s.order);
+  const stops = ids
+    .map((id) => byId.get(id))
+    .filter((o): o is Order => !!o)
+    .map((o) => ({ order: o, pos: positionOf(o), done: isFinished(o.status) }));
+  const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
+  const [courierId, courier] = 'courierId' in r ? [r.courierId, r.courier] : [r.courier.id, r.courier.name];
+  return { id: r.id, courierId, courier, points, stops };
+}
+
 type OrderQuery = NonNullable<paths['/v1/orders']['get']['parameters']['query']>;
 
 /** The statuses an order is still open in: the map shows it. */
@@ -46,6 +61,9 @@ export function useMapData(client: Client, tz: string) {
   const [routes, setRoutes] = useState<RouteLine[]>([]);
   const [depots, setDepots] = useState<Depot[]>([]);
   const [error, setError] = useState<unknown>(null);
+  // What is on the map now, for an event's update to start from (the state of the last render may
+  // be older than the last read).
+  const shown = useRef<{ orders: Order[]; routes: RouteLine[] }>({ orders: [], routes: [] });
 
   const read = useCallback(async () => {
     try {
@@ -94,20 +112,11 @@ export function useMapData(client: Client, tz: string) {
           .map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
       );
       for (const o of extra) if (o) byId.set(o.id, o);
-      const lines: RouteLine[] = [];
-      for (const data of got) {
-        if (!data) continue;
-        const stops = data.stops
-          .filter((s) => s.on_route)
-          .map((s) => byId.get(s.order))
-          .filter((o): o is Order => !!o)
-          .map((o) => ({ order: o, pos: positionOf(o), done: isFinished(o.status) }));
-        const points = stops.map((s) => s.pos).filter((p): p is [number, number] => p !== null);
-        lines.push({ id: data.id, courierId: data.courier.id, courier: data.courier.name, points, stops });
-      }
+      const lines = got.filter((r) => !!r).map((r) => lineOf(r, byId));
       const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
       // All four in one render (React batches these): each render redraws every marker, and the
       // first drawing fits the view to orders and couriers together.
+      shown.current = { orders: active, routes: lines };
       setOrders(active);
       setCouriers(cs);
       setRoutes(lines);
@@ -117,8 +126,89 @@ export function useMapData(client: Client, tz: string) {
       setError(e);
     }
   }, [client, tz]);
-  // One read at a time (the stream's first open, then order events): shared/serial.ts.
-  const load = useSerial(read);
+
+  /**
+   * The orders an event named, and only them: each is read again, and the routes it left or joined
+   * (the rest keep their lines, with its new status). Reading the whole map again on each event
+   * moved megabytes a minute on a busy day.
+   */
+  const apply = useCallback(
+    async (ids: string[]) => {
+      try {
+        const fresh = (
+          await Promise.all(ids.map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } })))
+        ).flatMap((r) => (r.data ? [r.data] : []));
+        const now = shown.current;
+        const known = new Map<string, Order>();
+        for (const r of now.routes) for (const st of r.stops) known.set(st.order.id, st.order);
+        for (const o of now.orders) known.set(o.id, o);
+        const touched = new Set<string>();
+        for (const o of fresh) {
+          const before = known.get(o.id)?.route;
+          if (before) touched.add(before);
+          if (o.route) touched.add(o.route);
+          known.set(o.id, o);
+        }
+        const byId = new Map(fresh.map((o) => [o.id, o]));
+        const open = (o: Order) => !TERMINAL_STATUSES.includes(o.status);
+        const orders = [
+          ...fresh.filter((o) => open(o) && !now.orders.some((x) => x.id === o.id)),
+          ...now.orders.map((o) => byId.get(o.id) ?? o).filter(open),
+        ];
+        const day = localDay(Date.now(), tz);
+        const read = await Promise.all(
+          [...touched].map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
+        );
+        const missing = read.flatMap((r) => r?.stops.filter((s) => s.on_route && !known.has(s.order)) ?? []);
+        for (const r of await Promise.all(
+          missing.map((s) => client.GET('/v1/orders/{id}', { params: { path: { id: s.order } } })),
+        ))
+          if (r.data) known.set(r.data.id, r.data);
+        const openIds = new Set(orders.map((o) => o.id));
+        const redrawn = new Map(
+          read
+            .filter((r) => !!r)
+            .filter((r) => r.date === day || r.stops.some((s) => s.on_route && openIds.has(s.order)))
+            .map((r) => [r.id, lineOf(r, known)]),
+        );
+        const routes = [
+          ...now.routes
+            .filter((l) => !touched.has(l.id) || redrawn.has(l.id))
+            .map((l) => redrawn.get(l.id) ?? lineOf(l, known)),
+          ...[...redrawn.values()].filter((l) => !now.routes.some((x) => x.id === l.id)),
+        ];
+        shown.current = { orders, routes };
+        setOrders(orders);
+        setRoutes(routes);
+      } catch (e) {
+        setError(e);
+      }
+    },
+    [client, tz],
+  );
+
+  // One read at a time (the stream's first open, then order events): shared/serial.ts. A burst
+  // (an import, a plan committed) reads the whole map once instead of each order.
+  const pending = useRef<{ full: boolean; ids: Set<string> }>({ full: true, ids: new Set() });
+  const serial = useSerial(
+    useCallback(async () => {
+      const p = pending.current;
+      pending.current = { full: false, ids: new Set() };
+      if (p.full || p.ids.size > 20) await read();
+      else if (p.ids.size > 0) await apply([...p.ids]);
+    }, [read, apply]),
+  );
+  const load = useCallback(() => {
+    pending.current.full = true;
+    return serial();
+  }, [serial]);
+  const changed = useCallback(
+    (id: string) => {
+      pending.current.ids.add(id);
+      return serial();
+    },
+    [serial],
+  );
 
   const refreshCouriers = useCallback(async () => {
     try {
@@ -128,7 +218,7 @@ export function useMapData(client: Client, tz: string) {
     }
   }, [client]);
 
-  return { orders, couriers, routes, depots, error, load, refreshCouriers };
+  return { orders, couriers, routes, depots, error, load, changed, refreshCouriers };
 }
 
 /**
