@@ -165,18 +165,16 @@ export function useMapData(client: Client, tz: string) {
         ))
           if (r.data) known.set(r.data.id, r.data);
         const openIds = new Set(orders.map((o) => o.id));
-        const redrawn = new Map(
-          read
-            .filter((r) => !!r)
-            .filter((r) => r.date === day || r.stops.some((s) => s.on_route && openIds.has(s.order)))
-            .map((r) => [r.id, lineOf(r, known)]),
-        );
-        const routes = [
-          ...now.routes
-            .filter((l) => !touched.has(l.id) || redrawn.has(l.id))
-            .map((l) => redrawn.get(l.id) ?? lineOf(l, known)),
-          ...[...redrawn.values()].filter((l) => !now.routes.some((x) => x.id === l.id)),
-        ];
+        const got = new Map([...touched].map((id, i) => [id, read[i]]));
+        // A route read that failed keeps its line; one read that is no longer today's or open leaves.
+        const keep = (r: Schemas['Route']) => r.date === day || r.stops.some((s) => s.on_route && openIds.has(s.order));
+        const routes: RouteLine[] = [];
+        for (const l of now.routes) {
+          const r = got.get(l.id);
+          if (!r) routes.push(lineOf(l, known));
+          else if (keep(r)) routes.push(lineOf(r, known));
+        }
+        for (const r of read) if (r && keep(r) && !now.routes.some((l) => l.id === r.id)) routes.push(lineOf(r, known));
         shown.current = { orders, routes };
         setOrders(orders);
         setRoutes(routes);
