@@ -51,6 +51,15 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
     // Its stops stay on the map, dimmed.
     await expect.poll(() => page.locator('path.leaflet-interactive').count()).toBeGreaterThanOrEqual(2);
     expect(single).toEqual([]);
+    // Without the stream the map reads itself again every 5 s: a new order shows up.
+    const later = (
+      await shop(
+        'POST',
+        '/v1/orders',
+        validOrder({ delivery_address: { address: 'Av. Larco 300', city: 'Lima', lat: -12.13, lng: -77.03 } }),
+      )
+    ).body;
+    await page.locator(`path[data-order="${later.id}"]`).waitFor({ timeout: 15_000 });
     await page.context().close();
   });
 

@@ -152,7 +152,8 @@ export default function MapPage() {
         markCourier(marker);
         keepInView();
       },
-      poll: () => void refreshCouriers(),
+      // No stream (a tab signed in with an API key): the whole map, couriers and orders, every 5 s.
+      poll: () => void load(),
       reset: () => void load(),
     },
     5000,
