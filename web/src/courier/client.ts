@@ -1,5 +1,5 @@
 import { type Action, ON_BOARD_STATUSES, TERMINAL_STATUSES } from '../../../src/features/lifecycle/transitions.js';
-import { allPages, type Credentials, labelNumbers, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
+import { allOrders, type Credentials, labelNumbers, makeClient, type Order, type Schemas, unwrap } from '../shared/api';
 import type { Fix, LocationTransport } from './points';
 import type { Answer, FileEntry, MoveEntry, Transport } from './queue';
 
@@ -81,13 +81,7 @@ export type RouteOrder = Order & { stop_at?: number; pickup_at?: number; stop_no
  */
 export async function loadStops(client: CourierClient, me: CourierMe): Promise<RouteOrder[]> {
   // Every page: a parcel route often has more than the 100 stops a page holds (a route takes 200).
-  const all = await allPages(
-    (after) =>
-      unwrap(
-        client.GET('/v1/orders', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
-      ),
-    20,
-  );
+  const all = await allOrders(client, {}, 20);
   const mine = all.filter(
     (o) => (!o.courier || o.courier.id === me.courier.id) && !TERMINAL_STATUSES.includes(o.status),
   );

@@ -64,7 +64,7 @@ export function makeClient(creds: () => Credentials, onUnauthorized: () => void 
 }
 
 /** Every page of a keyset-paged list, up to `pages` pages of 100. */
-export async function allPages<T extends { id: string }>(
+async function allPages<T extends { id: string }>(
   fetchPage: (after: string | undefined) => Promise<{ data: T[]; has_more: boolean }>,
   pages: number,
 ): Promise<T[]> {
@@ -90,6 +90,23 @@ export function allCouriers(client: ReturnType<typeof makeClient>): Promise<Cour
         client.GET('/v1/couriers', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
       ),
     10,
+  );
+}
+
+/** Every order of a list query (`GET /v1/orders`, its filters in `query`), up to `pages` pages of 100. */
+export function allOrders(
+  client: ReturnType<typeof makeClient>,
+  query: NonNullable<paths['/v1/orders']['get']['parameters']['query']>,
+  pages: number,
+): Promise<Order[]> {
+  return allPages(
+    (after) =>
+      unwrap(
+        client.GET('/v1/orders', {
+          params: { query: { ...query, limit: 100, ...(after ? { starting_after: after } : {}) } },
+        }),
+      ),
+    pages,
   );
 }
 

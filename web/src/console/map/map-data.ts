@@ -1,8 +1,7 @@
 import { useCallback, useRef, useState } from 'react';
 import { isFinished, ORDER_STATUSES, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
-import type { paths } from '../../api/schema';
-import { allCouriers, allPages, type Courier, type Order, type Schemas, unwrap } from '../../shared/api';
+import { allCouriers, allOrders, type Courier, type Order, type Schemas } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
@@ -45,7 +44,22 @@ function lineOf(r: Schemas['Route'] | RouteLine, byId: Map<string, Order>): Rout
   return { id: r.id, courierId, courier, points, stops };
 }
 
-type OrderQuery = NonNullable<paths['/v1/orders']['get']['parameters']['query']>;
+/** The orders of these ids, each read once; one that cannot be read is left out. */
+async function ordersById(client: Client, ids: Iterable<string>): Promise<Order[]> {
+  const got = await Promise.all(
+    [...new Set(ids)].map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
+  );
+  return got.filter((o): o is Order => !!o);
+}
+
+/** The routes of these ids, in their order; a route that cannot be read is undefined. */
+function routesById(client: Client, ids: string[]): Promise<(Schemas['Route'] | undefined)[]> {
+  return Promise.all(ids.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)));
+}
+
+/** A route the map draws: today's (in the user's zone), or one with a stop still open. */
+const drawn = (r: Schemas['Route'], day: string, open: (order: string) => boolean) =>
+  r.date === day || r.stops.some((s) => s.on_route && open(s.order));
 
 /** The statuses an order is still open in: the map shows it. */
 const ACTIVE = ORDER_STATUSES.filter((s) => !TERMINAL_STATUSES.includes(s));
@@ -68,18 +82,12 @@ export function useMapData(client: Client, tz: string) {
   const read = useCallback(async () => {
     try {
       const day = localDay(Date.now(), tz);
-      const page = (query: OrderQuery) => (after: string | undefined) =>
-        unwrap(
-          client.GET('/v1/orders', {
-            params: { query: { ...query, limit: 100, ...(after ? { starting_after: after } : {}) } },
-          }),
-        );
       const [byStatus, today] = await Promise.all([
         // Every open order, whatever its day (a late one from yesterday above all): one list per
         // status, so that a day's finished orders do not crowd them out of a page.
-        Promise.all(ACTIVE.map((status) => allPages(page({ status }), 10))),
+        Promise.all(ACTIVE.map((status) => allOrders(client, { status }, 10))),
         // Today's orders, finished ones too: the routes finished today, and their done stops.
-        allPages(page({ due_on: day }), 10),
+        allOrders(client, { due_on: day }, 10),
       ]);
       const active = byStatus.flat().sort((a, b) => (a.id < b.id ? 1 : -1));
       const seen = new Map(today.map((o) => [o.id, o]));
@@ -92,27 +100,20 @@ export function useMapData(client: Client, tz: string) {
       const routeIds = [
         ...new Set([...active.map((o) => o.route).filter((r): r is string => !!r), ...finishedRoutes]),
       ].slice(0, 200);
-      const got = (
-        await Promise.all(
-          routeIds.map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
-        )
-      ).filter((r) => r && (r.date === day || r.stops.some((s) => s.on_route && byId.has(s.order))));
+      const got = (await routesById(client, routeIds)).filter(
+        (r): r is Schemas['Route'] => !!r && drawn(r, day, (id) => byId.has(id)),
+      );
       // A route's finished stops are no longer active orders: take them from today's orders, else
       // read them (a stop due another day), to draw them dimmed and to count the courier's progress.
       const missing = new Set<string>();
-      for (const s of got.flatMap((r) => r?.stops ?? [])) {
+      for (const s of got.flatMap((r) => r.stops)) {
         if (!s.on_route || byId.has(s.order)) continue;
         const o = seen.get(s.order);
         if (o) byId.set(o.id, o);
         else missing.add(s.order);
       }
-      const extra = await Promise.all(
-        [...missing]
-          .slice(0, 300)
-          .map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } }).then((r) => r.data)),
-      );
-      for (const o of extra) if (o) byId.set(o.id, o);
-      const lines = got.filter((r) => !!r).map((r) => lineOf(r, byId));
+      for (const o of await ordersById(client, [...missing].slice(0, 300))) byId.set(o.id, o);
+      const lines = got.map((r) => lineOf(r, byId));
       const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
       // All four in one render (React batches these): each render redraws every marker, and the
       // first drawing fits the view to orders and couriers together.
@@ -135,9 +136,7 @@ export function useMapData(client: Client, tz: string) {
   const apply = useCallback(
     async (ids: string[]) => {
       try {
-        const fresh = (
-          await Promise.all(ids.map((id) => client.GET('/v1/orders/{id}', { params: { path: { id } } })))
-        ).flatMap((r) => (r.data ? [r.data] : []));
+        const fresh = await ordersById(client, ids);
         const now = shown.current;
         const known = new Map<string, Order>();
         for (const r of now.routes) for (const st of r.stops) known.set(st.order.id, st.order);
@@ -156,18 +155,17 @@ export function useMapData(client: Client, tz: string) {
           ...now.orders.map((o) => byId.get(o.id) ?? o).filter(open),
         ];
         const day = localDay(Date.now(), tz);
-        const read = await Promise.all(
-          [...touched].map((id) => client.GET('/v1/routes/{id}', { params: { path: { id } } }).then((r) => r.data)),
-        );
+        const read = await routesById(client, [...touched]);
         const missing = read.flatMap((r) => r?.stops.filter((s) => s.on_route && !known.has(s.order)) ?? []);
-        for (const r of await Promise.all(
-          missing.map((s) => client.GET('/v1/orders/{id}', { params: { path: { id: s.order } } })),
+        for (const o of await ordersById(
+          client,
+          missing.map((s) => s.order),
         ))
-          if (r.data) known.set(r.data.id, r.data);
+          known.set(o.id, o);
         const openIds = new Set(orders.map((o) => o.id));
         const got = new Map([...touched].map((id, i) => [id, read[i]]));
         // A route read that failed keeps its line; one read that is no longer today's or open leaves.
-        const keep = (r: Schemas['Route']) => r.date === day || r.stops.some((s) => s.on_route && openIds.has(s.order));
+        const keep = (r: Schemas['Route']) => drawn(r, day, (id) => openIds.has(id));
         const routes: RouteLine[] = [];
         for (const l of now.routes) {
           const r = got.get(l.id);

@@ -1,5 +1,5 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
-import { allCouriers, allPages, type Courier, type Order, unwrap } from '../../shared/api';
+import { allCouriers, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import { streamable } from '../live';
 import type { Session } from '../session';
@@ -28,17 +28,7 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     try {
       const all: Order[] = [];
       for (const status of ASSIGNABLE) {
-        all.push(
-          ...(await allPages(
-            (after) =>
-              unwrap(
-                client.GET('/v1/orders', {
-                  params: { query: { status, limit: 100, ...(after ? { starting_after: after } : {}) } },
-                }),
-              ),
-            10,
-          )),
-        );
+        all.push(...(await allOrders(client, { status }, 10)));
       }
       setOrders(all);
       remember(all);
