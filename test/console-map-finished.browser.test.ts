@@ -12,15 +12,24 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
   const day = heldDay('America/Lima', '15:00');
   const web = useBrowserApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: day.clock });
 
-  it.skipIf(!hasChromium)(`shows "2 of 2 done" for a courier whose route is finished${skipNote}`, async () => {
+  /** A merchant's two orders on a new courier's route for the held day, one street apart. */
+  async function routeOfTwo(p: {
+    merchant: string;
+    courier: string;
+    customers: [string, string];
+    phone: string;
+    street: string;
+    lat: number;
+    lng: number;
+  }) {
     const op = client(web.t.app, await newOperator(web.t, 'test'));
-    const shop = client(web.t.app, (await newMerchant(web.t, 'Tienda Terminada')).test);
-    const courier = (await op('POST', '/v1/couriers', { name: 'Nora Lista', shift_start: '08:00' })).body;
+    const shop = client(web.t.app, (await newMerchant(web.t, p.merchant)).test);
+    const courier = (await op('POST', '/v1/couriers', { name: p.courier, shift_start: '08:00' })).body;
     const ids: string[] = [];
-    for (const [i, name] of ['Ana Uno', 'Beto Dos'].entries()) {
+    for (const [i, name] of p.customers.entries()) {
       const o = validOrder({
-        customer: { name, phone: `+5198700000${i}` },
-        delivery_address: { address: `Av. Larco ${100 + i}`, city: 'Lima', lat: -12.12 - i / 100, lng: -77.03 },
+        customer: { name, phone: `${p.phone}${i}` },
+        delivery_address: { address: `${p.street} ${100 + i}`, city: 'Lima', lat: p.lat - i / 100, lng: p.lng },
         requires_signature: false,
         cash_on_delivery: 0,
       });
@@ -28,6 +37,19 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
     }
     const route = await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: ids, date: day.date });
     expect(route.status, JSON.stringify(route.body)).toBe(201);
+    return { op, shop, courier, ids };
+  }
+
+  it.skipIf(!hasChromium)(`shows "2 of 2 done" for a courier whose route is finished${skipNote}`, async () => {
+    const { op, shop, courier, ids } = await routeOfTwo({
+      merchant: 'Tienda Terminada',
+      courier: 'Nora Lista',
+      customers: ['Ana Uno', 'Beto Dos'],
+      phone: '+5198700000',
+      street: 'Av. Larco',
+      lat: -12.12,
+      lng: -77.03,
+    });
     for (const id of ids) {
       for (const action of ['pickup', 'depart', 'deliver']) {
         const res = await op('POST', `/v1/orders/${id}/${action}`, bodyFor(action, courier.id));
@@ -92,22 +114,15 @@ describeEachInBrowser('the live map keeps a route finished today', (engine) => {
   it.skipIf(!hasChromium)(
     `follows order events by reading those orders, not the whole map again${skipNote}`,
     async () => {
-      const op = client(web.t.app, await newOperator(web.t, 'test'));
-      const shop = client(web.t.app, (await newMerchant(web.t, 'Tienda Viva')).test);
-      const courier = (await op('POST', '/v1/couriers', { name: 'Vera Viva', shift_start: '08:00' })).body;
-      const ids: string[] = [];
-      for (const [i, name] of ['Ana Viva', 'Beto Vivo'].entries()) {
-        const o = validOrder({
-          customer: { name, phone: `+5198711100${i}` },
-          delivery_address: { address: `Av. Pardo ${100 + i}`, city: 'Lima', lat: -12.11 - i / 100, lng: -77.04 },
-          requires_signature: false,
-          cash_on_delivery: 0,
-        });
-        ids.push((await shop('POST', '/v1/orders', o)).body.id);
-      }
-      expect((await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: ids, date: day.date })).status).toBe(
-        201,
-      );
+      const { op, shop, courier, ids } = await routeOfTwo({
+        merchant: 'Tienda Viva',
+        courier: 'Vera Viva',
+        customers: ['Ana Viva', 'Beto Vivo'],
+        phone: '+5198711100',
+        street: 'Av. Pardo',
+        lat: -12.11,
+        lng: -77.04,
+      });
 
       const page = await openPage(web.browser, { viewport: { width: 1440, height: 900 } });
       await page.context().clock.setSystemTime(day.now());
