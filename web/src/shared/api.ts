@@ -93,6 +93,20 @@ export function allCouriers(client: ReturnType<typeof makeClient>): Promise<Cour
   );
 }
 
+/**
+ * Every depot of the environment (up to 1 000, ten pages): the forms that pick a depot (planning,
+ * a courier's start and end, an account's) and the live map must not stop at the newest 100.
+ */
+export function allDepots(client: ReturnType<typeof makeClient>): Promise<Schemas['Depot'][]> {
+  return allPages(
+    (after) =>
+      unwrap(
+        client.GET('/v1/depots', { params: { query: { limit: 100, ...(after ? { starting_after: after } : {}) } } }),
+      ),
+    10,
+  );
+}
+
 /** Every order of a list query (`GET /v1/orders`, its filters in `query`), up to `pages` pages of 100. */
 export function allOrders(
   client: ReturnType<typeof makeClient>,

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Schemas, unwrap } from '../../shared/api';
+import { allDepots, type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { errorsOf, Field, useLoad } from '../ui';
 import { type BrandingDraft, BrandingFields, brandingBody, brandingDraftOf } from './BrandingFields';
@@ -78,8 +78,8 @@ export function AccountForm({
   const set = (k: keyof AccountDraft) => (v: string) => setD({ ...d, [k]: v });
   const [brand, setBrand] = useState<BrandingDraft>(() => brandingDraftOf(initial?.branding));
   // The environment's depots, to pick from by name: nobody should have to copy a dep_… id.
-  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), [mode]);
-  const depots = depotList.data?.data ?? [];
+  const depotList = useLoad(() => allDepots(client), [mode]);
+  const depots = depotList.data ?? [];
 
   async function submit(e: FormEvent) {
     e.preventDefault();

@@ -1,6 +1,15 @@
 import QRCode from 'qrcode';
 import { useState } from 'react';
-import { allCouriers, browserZone, type Courier, hoursIn, type Schemas, unwrap, when } from '../../shared/api';
+import {
+  allCouriers,
+  allDepots,
+  browserZone,
+  type Courier,
+  hoursIn,
+  type Schemas,
+  unwrap,
+  when,
+} from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
@@ -12,8 +21,8 @@ export default function Couriers() {
   const session = useSession();
   const { client } = session;
   const list = useLoad(() => allCouriers(client), []);
-  const depotList = useLoad(() => unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } })), []);
-  const depots = depotList.data?.data ?? [];
+  const depotList = useLoad(() => allDepots(client), []);
+  const depots = depotList.data ?? [];
   const [editing, setEditing] = useState<string | null>(null);
   const [codes, setCodes] = useState<Record<string, SignInCode | string>>({});
   const [notes, setNotes] = useState<Record<string, string>>({});

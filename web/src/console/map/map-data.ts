@@ -1,7 +1,7 @@
 import { useCallback, useRef, useState } from 'react';
 import { isFinished, ORDER_STATUSES, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
-import { allCouriers, allOrders, type Courier, type Order, type Schemas } from '../../shared/api';
+import { allCouriers, allDepots, allOrders, type Courier, type Order, type Schemas } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
@@ -114,14 +114,14 @@ export function useMapData(client: Client, tz: string) {
       }
       for (const o of await ordersById(client, [...missing].slice(0, 300))) byId.set(o.id, o);
       const lines = got.map((r) => lineOf(r, byId));
-      const ds = await client.GET('/v1/depots', { params: { query: { limit: 100 } } });
+      const ds = await allDepots(client);
       // All four in one render (React batches these): each render redraws every marker, and the
       // first drawing fits the view to orders and couriers together.
       shown.current = { orders: active, routes: lines };
       setOrders(active);
       setCouriers(cs);
       setRoutes(lines);
-      setDepots(ds.data?.data ?? []);
+      setDepots(ds);
       setError(null);
     } catch (e) {
       setError(e);

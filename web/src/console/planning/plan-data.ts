@@ -1,5 +1,5 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
-import { allCouriers, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
+import { allCouriers, allDepots, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import { streamable } from '../live';
 import type { Session } from '../session';
@@ -40,10 +40,10 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
   const loadOrders = useSerial(readOrders);
 
   const loadDepots = useCallback(async () => {
-    const list = await unwrap(client.GET('/v1/depots', { params: { query: { limit: 100 } } }));
-    setDepots(list.data);
-    setDepotId((cur) => (cur && list.data.some((d) => d.id === cur) ? cur : (list.data[0]?.id ?? '')));
-    return list.data;
+    const list = await allDepots(client);
+    setDepots(list);
+    setDepotId((cur) => (cur && list.some((d) => d.id === cur) ? cur : (list[0]?.id ?? '')));
+    return list;
   }, [client, setDepotId]);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per mount
