@@ -500,6 +500,22 @@ export const ENDPOINTS: Endpoint[] = [
     ],
   },
   {
+    route: 'GET /v1/routes',
+    name: 'list routes',
+    method: 'GET',
+    path: () => '/v1/routes',
+    body: 'none',
+    ok: 200,
+    auth: 'key',
+    query: [
+      ...LIST_QUERY,
+      ['date=2026-13-01', 'date', 'parameter_invalid'],
+      ['date=tomorrow', 'date', 'parameter_invalid'],
+      [`courier=${id101}`, 'courier', 'parameter_invalid'],
+    ],
+    okQueries: ['', 'limit=100', 'date=2026-11-25', 'courier=cou_nope', "courier='%20OR%201=1"],
+  },
+  {
     route: 'GET /v1/routes/{id}',
     name: 'read route',
     method: 'GET',

@@ -44,6 +44,7 @@ const COURIER_OPS = new Set([
   'POST /v1/couriers/{id}/locations',
   'GET /v1/couriers/{id}/locations',
   'GET /v1/couriers/{id}/done_today',
+  'GET /v1/routes',
   'GET /v1/routes/{id}',
   // The carrier's operations a courier runs on itself: its own sign-out everywhere, its own cash (DESIGN §17).
   'POST /v1/couriers/{id}/sign_out_everywhere',

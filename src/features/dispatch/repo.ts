@@ -123,6 +123,37 @@ export async function findRoute(db: Executor, scope: Scope, id: string): Promise
 }
 
 /**
+ * A page of the routes visible in `scope`, newest first (ids are time-ordered): of one day (the
+ * route's own `date`) and of one courier when asked. One row more than the page: `has_more`.
+ */
+export interface RouteFilter {
+  date?: string;
+  courier?: string;
+  limit: number;
+  after?: string;
+}
+
+export function listRoutesQuery(db: Executor, scope: Scope, f: RouteFilter) {
+  let q = db.selectFrom('routes').selectAll().where('mode', '=', scope.mode);
+  if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
+  if (scope.courierId !== undefined) q = q.where('courier_id', '=', scope.courierId);
+  if (f.date !== undefined) q = q.where('date', '=', f.date);
+  if (f.courier !== undefined) q = q.where('courier_id', '=', f.courier);
+  if (f.after !== undefined) q = q.where('id', '<', f.after);
+  return q.orderBy('id', 'desc').limit(f.limit + 1);
+}
+
+export async function listRoutes(db: Executor, scope: Scope, f: RouteFilter): Promise<RouteRow[]> {
+  return listRoutesQuery(db, scope, f).execute();
+}
+
+/** The couriers of these ids, in one read (a page of routes names up to 100). */
+export async function couriersByIds(db: Executor, ids: string[]): Promise<CourierRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('couriers').selectAll().where('id', 'in', ids).execute();
+}
+
+/**
  * Adds an order as the route's last stop unless it is already on it; a paired order (`paired`)
  * as its pickup then its delivery.
  */
@@ -162,10 +193,25 @@ export interface StopRow {
 }
 
 export async function stopsOf(db: Executor, routeId: string, beforeOrder?: string): Promise<StopRow[]> {
+  return (await stopsOfRoutes(db, [routeId], beforeOrder)).get(routeId) ?? [];
+}
+
+/**
+ * The stops of these routes in stop order, by route: a page of routes in one read. `beforeOrder`
+ * (one route only) keeps the stops before that order's delivery.
+ */
+export async function stopsOfRoutes(
+  db: Executor,
+  routeIds: string[],
+  beforeOrder?: string,
+): Promise<Map<string, StopRow[]>> {
+  const out = new Map<string, StopRow[]>(routeIds.map((id) => [id, []]));
+  if (routeIds.length === 0) return out;
   let q = db
     .selectFrom('route_stops as s')
     .innerJoin('orders as o', 'o.id', 's.order_id')
     .select([
+      's.route_id as stop_route',
       's.position',
       's.order_id',
       's.kind',
@@ -176,21 +222,24 @@ export async function stopsOf(db: Executor, routeId: string, beforeOrder?: strin
       'o.delivery_address',
       'o.loaded_at',
     ])
-    .where('s.route_id', '=', routeId);
+    .where('s.route_id', 'in', routeIds);
   if (beforeOrder !== undefined) {
     q = q.where('s.position', '<', (eb) =>
       eb
         .selectFrom('route_stops')
         .select('position')
-        .where('route_id', '=', routeId)
+        .where('route_id', '=', routeIds[0] as string)
         .where('order_id', '=', beforeOrder)
         .where('kind', '=', 'delivery'),
     );
   }
-  const rows = await q.orderBy('s.position', 'asc').execute();
-  return rows.map((r) => ({
-    ...r,
-    delivery_address: JSON.parse(r.delivery_address),
-    pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
-  }));
+  const rows = await q.orderBy('s.route_id').orderBy('s.position', 'asc').execute();
+  for (const { stop_route, ...r } of rows) {
+    out.get(stop_route)?.push({
+      ...r,
+      delivery_address: JSON.parse(r.delivery_address),
+      pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
+    });
+  }
+  return out;
 }

@@ -5,6 +5,7 @@ import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { IdParams } from '../../shared/params.js';
 import { doneToday } from './done-today.js';
+import { getRoute, listRoutes } from './route-read.js';
 import {
   Courier,
   CourierCreate,
@@ -16,6 +17,8 @@ import {
   LocationList,
   LocationsBody,
   Route,
+  RouteList,
+  RouteListQuery,
 } from './schemas.js';
 import * as service from './service.js';
 
@@ -153,6 +156,22 @@ export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 
   r.get(
+    '/routes',
+    {
+      schema: {
+        tags: routes,
+        operationId: 'listRoutes',
+        summary: 'List routes, newest first: of a day, of a courier',
+        description:
+          'Each route with its stops and their statuses, as GET /v1/routes/{id} reads it. A courier’s phone lists its own routes only.',
+        querystring: RouteListQuery,
+        response: { 200: RouteList, ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req) => listRoutes(ctx, requireMover(req, { courier: true }), req.query),
+  );
+
+  r.get(
     '/routes/:id',
     {
       schema: {
@@ -163,6 +182,6 @@ export function dispatchRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: Route, ...errorResponses(401, 403, 404) },
       },
     },
-    async (req) => service.getRoute(ctx, requireMover(req, { courier: true }), req.params.id),
+    async (req) => getRoute(ctx, requireMover(req, { courier: true }), req.params.id),
   );
 }

@@ -279,3 +279,25 @@ export const DoneStopList = Type.Object(
   { object: Type.Literal('list'), data: Type.Array(DoneStop), has_more: Type.Boolean() },
   { $id: 'DoneStopList' },
 );
+
+export const RouteList = Type.Object(
+  { object: Type.Literal('list'), data: Type.Array(Route), has_more: Type.Boolean() },
+  { $id: 'RouteList' },
+);
+
+export const RouteListQuery = Type.Object(
+  {
+    date: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          'Routes of this day (YYYY-MM-DD): their `date`. Plans and auto-dispatch date their routes; a route made with POST /v1/routes without a `date` has none and is listed without this filter only',
+      }),
+    ),
+    courier: Type.Optional(Type.String({ maxLength: 100, description: 'Routes of this courier (cou_…)' })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    starting_after: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+export type RouteListQuery = Static<typeof RouteListQuery>;

@@ -14,7 +14,6 @@ import type {
   CourierUpdate,
   LocationBody,
   LocationsBody,
-  Route,
 } from './schemas.js';
 
 /** A ping may be late (offline devices upload a backlog) but not from the future beyond clock skew. */
@@ -225,32 +224,4 @@ export async function locationsOf(ctx: AppContext, scope: Scope, id: string) {
     data: rows.map((r) => ({ lat: r.lat, lng: r.lng, recorded_at: iso(r.recorded_at) })),
     has_more: false,
   };
-}
-
-export async function presentRoute(ctx: AppContext, r: repo.RouteRow): Promise<Route> {
-  const courier = await repo.courierById(ctx.db, r.courier_id);
-  const stops = await repo.stopsOf(ctx.db, r.id);
-  return {
-    id: r.id,
-    object: 'route',
-    livemode: r.mode === 'live',
-    courier: { id: r.courier_id, name: courier?.name ?? '' },
-    date: r.date,
-    stops: stops.map((s) => ({
-      position: s.position,
-      order: s.order_id,
-      kind: s.kind,
-      tracking_code: s.tracking_code,
-      status: s.status,
-      on_route: s.route_id === r.id,
-      loaded_at: s.loaded_at === null ? null : iso(s.loaded_at),
-    })),
-    created_at: iso(r.created_at),
-  };
-}
-
-export async function getRoute(ctx: AppContext, scope: Scope, id: string): Promise<Route> {
-  const r = await repo.findRoute(ctx.db, scope, id);
-  if (!r) throw notFound('route', id);
-  return presentRoute(ctx, r);
 }

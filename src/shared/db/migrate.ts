@@ -32,6 +32,7 @@ import * as m034 from './migrations/034_messages_render_at_send.js';
 import * as m035 from './migrations/035_orders_courier_updated.js';
 import * as m036 from './migrations/036_import_errors_per_field.js';
 import * as m037 from './migrations/037_orders_list_status_mode.js';
+import * as m038 from './migrations/038_routes_list.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -68,6 +69,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '035_orders_courier_updated': m035,
   '036_import_errors_per_field': m036,
   '037_orders_list_status_mode': m037,
+  '038_routes_list': m038,
 };
 
 class StaticProvider implements MigrationProvider {
