@@ -11,7 +11,33 @@ describeEach('reports summary', (engine) => {
   });
   afterAll(async () => t?.close());
 
+  it('counts a delivery on time by the tap, not by when an offline phone synced it', async () => {
+    const op = await newOperator(t);
+    const shop = await merchantIn(t, 'Offline', 'PEN');
+    const courier = await newCourier(t, op, 'Sin Señal');
+    const window = { time_window: { start: '09:00', end: '12:00' } };
+    // 11:50 in Lima the courier taps Deliver with no signal; the phone syncs at 12:20, after the window.
+    now = Date.parse('2026-11-25T16:20:00Z');
+    const tapped = { position: { lat: -12.12, lng: -77.03, recorded_at: '2026-11-25T16:50:00Z' } };
+    const late = { position: { lat: -12.12, lng: -77.03, recorded_at: '2026-11-25T17:10:00Z' } };
+    now = Date.parse('2026-11-25T17:20:00Z');
+    const synced = await orderWith(t, shop.test, op, courier, 0, { deliver: tapped }, window);
+    const tooLate = await orderWith(t, shop.test, op, courier, 0, { deliver: late }, window);
+    // Without a position the server's time is all there is: late.
+    const noFix = await orderWith(t, shop.test, op, courier, 0, { deliver: {} }, window);
+    const s = await client(t.app, shop.test)('GET', '/v1/reports/summary?from=2026-11-25&to=2026-11-25');
+    expect(s.body.totals).toMatchObject({ delivered: 3, on_time: 1 });
+    const onTime = await client(t.app, shop.test)('GET', s.body.totals.links.on_time);
+    expect(onTime.body.data.map((o: any) => o.id)).toEqual([synced.id]);
+    // The delivery itself is recorded when the server took it: money is bucketed by it, and a
+    // settlement already issued for the tap's day is never reopened.
+    const proof = (await client(t.app, shop.test)('GET', `/v1/orders/${synced.id}/proof`)).body;
+    expect(proof.delivered_at).toBe('2026-11-25T17:20:00.000Z');
+    expect([tooLate.id, noFix.id]).not.toContain(onTime.body.data[0].id);
+  });
+
   it('counts volume, outcomes, on-time, first-attempt and delivery time, and links each figure to its orders', async () => {
+    now = Date.parse('2026-11-20T14:00:00Z');
     const op = await newOperator(t);
     const call = client(t.app, op);
     const a = await merchantIn(t, 'Alpha', 'PEN');

@@ -252,7 +252,14 @@ export const moves = {
       return {
         to: partial ? 'partially_delivered' : 'delivered',
         event: partial ? 'order.partially_delivered' : 'order.delivered',
-        set: { delivered_at: now, on_time: onTime(order, now), ...attemptColumns(fix) },
+        // On time by the tap (the fix's time, when it sent one): a phone that delivered inside the
+        // window with no signal may sync after it. delivered_at stays the server's time: money is
+        // bucketed by it, and a day already settled must not gain a delivery afterwards.
+        set: {
+          delivered_at: now,
+          on_time: onTime(order, Math.min(fix?.recorded_at ?? now, now)),
+          ...attemptColumns(fix),
+        },
         countsAttempt: true,
         position: at(fix).position,
         data: {
