@@ -36,6 +36,34 @@ describeEach('couriers, routes and ETA', (engine) => {
   });
   afterAll(async () => t?.close());
 
+  it('refuses a courier shift that ends before it starts, on create and on edit, and keeps the courier as it was', async () => {
+    const call = client(t.app, op);
+    const night = await call('POST', '/v1/couriers', { name: 'Noche', shift_start: '22:00', shift_end: '09:00' });
+    expect(night.status).toBe(422);
+    expect(night.body.error).toMatchObject({ code: 'parameter_invalid', param: 'shift_end' });
+    expect(night.body.error.message).toContain('must end after it starts (22:00)');
+    const c = (await call('POST', '/v1/couriers', { name: 'Día', shift_start: '08:00', shift_end: '17:00' })).body;
+    // One end changed against the stored other: 22:00 after 17:00, then 07:00 before 08:00.
+    for (const body of [
+      { shift_start: '22:00' },
+      { shift_end: '07:00' },
+      { shift_start: '12:00', shift_end: '12:00' },
+    ]) {
+      const res = await call('PATCH', `/v1/couriers/${c.id}`, body);
+      expect(res.status, JSON.stringify(body)).toBe(422);
+      expect(res.body.error.param).toBe('shift_end');
+    }
+    expect((await call('GET', `/v1/couriers/${c.id}`)).body).toMatchObject({
+      shift_start: '08:00',
+      shift_end: '17:00',
+    });
+    // Moving both together is one check of the new pair; clearing one end is always allowed.
+    expect((await call('PATCH', `/v1/couriers/${c.id}`, { shift_start: '18:00', shift_end: '23:00' })).status).toBe(
+      200,
+    );
+    expect((await call('PATCH', `/v1/couriers/${c.id}`, { shift_end: null })).body).toMatchObject({ shift_end: null });
+  });
+
   it('creates, reads, lists and updates couriers; a rename reaches their orders', async () => {
     const call = client(t.app, op);
     const created = await call('POST', '/v1/couriers', { name: 'Luis', phone: '+51987000111', vehicle: 'bicycle' });

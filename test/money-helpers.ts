@@ -15,7 +15,7 @@ export async function newCourier(t: TestApp, operator: string, name: string): Pr
 }
 
 export type Outcome =
-  | { deliver: { collected_amount?: number; payment_method?: string } }
+  | { deliver: { collected_amount?: number; payment_method?: string; position?: Record<string, unknown> } }
   | { fail: true }
   | { cancel: true };
 

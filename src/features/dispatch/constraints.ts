@@ -38,6 +38,20 @@ export function checkBreak(b: Fields['break'], param = 'break'): void {
   }
 }
 
+/**
+ * A shift must end after it starts, on the same day: plans and dispatch cannot use an overnight
+ * one, and refusing it here names the field where it was typed, not a plan's couriers[i] later.
+ */
+export function checkShift(start: string | null | undefined, end: string | null | undefined): void {
+  if (start && end && minutes(end) <= minutes(start)) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid shift_end: the shift must end after it starts (${start}), on the same day.`,
+      'shift_end',
+    );
+  }
+}
+
 /** The columns of the fields sent (absent ones untouched; null clears). */
 export function toConstraintColumns(body: Fields): Partial<ConstraintColumns> {
   checkBreak(body.break);

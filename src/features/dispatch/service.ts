@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { averageRating } from '../../shared/rating.js';
 import { iso, parseInstant } from '../../shared/time.js';
-import { constraintsOf, NO_CONSTRAINTS, toConstraintColumns } from './constraints.js';
+import { checkShift, constraintsOf, NO_CONSTRAINTS, toConstraintColumns } from './constraints.js';
 import { LOCATIONS, type Point } from './location-writer.js';
 import * as repo from './repo.js';
 import type {
@@ -73,6 +73,7 @@ async function checkDepots(ctx: AppContext, scope: Scope, body: Pick<CourierCrea
 }
 
 export async function createCourier(ctx: AppContext, scope: Scope, body: CourierCreate): Promise<Courier> {
+  checkShift(body.shift_start, body.shift_end);
   await checkDepots(ctx, scope, body);
   const now = ctx.clock();
   const row: repo.CourierRow = {
@@ -127,6 +128,13 @@ export async function listCouriers(ctx: AppContext, scope: Scope, q: CourierList
 
 export async function updateCourier(ctx: AppContext, scope: Scope, id: string, body: CourierUpdate) {
   const c = await courierOrThrow(ctx, scope, id);
+  // Only a change of the shift is checked: an older reversed one does not block a rename.
+  if (body.shift_start !== undefined || body.shift_end !== undefined) {
+    checkShift(
+      body.shift_start === undefined ? c.shift_start : body.shift_start,
+      body.shift_end === undefined ? c.shift_end : body.shift_end,
+    );
+  }
   await checkDepots(ctx, scope, body);
   const row = await ctx.db.transaction().execute(async (trx) => {
     const {
