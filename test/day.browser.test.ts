@@ -321,6 +321,9 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
       expect(await counts.locator('[data-count="assigned"]').textContent()).toBe(String(CUSTOMERS.length - total));
       expect(await counts.locator('[data-count="in_transit"]').count()).toBe(0);
       await shot(evening, engine, 9);
+      // The courier's note on the failed attempt reaches the dispatcher who must reschedule it.
+      await nav(evening, 'Exceptions');
+      await evening.getByText('customer absent: “Nadie en casa” · 1 attempt').waitFor();
       await evening.context().close();
     },
     90_000,

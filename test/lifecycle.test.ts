@@ -149,7 +149,12 @@ describeEach('lifecycle', (engine) => {
     const call = client(t.app, op);
     const o = await orderIn(t, m.test, op, courier, 'picked_up');
     const failed = await call('POST', `/v1/orders/${o.id}/fail`, { reason: 'customer_absent', notes: 'No answer' });
-    expect(failed.body).toMatchObject({ status: 'failed', failure_reason: 'customer_absent', attempts: 1 });
+    expect(failed.body).toMatchObject({
+      status: 'failed',
+      failure_reason: 'customer_absent',
+      failure_notes: 'No answer',
+      attempts: 1,
+    });
     const bad = await call('POST', `/v1/orders/${o.id}/fail`, { reason: 'lazy' });
     expect(bad.status).toBe(422);
     expect(bad.body.error.param).toBe('reason');

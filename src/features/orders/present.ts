@@ -48,6 +48,7 @@ export function presentOrder(r: OrderRow, withPin = false): Order {
     loaded_at: r.loaded_at === null ? null : iso(r.loaded_at),
     cancellation_reason: r.cancellation_reason,
     failure_reason: r.failure_reason,
+    failure_notes: r.failure_notes,
     attempts: r.attempts,
     attempt_position:
       r.attempt_lat === null || r.attempt_lng === null || r.attempt_recorded_at === null

@@ -281,6 +281,12 @@ export const Order = Type.Object(
     ),
     cancellation_reason: Nullable(Type.String()),
     failure_reason: Nullable(Type.String()),
+    failure_notes: Nullable(
+      Type.String({
+        description:
+          'What the courier wrote on the last failed attempt (the `notes` of POST /v1/orders/{id}/fail); null without notes',
+      }),
+    ),
     attempts: Type.Integer(),
     attempt_position: Nullable(AttemptPosition),
     collected_amount: Type.Optional(

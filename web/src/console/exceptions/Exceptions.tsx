@@ -92,7 +92,7 @@ export default function Exceptions() {
         query={{ status: 'failed' }}
         empty="No failed orders."
         detail={(o) =>
-          `${o.failure_reason ? o.failure_reason.replace(/_/g, ' ') : 'no reason given'} · ${o.attempts} attempt${o.attempts === 1 ? '' : 's'}`
+          `${o.failure_reason ? o.failure_reason.replace(/_/g, ' ') : 'no reason given'}${o.failure_notes ? `: “${o.failure_notes}”` : ''} · ${o.attempts} attempt${o.attempts === 1 ? '' : 's'}`
         }
       />
       <OrderTable

@@ -325,7 +325,14 @@ export default function OrderPage({ id }: { id: string }) {
             {o.failure_reason && (
               <>
                 <dt>Failure</dt>
-                <dd>{o.failure_reason}</dd>
+                <dd>
+                  {o.failure_reason.replace(/_/g, ' ')}
+                  {o.failure_notes && (
+                    <>
+                      : <q>{o.failure_notes}</q>
+                    </>
+                  )}
+                </dd>
               </>
             )}
             {o.delivery_instructions && (
