@@ -36,6 +36,20 @@ describeEach('couriers, routes and ETA', (engine) => {
   });
   afterAll(async () => t?.close());
 
+  it('says what a nullable number must be, not that it matches no allowed type', async () => {
+    const call = client(t.app, op);
+    const cases: [Record<string, unknown>, string][] = [
+      [{ capacity_kg: -5 }, 'Invalid capacity_kg: must be >= 0, or null.'],
+      [{ capacity_packages: 1.5 }, 'Invalid capacity_packages: must be of type integer, or null.'],
+      [{ capacity_kg: 'ten' }, 'Invalid capacity_kg: must be of type number, or null.'],
+    ];
+    for (const [body, message] of cases) {
+      const res = await call('POST', '/v1/couriers', { name: 'Cifras', ...body });
+      expect(res.status).toBe(422);
+      expect(res.body.error).toMatchObject({ code: 'parameter_invalid', param: Object.keys(body)[0], message });
+    }
+  });
+
   it('refuses a courier shift that ends before it starts, on create and on edit, and keeps the courier as it was', async () => {
     const call = client(t.app, op);
     const night = await call('POST', '/v1/couriers', { name: 'Noche', shift_start: '22:00', shift_end: '09:00' });

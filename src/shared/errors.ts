@@ -96,7 +96,7 @@ interface AjvError {
   /** Set by AJV when a propertyNames rule fails: the offending key. */
   propertyName?: string;
   /** Present with AJV's `verbose` option; its `description` makes messages readable. */
-  parentSchema?: { description?: string };
+  parentSchema?: { description?: string; anyOf?: { type?: unknown }[] };
 }
 
 /** `/items/2/description` -> `items[2].description` */
@@ -146,7 +146,7 @@ export function validationError(errors: AjvError[], part: string): ApiError {
     return new ApiError('parameter_invalid', `Invalid ${map}: the value of key '${key}' ${describe(e)}.`, map);
   }
   const param = base === '' ? undefined : base;
-  const detail = describe(e);
+  const detail = nullableDetail(e, errors) ?? describe(e);
   return new ApiError(
     'parameter_invalid',
     param ? `Invalid ${param}: ${detail}.` : `Invalid ${part}: ${detail}.`,
@@ -177,6 +177,19 @@ export function validationErrors(errors: AjvError[], part: string): ApiError[] {
     byParam.set(key, [...(byParam.get(key) ?? []), e]);
   }
   return [...byParam.values()].map((es) => validationError(es, part));
+}
+
+/**
+ * A nullable field (`X or null`) that got a value X refuses: X's own complaint, "must be >= 0, or
+ * null", rather than the anyOf's "does not match any allowed type".
+ */
+function nullableDetail(e: AjvError, errors: AjvError[]): string | undefined {
+  const branches = e.keyword === 'anyOf' ? e.parentSchema?.anyOf : undefined;
+  if (branches?.length !== 2 || !e.schemaPath) return undefined;
+  const valued = branches.findIndex((b) => b.type !== 'null');
+  if (valued < 0 || branches[1 - valued]?.type !== 'null') return undefined;
+  const inner = errors.find((x) => x.schemaPath?.startsWith(`${e.schemaPath}/${valued}/`));
+  return inner ? `${describe(inner)}, or null` : undefined;
 }
 
 function describe(e: AjvError): string {
