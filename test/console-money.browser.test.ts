@@ -44,13 +44,15 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       await page.goto(`${web.base}/console/#/money`);
       await page.getByRole('heading', { name: 'Money' }).waitFor();
 
+      // Before any handover the courier holds it all: "to hand over 10.00", not a shortfall.
+      await page.getByRole('row', { name: /Rosa Cash.*to hand over\D*10[.,]00/ }).waitFor();
       // A handover short of what the day's cash deliveries asked for.
       const row = page.getByRole('row', { name: /Rosa Cash/ });
       await row.getByLabel('Amount').fill('8');
       await row.getByLabel('Received by').fill('Caja 1');
       await row.getByRole('button', { name: 'Record handover' }).click();
-      // The row read "short" before the handover too (10 expected, 0 handed): wait for the recorded
-      // handover itself, then for the row to show what is still short (2 of 10).
+      // Wait for the recorded handover itself, then for the row to show the day short (2 of 10): an
+      // exception now that cash was handed over.
       const handovers = async () =>
         (await client(web.t.app, op)('GET', `/v1/couriers/${courier}/cash`)).body.handovers.map((h: any) => [
           h.amount,

@@ -25,6 +25,20 @@ export default function Money() {
   );
 }
 
+type CashLine = Schemas['CashEndOfDay']['lines'][number];
+
+/**
+ * Before today's first handover the courier simply holds the cash: "to hand over", not a shortfall.
+ * Once something was handed over, a difference is an exception (as GET /v1/cash/exceptions counts it).
+ */
+const waiting = (l: CashLine) => l.status === 'short' && l.handed_over === 0;
+
+function differenceText(l: CashLine): string {
+  if (l.status === 'balanced') return 'balanced';
+  const amount = money(Math.abs(l.difference), l.currency);
+  return waiting(l) ? `to hand over ${amount}` : `${l.status} ${amount}`;
+}
+
 function CashDay() {
   const { client, mode } = useSession();
   const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', {})), [mode]);
@@ -65,16 +79,22 @@ function CashDay() {
                   <td>{money(l.expected, l.currency)}</td>
                   <td>{money(l.collected, l.currency)}</td>
                   <td>{money(l.handed_over, l.currency)}</td>
-                  <td className={l.status === 'balanced' ? '' : 'error-note'}>
-                    {l.status === 'balanced' ? 'balanced' : `${l.status} ${money(Math.abs(l.difference), l.currency)}`}
-                  </td>
+                  <td className={l.status === 'balanced' || waiting(l) ? '' : 'error-note'}>{differenceText(l)}</td>
                   <td>{money(l.balance, l.currency)}</td>
                   <td>
                     <form
                       onSubmit={(e) => handover(e, l.courier.id, l.currency)}
                       aria-label={`Handover of ${l.courier.name}`}
                     >
-                      <input name="amount" type="number" step="0.01" min="0.01" required aria-label="Amount" />
+                      <input
+                        name="amount"
+                        type="number"
+                        step="0.01"
+                        min="0.01"
+                        required
+                        placeholder="Amount"
+                        aria-label="Amount"
+                      />
                       <input name="received_by" required placeholder="Received by" aria-label="Received by" />
                       <button type="submit">Record handover</button>
                     </form>
