@@ -116,6 +116,10 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await stop.getByRole('button', { name: 'Depart' }).click();
       await page.getByText('1 waiting to sync').waitFor();
       await stop.getByRole('button', { name: 'Deliver' }).click();
+      // Confirmed before signing: the sheet says so, and the note goes once the signature is drawn.
+      await page.getByRole('button', { name: 'Confirm delivery' }).click();
+      const note = page.getByRole('alert');
+      await note.getByText('This delivery needs a signature.').waitFor();
       const pad = page.getByRole('img', { name: /Signature area/ });
       const box = (await pad.boundingBox())!;
       await page.mouse.move(box.x + 20, box.y + 40);
@@ -123,6 +127,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await page.mouse.move(box.x + 120, box.y + 120, { steps: 8 });
       await page.mouse.move(box.x + 220, box.y + 50, { steps: 8 });
       await page.mouse.up();
+      await expect.poll(() => note.count()).toBe(0);
       await page
         .locator('input[name="photos"]')
         .setInputFiles({ name: 'door.png', mimeType: 'image/png', buffer: PHOTO_PNG });

@@ -6,10 +6,23 @@ export interface SignatureHandle {
   clear(): void;
 }
 
-/** A signature drawn with a finger or a mouse (pointer events), exported as a PNG on white. */
-export function SignaturePad({ ref, label }: { ref: Ref<SignatureHandle>; label: string }) {
+/**
+ * A signature drawn with a finger or a mouse (pointer events), exported as a PNG on white.
+ * `onDrawn` hears each finished stroke (a form clears its "needs a signature" note).
+ */
+export function SignaturePad({
+  ref,
+  label,
+  onDrawn,
+}: {
+  ref: Ref<SignatureHandle>;
+  label: string;
+  onDrawn?: () => void;
+}) {
   const canvas = useRef<HTMLCanvasElement>(null);
   const drawn = useRef(false);
+  const heard = useRef(onDrawn);
+  heard.current = onDrawn;
 
   useEffect(() => {
     const c = canvas.current!;
@@ -43,6 +56,7 @@ export function SignaturePad({ ref, label }: { ref: Ref<SignatureHandle>; label:
       drawn.current = true;
     };
     const end = () => {
+      if (down && drawn.current) heard.current?.();
       down = false;
     };
     c.addEventListener('pointerdown', start);

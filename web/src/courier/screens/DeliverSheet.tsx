@@ -6,6 +6,10 @@ import { downscale } from '../images';
 import type { Entry, FileEntry } from '../queue';
 import { type SignatureHandle, SignaturePad } from '../SignaturePad';
 
+// The notes a missing proof leaves on the form; drawing the signature or adding a photo clears its own.
+const NEEDS_SIGNATURE = 'This delivery needs a signature.';
+const NEEDS_PHOTO = 'This delivery needs a photo.';
+
 const ID_TYPES: [string, string][] = [
   ['national_id', 'National ID (DNI, CPF, INE…)'],
   ['foreign_id', 'Foreign resident ID'],
@@ -52,6 +56,7 @@ export function DeliverSheet({
     if (!files) return;
     const scaled = await Promise.all([...files].map((f) => downscale(f)));
     setPhotos([...photos, ...scaled]);
+    if (scaled.length > 0) setError((e) => (e === NEEDS_PHOTO ? '' : e));
   }
 
   function fileEntry(purpose: FileEntry['purpose'], blob: Blob): FileEntry {
@@ -70,8 +75,8 @@ export function DeliverSheet({
     e.preventDefault();
     setError('');
     const signature = await sig.current?.png();
-    if (need.signature === 'required' && !signature) return setError('This delivery needs a signature.');
-    if (need.photo === 'required' && photos.length === 0) return setError('This delivery needs a photo.');
+    if (need.signature === 'required' && !signature) return setError(NEEDS_SIGNATURE);
+    if (need.photo === 'required' && photos.length === 0) return setError(NEEDS_PHOTO);
     if (!form.receiver_name?.trim()) return setError('Enter who received the parcel.');
     const pin = form.pin?.trim() ?? '';
     if (askPin && !/^[0-9]{4}$/.test(pin)) return setError('Enter the 4-digit PIN the customer received.');
@@ -201,7 +206,11 @@ export function DeliverSheet({
       {need.signature !== 'off' && (
         <div>
           <span className="label">Signature{need.signature === 'required' ? ' (required)' : ''}</span>
-          <SignaturePad ref={sig} label="Signature area: sign with your finger" />
+          <SignaturePad
+            ref={sig}
+            label="Signature area: sign with your finger"
+            onDrawn={() => setError((e) => (e === NEEDS_SIGNATURE ? '' : e))}
+          />
           <button type="button" onClick={() => sig.current?.clear()}>
             Clear signature
           </button>
