@@ -90,9 +90,12 @@ describeEachInBrowser('console set-up in headless Chromium', (engine) => {
       const form = page.getByRole('form', { name: 'New courier' });
       await form.getByLabel('Name *').fill(name);
       await form.getByLabel('Shift starts').fill('08:00');
+      // Typed as people write it, with spaces: sent as E.164.
+      await form.getByLabel('Phone').fill('+51 912 345 678');
       await form.getByRole('button', { name: 'Add courier' }).click();
       const card = page.locator('li.card', { hasText: name });
       await card.waitFor();
+      await card.getByText(/\+51912345678/).waitFor();
       // Its id, one 30-character word, wraps inside the card instead of running out of it.
       const spilling = await card.evaluate((li) =>
         [...li.querySelectorAll('p')].filter((p) => p.scrollWidth > p.clientWidth).map((p) => p.textContent),

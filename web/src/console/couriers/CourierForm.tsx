@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { type Courier, type Schemas, unwrap } from '../../shared/api';
+import { phoneE164 } from '../../shared/phone';
 import type { Depot } from '../planning/common';
 import { useSession } from '../session';
 import { errorsOf, Field } from '../ui';
@@ -96,19 +97,23 @@ export function CourierForm({
     e.preventDefault();
     setErrors({});
     const fields = shiftBody(shift);
+    // "+51 912 345 678" as the API's E.164; a number without its country code is sent as typed, and
+    // the API says what it needs (couriers are the carrier's: no account's default country applies).
+    const typed = phoneE164(phone, null);
+    setPhone(typed);
     try {
       const c = initial
         ? await unwrap(
             client.PATCH('/v1/couriers/{id}', {
               params: { path: { id: initial.id } },
-              body: { name, phone: phone || null, vehicle: (vehicle || null) as Vehicle | null, ...fields },
+              body: { name, phone: typed || null, vehicle: (vehicle || null) as Vehicle | null, ...fields },
             }),
           )
         : await unwrap(
             client.POST('/v1/couriers', {
               body: {
                 name,
-                ...(phone ? { phone } : {}),
+                ...(typed ? { phone: typed } : {}),
                 ...(vehicle ? { vehicle: vehicle as Vehicle } : {}),
                 // Only what was filled in: a new courier without a shift works its depot's day.
                 ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),

@@ -1,6 +1,6 @@
-import { type CountryCode, parsePhoneNumberFromString } from 'libphonenumber-js/min';
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
+import { phoneE164 } from '../../shared/phone';
 import { AddressSuggest } from '../AddressSuggest';
 import { go } from '../router';
 import { useSession } from '../session';
@@ -52,18 +52,6 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
   }
   for (const [k, v] of Object.entries(flags)) if (v) body[k] = true;
   return body;
-}
-
-/**
- * A typed phone as E.164 when it reads as a valid number, as imports read a phone cell: spacing
- * dropped ("+51 987 654 321"), and a number without its country code read in the account's
- * `default_country` (its message settings). Anything else is sent as typed, for the API's message.
- */
-export function phoneE164(raw: string, country: string | null): string {
-  const t = raw.trim();
-  if (t === '' || /^\+\d{8,15}$/.test(t)) return t;
-  const parsed = parsePhoneNumberFromString(t, country ? { defaultCountry: country as CountryCode } : undefined);
-  return parsed?.isValid() ? parsed.number : t;
 }
 
 export default function NewOrder() {
