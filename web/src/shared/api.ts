@@ -107,6 +107,23 @@ export function allDepots(client: ReturnType<typeof makeClient>): Promise<Schema
   );
 }
 
+/** Every route of a list query (`GET /v1/routes`: `date`, `courier`), up to `pages` pages of 100. */
+export function allRoutes(
+  client: ReturnType<typeof makeClient>,
+  query: NonNullable<paths['/v1/routes']['get']['parameters']['query']>,
+  pages: number,
+): Promise<Schemas['Route'][]> {
+  return allPages(
+    (after) =>
+      unwrap(
+        client.GET('/v1/routes', {
+          params: { query: { ...query, limit: 100, ...(after ? { starting_after: after } : {}) } },
+        }),
+      ),
+    pages,
+  );
+}
+
 /** Every order of a list query (`GET /v1/orders`, its filters in `query`), up to `pages` pages of 100. */
 export function allOrders(
   client: ReturnType<typeof makeClient>,

@@ -1,7 +1,7 @@
 import { useCallback, useRef, useState } from 'react';
 import { isFinished, ORDER_STATUSES, TERMINAL_STATUSES } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
-import { allCouriers, allDepots, allOrders, type Courier, type Order, type Schemas } from '../../shared/api';
+import { allCouriers, allDepots, allOrders, allRoutes, type Courier, type Order, type Schemas } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { useSession } from '../session';
 
@@ -94,13 +94,16 @@ export function useMapData(client: Client, tz: string) {
       const finishedRoutes = new Set(
         today.filter((o) => o.route && TERMINAL_STATUSES.includes(o.status)).map((o) => o.route as string),
       );
-      const cs = await allCouriers(client);
+      // Today's routes in one list (up to 1 000) that still hold a stop; then, one by one, the routes
+      // of open orders that are not today's (an earlier day's, or made without a date), up to 200.
+      const [cs, todays] = await Promise.all([allCouriers(client), allRoutes(client, { date: day }, 10)]);
+      const listed = todays.filter((r) => r.stops.some((s) => s.on_route));
+      const known = new Set(todays.map((r) => r.id));
       const byId = new Map(active.map((o) => [o.id, o]));
-      // The active orders' routes first; then routes with finished orders, kept if they are today's.
-      const routeIds = [
+      const others = [
         ...new Set([...active.map((o) => o.route).filter((r): r is string => !!r), ...finishedRoutes]),
-      ].slice(0, 200);
-      const got = (await routesById(client, routeIds)).filter(
+      ].filter((id) => !known.has(id));
+      const got = [...listed, ...(await routesById(client, others.slice(0, 200)))].filter(
         (r): r is Schemas['Route'] => !!r && drawn(r, day, (id) => byId.has(id)),
       );
       // A route's finished stops are no longer active orders: take them from today's orders, else
