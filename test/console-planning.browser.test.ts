@@ -226,6 +226,18 @@ describeEachInBrowser('console planning page in headless Chromium', (engine) => 
       expect(await notPlanned.allTextContents()).toEqual([
         expect.stringMatching(/^Sin Coordenadas .*: No coordinates/),
       ]);
+      // How even the work came out, in words: six stops over two couriers is an even share of 3.
+      const counts = [carla.id, diego.id].map(
+        (id) => (plan.routes as PlanRoute[]).find((r) => r.courier_id === id)?.stops.length ?? 0,
+      );
+      await page
+        .getByText(
+          Math.max(...counts) <= 3
+            ? 'Even work: at most 3 stops a route.'
+            : `Even work: routes of ${Math.min(...counts)} to ${Math.max(...counts)} stops, where an even share is 3.`,
+          { exact: false },
+        )
+        .waitFor();
       // Drawn without tiles: two lines, six numbered stops and the depot.
       await expect.poll(() => page.locator('.planning-map path.leaflet-interactive').count()).toBe(9);
       expect(await page.locator('.planning-map .leaflet-tooltip.stop-number').allTextContents()).toHaveLength(6);
@@ -238,6 +250,12 @@ describeEachInBrowser('console planning page in headless Chromium', (engine) => 
       const committed = (await op('GET', `/v1/route_plans/${planId}`)).body;
       expect(committed.committed_at).not.toBeNull();
       expect(committed.route_ids).toHaveLength(2);
+      // Each new route is linked by its courier's name.
+      const note = page.getByRole('status').filter({ hasText: 'Committed' });
+      for (const [i, r] of (plan.routes as PlanRoute[]).entries()) {
+        const link = note.getByRole('link', { name: courierName[r.courier_id] });
+        expect(await link.getAttribute('href')).toBe(`#/routes/${committed.route_ids[i]}`);
+      }
       for (const [i, r] of (plan.routes as PlanRoute[]).entries()) {
         const route = await op('GET', `/v1/routes/${committed.route_ids[i]}`);
         expect(route.status).toBe(200);

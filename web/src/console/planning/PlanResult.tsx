@@ -102,6 +102,7 @@ export function PlanResult({
               {Math.round(plan.totals.duration_min)} min
             </p>
           )}
+          {plan.objective === 'balanced' && <BalanceNote plan={plan} />}
           {plan.committed_at ? (
             <p className="note" role="status" ref={commitNoteRef} tabIndex={-1}>
               Committed: {plan.route_ids.length} {plan.route_ids.length === 1 ? 'route' : 'routes'} created and their
@@ -110,7 +111,7 @@ export function PlanResult({
               {plan.route_ids.map((rid, i) => (
                 <span key={rid}>
                   {i > 0 ? ', ' : ''}
-                  <a href={`#/routes/${rid}`}>route {i + 1}</a>
+                  <a href={`#/routes/${rid}`}>{routeLabel(plan, i, couriers)}</a>
                 </span>
               ))}
               .
@@ -171,5 +172,33 @@ export function PlanResult({
         </section>
       )}
     </>
+  );
+}
+
+/** A committed route's link: its courier's name (the plan's routes and route_ids are in one order). */
+function routeLabel(plan: RoutePlan, i: number, couriers: Courier[] | null): string {
+  const id = plan.routes?.[i]?.courier_id;
+  return couriers?.find((c) => c.id === id)?.name ?? `route ${i + 1}`;
+}
+
+/**
+ * How even "Even work" came out, as the optimizer measures it (run.ts `balanced`): stops per route
+ * against an even share of the planned stops over the plan's couriers. The optimizer keeps a more
+ * even answer only when it serves as many orders within 20 % more distance than the shortest
+ * routes; otherwise the routes stay uneven, and the page says so rather than leave it to be noticed.
+ */
+function BalanceNote({ plan }: { plan: RoutePlan }) {
+  const counts = plan.couriers.map((c) => plan.routes?.find((r) => r.courier_id === c.courier_id)?.stops.length ?? 0);
+  const total = counts.reduce((a, b) => a + b, 0);
+  if (counts.length === 0 || total === 0) return null;
+  const share = Math.ceil(total / counts.length);
+  const most = Math.max(...counts);
+  if (most <= share) return <p className="note">Even work: at most {share} stops a route.</p>;
+  return (
+    <p className="note" role="status">
+      Even work: routes of {Math.min(...counts)} to {most} stops, where an even share is {share}. More even routes would
+      have left orders out or driven more than 20 % farther than the shortest routes (time windows, shifts, capacities
+      and limits decide which).
+    </p>
   );
 }
