@@ -17,6 +17,7 @@ const Money = lazy(() => import('./money/Money'));
 const FigureOrders = lazy(() => import('./money/FigureOrders'));
 const Planning = lazy(() => import('./planning/Planning'));
 const RoutePage = lazy(() => import('./routes/RoutePage'));
+const RoutesPage = lazy(() => import('./routes/RoutesPage'));
 const Imports = lazy(() => import('./imports/Imports'));
 const ChangePassword = lazy(() => import('./auth/ChangePassword'));
 const Messages = lazy(() => import('./messages/Messages'));
@@ -31,6 +32,7 @@ interface NavItem {
 const NAV: NavItem[] = [
   { path: 'board', label: 'Orders', roles: ['admin', 'dispatcher', 'merchant'] },
   { path: 'map', label: 'Live map', roles: ['admin', 'dispatcher'] },
+  { path: 'routes', label: 'Routes', roles: ['admin', 'dispatcher'] },
   { path: 'couriers', label: 'Couriers', roles: ['admin', 'dispatcher'] },
   { path: 'exceptions', label: 'Exceptions', roles: ['admin', 'dispatcher'] },
   { path: 'planning', label: 'Planning', roles: ['admin', 'dispatcher'] },
@@ -64,7 +66,7 @@ function Page({ parts }: { parts: string[] }): ReactNode {
     case 'planning':
       return <Planning id={second} />;
     case 'routes':
-      return second ? <RoutePage id={second} /> : <Board />;
+      return second ? <RoutePage id={second} /> : <RoutesPage />;
     case 'new-order':
       return <NewOrder />;
     case 'webhooks':

@@ -1,0 +1,94 @@
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
+import { localDay } from '../../../../src/shared/local-time.js';
+import { allCouriers, allRoutes, browserZone, type Schemas, whenIn } from '../../shared/api';
+import { streamable, useLive } from '../live';
+import { routeColor } from '../route-colors';
+import { useSession } from '../session';
+import { ErrorNote, TableHead, useLoad } from '../ui';
+
+type Route = Schemas['Route'];
+
+/**
+ * A day's routes (`GET /v1/routes?date=`): each courier's progress and what is loaded, for the
+ * loading dock in the morning and the office during the day, each linking to its route page
+ * (stops, missing parcels, labels). Kept current by the stream's order events, read again at most
+ * once a second.
+ */
+export default function RoutesPage() {
+  const session = useSession();
+  const { client, me } = session;
+  const tz = me?.timezone ?? browserZone();
+  const [day, setDay] = useState(() => localDay(Date.now(), tz));
+  const routes = useLoad(() => allRoutes(client, { date: day }, 10), [day]);
+  // The carrier's couriers in creation order decide each one's colour, as on the map and the board.
+  const roster = useLoad(() => allCouriers(client), []);
+  // One read a second at most, of the day shown when it runs: a read scheduled before the day was
+  // changed must not bring the earlier day back.
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const reload = useRef(routes.reload);
+  reload.current = routes.reload;
+  const later = useCallback(() => {
+    timer.current ??= setTimeout(() => {
+      timer.current = null;
+      void reload.current();
+    }, 1000);
+  }, []);
+  useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
+  useLive(true, streamable(session), { order: later, reset: later, poll: later });
+
+  const list = routes.data ?? [];
+  return (
+    <section className="routes-page" aria-labelledby="routes-title">
+      <h1 id="routes-title">Routes</h1>
+      <p className="filters">
+        <label>
+          Day <input type="date" value={day} required onChange={(e) => e.target.value && setDay(e.target.value)} />
+        </label>{' '}
+        <small className="muted">{tz}</small>
+      </p>
+      <ErrorNote error={routes.error ?? roster.error} />
+      {routes.data && list.length === 0 && (
+        <p className="empty-note">
+          No routes on {day}. Routes come from a committed plan (Planning), auto-dispatch, or{' '}
+          <code>POST /v1/routes</code> with a <code>date</code>.
+        </p>
+      )}
+      {list.length > 0 && (
+        <div className="table-wrap">
+          <table className="table" aria-label={`Routes of ${day}`}>
+            <TableHead columns={['Courier', 'Progress', 'Loaded', 'Made', 'Route']} />
+            <tbody>
+              {list.map((r) => (
+                <RouteRow key={r.id} r={r} color={routeColor(r.courier.id, roster.data ?? [])} tz={tz} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function RouteRow({ r, color, tz }: { r: Route; color: string; tz: string }) {
+  // Stops moved to another route are that route's now; a pair's pickup is not a parcel of its own.
+  const stops = r.stops.filter((s) => s.on_route && s.kind === 'delivery');
+  const done = stops.filter((s) => isFinished(s.status)).length;
+  // Missing: an open stop whose label was not scanned into the vehicle. A finished one left with it.
+  const missing = stops.filter((s) => !s.loaded_at && !isFinished(s.status)).length;
+  return (
+    <tr data-route={r.id}>
+      <td>
+        <span className="route-swatch" style={{ background: color }} aria-hidden="true" /> {r.courier.name}
+      </td>
+      <td>{stops.length === 0 ? 'No stops left' : `${done} of ${stops.length} done`}</td>
+      <td className={missing > 0 ? 'error-note' : ''}>
+        {stops.length - missing} of {stops.length} loaded{missing > 0 ? ` · ${missing} missing` : ''}
+      </td>
+      <td>{whenIn(r.created_at, tz)}</td>
+      <td>
+        <a href={`#/routes/${r.id}`}>Open</a>
+      </td>
+    </tr>
+  );
+}
