@@ -209,7 +209,9 @@ describeEach('sessions (DESIGN §8)', (engine) => {
     } finally {
       await ip.close();
     }
-  });
+    // Its own app (migrations) and 22 password checks, each a deliberate scrypt even for an unknown
+    // email: 30 s ran out once on a machine busy with browser tests.
+  }, 90_000);
 
   it('a disabled user cannot sign in, and disabling ends their sessions at once', async () => {
     const u = await newUser(t, 'dispatcher');
