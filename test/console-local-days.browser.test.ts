@@ -102,7 +102,11 @@ describeEachInBrowser('console local days in headless Chromium', (engine) => {
       await form.getByLabel('Most stops').fill('20');
       await form.getByLabel('Route ends').selectOption('last_stop');
       await form.getByRole('button', { name: 'Add courier' }).click();
-      await page.locator('li.card', { hasText: 'Turno Mañana' }).waitFor();
+      const card = page.locator('li.card', { hasText: 'Turno Mañana' });
+      await card.waitFor();
+      // The sign-in code's expiry in the carrier's zone, named, not the browser's (Tokyo here).
+      await card.getByRole('button', { name: 'Sign in a phone' }).click();
+      await card.getByRole('status').getByText(/valid until .+ \(America\/Lima\), single use/).waitFor();
       const list = (await client(web.t.app, op)('GET', '/v1/couriers?limit=100')).body.data;
       expect(list.find((c: { name: string }) => c.name === 'Turno Mañana')).toMatchObject({
         shift_start: '09:00',

@@ -8,7 +8,7 @@ import {
   hoursIn,
   type Schemas,
   unwrap,
-  when,
+  whenIn,
 } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
@@ -108,7 +108,7 @@ export default function Couriers() {
               <p>
                 Last ping:{' '}
                 {c.location
-                  ? `${when(c.location.recorded_at)} (${c.location.lat.toFixed(5)}, ${c.location.lng.toFixed(5)})`
+                  ? `${whenIn(c.location.recorded_at, session.me?.timezone ?? browserZone())} (${c.location.lat.toFixed(5)}, ${c.location.lng.toFixed(5)})`
                   : 'never'}
               </p>
               <div className="buttons">
@@ -157,8 +157,9 @@ export default function Couriers() {
                 <div className="signin-code" role="status">
                   <img src={code.qr} alt={`QR code to sign ${c.name}'s phone in`} width={220} height={220} />
                   <p>
-                    Code <strong className="code">{code.code}</strong>, valid until {when(code.expires_at)}, single use.
-                    Open <code>{location.origin}/courier/</code> on the phone and type it, or scan the QR code.
+                    Code <strong className="code">{code.code}</strong>, valid until{' '}
+                    {whenIn(code.expires_at, session.me?.timezone ?? browserZone())}, single use. Open{' '}
+                    <code>{location.origin}/courier/</code> on the phone and type it, or scan the QR code.
                   </p>
                   <Secret value={code.url ?? ''} label="sign-in link" />
                   {isLoopback(code.url ?? '') && (

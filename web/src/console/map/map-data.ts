@@ -252,12 +252,10 @@ export function lastSeen(recordedAt: string, now: number, tz?: string): { text: 
   const min = Math.floor(ms / 60_000);
   const text =
     min < 1 ? 'just now' : min < 60 ? `${min} min ago` : min < 48 * 60 ? `${Math.floor(min / 60)} h ago` : 'days ago';
-  // The time itself in the user's zone (the carrier's, else the browser's), named.
-  const at = new Date(recordedAt).toLocaleTimeString([], {
-    hour: '2-digit',
-    minute: '2-digit',
-    timeZoneName: 'short',
-    ...(tz ? { timeZone: tz } : {}),
-  });
+  // The time itself in the user's zone (the carrier's), named as every other time of the console
+  // names it ("08:44 PM America/Lima"); without one, the browser's, by its short name.
+  const at = tz
+    ? `${new Date(recordedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', timeZone: tz })} ${tz}`
+    : new Date(recordedAt).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' });
   return { text: `last seen ${text}`, stale: ms > STALE_MS, at };
 }
