@@ -22,7 +22,7 @@ describeEachInBrowser('the console with more than a page of couriers or depots',
 
     const page = await openPage(web.browser, { viewport: { width: 1280, height: 900 } });
     await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
-    await page.getByRole('link', { name: 'Couriers' }).click();
+    await page.getByRole('link', { name: 'Couriers', exact: true }).click();
     // The first courier made is the last of the newest-first list: on its second page.
     await page.getByRole('heading', { name: 'Mensajero 001' }).waitFor();
     expect(await page.locator('li.card h2').count()).toBe(105);
@@ -50,11 +50,11 @@ describeEachInBrowser('the console with more than a page of couriers or depots',
     const oldest = `Almacén ${tag} 001`;
     const page = await openPage(web.browser, { viewport: { width: 1280, height: 900 } });
     await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
-    await page.getByRole('link', { name: 'Planning' }).click();
+    await page.getByRole('link', { name: 'Planning', exact: true }).click();
     // The first depot made is the last of the newest-first list: on its second page.
     const depot = page.getByRole('combobox', { name: 'Depot', exact: true });
     await expect.poll(() => depot.locator('option', { hasText: oldest }).count()).toBe(1);
-    await page.getByRole('link', { name: 'Couriers' }).click();
+    await page.getByRole('link', { name: 'Couriers', exact: true }).click();
     const starts = page.getByRole('combobox', { name: 'Starts at depot' });
     await expect.poll(() => starts.locator('option', { hasText: oldest }).count()).toBe(1);
     await page.context().close();
