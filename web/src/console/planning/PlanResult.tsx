@@ -120,7 +120,8 @@ export function PlanResult({
             <>
               <p className="muted small">
                 Drag a stop to reorder its route, onto another courier to move it, or onto Not planned to leave it out;
-                or use its arrows and Move. Times and loads are worked out again after each change.
+                or use its arrows and Move. Times and loads are worked out again after each change; a stop's load is
+                what stays on board when the courier leaves it.
               </p>
               {warnings > 0 && (
                 <p className="warning-note">

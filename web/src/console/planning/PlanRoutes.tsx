@@ -224,7 +224,7 @@ export function PlanRoutes({
               </>
             )}
           </span>
-          <small className="muted">
+          <small className="muted" title="Still on board when the courier leaves this stop">
             Load: {s.load_packages} pkg · {Number(s.load_kg.toFixed(2))} kg
           </small>
         </span>
