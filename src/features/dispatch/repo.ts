@@ -122,10 +122,7 @@ export async function findRoute(db: Executor, scope: Scope, id: string): Promise
   return q.executeTakeFirst();
 }
 
-/**
- * A page of the routes visible in `scope`, newest first (ids are time-ordered): of one day (the
- * route's own `date`) and of one courier when asked. One row more than the page: `has_more`.
- */
+/** Which routes a list asks for: of one day (the route's own `date`), of one courier, a page. */
 export interface RouteFilter {
   date?: string;
   courier?: string;
@@ -133,6 +130,10 @@ export interface RouteFilter {
   after?: string;
 }
 
+/**
+ * A page of the routes visible in `scope`, newest first (ids are time-ordered), with one row more
+ * than the page for `has_more`.
+ */
 export function listRoutesQuery(db: Executor, scope: Scope, f: RouteFilter) {
   let q = db.selectFrom('routes').selectAll().where('mode', '=', scope.mode);
   if (scope.accountId !== null) q = q.where('account_id', '=', scope.accountId);
@@ -192,22 +193,9 @@ export interface StopRow {
   loaded_at: number | null;
 }
 
-export async function stopsOf(db: Executor, routeId: string, beforeOrder?: string): Promise<StopRow[]> {
-  return (await stopsOfRoutes(db, [routeId], beforeOrder)).get(routeId) ?? [];
-}
-
-/**
- * The stops of these routes in stop order, by route: a page of routes in one read. `beforeOrder`
- * (one route only) keeps the stops before that order's delivery.
- */
-export async function stopsOfRoutes(
-  db: Executor,
-  routeIds: string[],
-  beforeOrder?: string,
-): Promise<Map<string, StopRow[]>> {
-  const out = new Map<string, StopRow[]>(routeIds.map((id) => [id, []]));
-  if (routeIds.length === 0) return out;
-  let q = db
+/** The stops of these routes with what each stop needs of its order, in no particular order. */
+function stopsQuery(db: Executor, routeIds: string[]) {
+  return db
     .selectFrom('route_stops as s')
     .innerJoin('orders as o', 'o.id', 's.order_id')
     .select([
@@ -223,23 +211,40 @@ export async function stopsOfRoutes(
       'o.loaded_at',
     ])
     .where('s.route_id', 'in', routeIds);
+}
+
+function stopRow({
+  stop_route: _,
+  ...r
+}: Awaited<ReturnType<ReturnType<typeof stopsQuery>['execute']>>[number]): StopRow {
+  return {
+    ...r,
+    delivery_address: JSON.parse(r.delivery_address),
+    pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
+  };
+}
+
+/** A route's stops in stop order; with `beforeOrder`, those before that order's delivery. */
+export async function stopsOf(db: Executor, routeId: string, beforeOrder?: string): Promise<StopRow[]> {
+  let q = stopsQuery(db, [routeId]);
   if (beforeOrder !== undefined) {
     q = q.where('s.position', '<', (eb) =>
       eb
         .selectFrom('route_stops')
         .select('position')
-        .where('route_id', '=', routeIds[0] as string)
+        .where('route_id', '=', routeId)
         .where('order_id', '=', beforeOrder)
         .where('kind', '=', 'delivery'),
     );
   }
-  const rows = await q.orderBy('s.route_id').orderBy('s.position', 'asc').execute();
-  for (const { stop_route, ...r } of rows) {
-    out.get(stop_route)?.push({
-      ...r,
-      delivery_address: JSON.parse(r.delivery_address),
-      pickup_address: r.pickup_address === null ? null : JSON.parse(r.pickup_address),
-    });
-  }
+  return (await q.orderBy('s.position', 'asc').execute()).map(stopRow);
+}
+
+/** The stops of these routes in stop order, by route: a page of routes in one read. */
+export async function stopsOfRoutes(db: Executor, routeIds: string[]): Promise<Map<string, StopRow[]>> {
+  const out = new Map<string, StopRow[]>(routeIds.map((id) => [id, []]));
+  if (routeIds.length === 0) return out;
+  const rows = await stopsQuery(db, routeIds).orderBy('s.route_id').orderBy('s.position', 'asc').execute();
+  for (const r of rows) out.get(r.stop_route)?.push(stopRow(r));
   return out;
 }
