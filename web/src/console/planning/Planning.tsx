@@ -144,7 +144,10 @@ export default function Planning({ id }: { id?: string }) {
       // couriers[0].courier_id and the like belong to the couriers fieldset.
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(found)) {
-        if (k.startsWith('couriers')) out.couriers = v;
+        // Named by the courier, not by its place in the request: "Luis Rojas: Invalid shift_end: …".
+        const i = /^couriers\[(\d+)\]/.exec(k)?.[1];
+        const who = i === undefined ? undefined : chosen[Number(i)]?.name;
+        if (k.startsWith('couriers')) out.couriers = who ? `${who}: ${v.replace(/couriers\[\d+\]\./g, '')}` : v;
         else if (FORM_PARAMS.includes(k)) out[k] = v;
         else out[''] = v;
       }
