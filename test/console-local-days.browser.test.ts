@@ -106,7 +106,10 @@ describeEachInBrowser('console local days in headless Chromium', (engine) => {
       await card.waitFor();
       // The sign-in code's expiry in the carrier's zone, named, not the browser's (Tokyo here).
       await card.getByRole('button', { name: 'Sign in a phone' }).click();
-      await card.getByRole('status').getByText(/valid until .+ \(America\/Lima\), single use/).waitFor();
+      await card
+        .getByRole('status')
+        .getByText(/valid until .+ \(America\/Lima\), single use/)
+        .waitFor();
       const list = (await client(web.t.app, op)('GET', '/v1/couriers?limit=100')).body.data;
       expect(list.find((c: { name: string }) => c.name === 'Turno Mañana')).toMatchObject({
         shift_start: '09:00',
