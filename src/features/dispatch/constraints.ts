@@ -40,14 +40,19 @@ export function checkBreak(b: Fields['break'], param = 'break'): void {
 
 /**
  * A shift must end after it starts, on the same day: plans and dispatch cannot use an overnight
- * one, and refusing it here names the field where it was typed, not a plan's couriers[i] later.
+ * one. A courier's own shift is checked where it is typed; a plan checks it again with its
+ * per-plan overrides (`param`: `couriers[i].shift_end`).
  */
-export function checkShift(start: string | null | undefined, end: string | null | undefined): void {
+export function checkShift(
+  start: string | null | undefined,
+  end: string | null | undefined,
+  param = 'shift_end',
+): void {
   if (start && end && minutes(end) <= minutes(start)) {
     throw new ApiError(
       'parameter_invalid',
-      `Invalid shift_end: the shift must end after it starts (${start}), on the same day.`,
-      'shift_end',
+      `Invalid ${param}: the shift must end after it starts (${start}), on the same day.`,
+      param,
     );
   }
 }

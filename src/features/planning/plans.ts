@@ -4,7 +4,7 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { enqueue, signalJobs } from '../../shared/jobs/job.js';
 import { iso } from '../../shared/time.js';
-import { type Constraints, checkBreak, constraintsOf } from '../dispatch/constraints.js';
+import { type Constraints, checkBreak, checkShift, constraintsOf } from '../dispatch/constraints.js';
 import * as dispatch from '../dispatch/repo.js';
 import type { OrderRow } from '../orders/repo.js';
 import { depotOrThrow } from './depots.js';
@@ -47,8 +47,6 @@ export function presentPlan(p: repo.PlanRow): RoutePlan {
     updated_at: iso(p.updated_at),
   };
 }
-
-const minutes = (hhmm: string) => Number(hhmm.slice(0, 2)) * 60 + Number(hhmm.slice(3));
 
 /** The courier's own constraints with the request's overrides (null clears one). */
 function overridden(own: Constraints, c: PlanCourier): Constraints {
@@ -95,13 +93,7 @@ async function resolveCouriers(ctx: AppContext, scope: Scope, body: PlanCreate, 
       ...overridden(constraintsOf(row), c),
     };
     checkBreak(merged.break, `${param}.break`);
-    if (merged.shift_start && merged.shift_end && minutes(merged.shift_end) <= minutes(merged.shift_start)) {
-      throw new ApiError(
-        'parameter_invalid',
-        `Invalid ${param}.shift_end: the shift must end after it starts (${merged.shift_start}).`,
-        `${param}.shift_end`,
-      );
-    }
+    checkShift(merged.shift_start, merged.shift_end, `${param}.shift_end`);
     const depots: repo.DepotRow[] = [];
     for (const k of ['start_depot', 'end_depot'] as const) {
       const d = await repo.findDepot(ctx.db, scope.mode, merged[k]);
