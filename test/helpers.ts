@@ -55,9 +55,14 @@ function browserEngines(named: string | undefined): Engine[] {
   return ENGINES.filter((e) => wanted.includes(e));
 }
 
-/** describeEach for a browser test: on BROWSER_ENGINES. */
+/**
+ * describeEach for a browser test: on BROWSER_ENGINES, each test with 90 s rather than 30. A browser
+ * test is a user's whole errand (sign-ins that each cost a scrypt, several pages, the stream), and
+ * every one of its steps already fails on its own 15 s wait (openPage): on CI's loaded 2 cores a
+ * sound 20-step test ran over 30 s, while a hung step still fails within its own wait.
+ */
 export function describeEachInBrowser(name: string, fn: (engine: Engine) => void): void {
-  for (const engine of BROWSER_ENGINES) describe(`${name} [${engine}]`, () => fn(engine));
+  for (const engine of BROWSER_ENGINES) describe(`${name} [${engine}]`, { timeout: 90_000 }, () => fn(engine));
 }
 
 export interface TestDb {
