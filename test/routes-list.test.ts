@@ -1,5 +1,7 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { listRoutesQuery, type RouteFilter } from '../src/features/dispatch/repo.js';
+import { backfill } from '../src/shared/db/migrations/039_routes_dated.js';
 import {
   client,
   describeEach,
@@ -31,7 +33,7 @@ describeEach('listing routes', (engine) => {
   });
   afterAll(async () => t?.close());
 
-  /** A courier and `n` routes of one order each, in this order of creation (`date` null: none). */
+  /** A courier and `n` routes of one order each, in this order of creation (`date` null: not given). */
   async function courierWithRoutes(name: string, dates: (string | null)[]) {
     const call = client(t.app, op);
     const courier = (await call('POST', '/v1/couriers', { name })).body;
@@ -70,9 +72,9 @@ describeEach('listing routes', (engine) => {
     expect(bad.body.error).toMatchObject({ code: 'parameter_invalid', param: 'starting_after' });
   });
 
-  it('lists one day’s routes by their date; a route without a date is on no day', async () => {
+  it('lists one day’s routes by their date', async () => {
     const call = client(t.app, op);
-    const a = await courierWithRoutes('Día A', ['2031-04-10', null]);
+    const a = await courierWithRoutes('Día A', ['2031-04-10', '2031-04-12']);
     const b = await courierWithRoutes('Día B', ['2031-04-10', '2031-04-11']);
     const day = (await call('GET', '/v1/routes?date=2031-04-10&limit=100')).body.data.map((r: any) => r.id);
     expect(day).toContain(a.routes[0]?.id);
@@ -138,6 +140,63 @@ describeEach('listing routes: the query', (engine) => {
         plan.text,
       ).toEqual([]);
       await expect(plan.text).toMatchFileSnapshot(`./fixtures/plans/${engine}/${name.replace(/ /g, '-')}.txt`);
+    }
+  });
+});
+
+/**
+ * A route made without a `date` is on the day it was made, in its courier's depot's zone, else its
+ * first order's; 039_routes_dated dates the routes made before that the same way. 03:00 UTC is still
+ * the 6th in Lima (UTC-5) and already noon of the 7th in Tokyo (UTC+9).
+ */
+describeEach('a route made without a date', (engine) => {
+  let t: TestApp;
+  let m: Merchant;
+  let op: string;
+  const now = Date.parse('2026-12-07T03:00:00Z');
+
+  beforeAll(async () => {
+    t = await startApp(engine, { RUTA_DEFAULT_TIMEZONE: 'America/Lima' }, { clock: () => now });
+    m = await newMerchant(t);
+    op = await newOperator(t, 'test');
+  });
+  afterAll(async () => t?.close());
+
+  async function routeOf(courier: Record<string, unknown>) {
+    const call = client(t.app, op);
+    const c = (await call('POST', '/v1/couriers', courier)).body;
+    const order = (await client(t.app, m.test)('POST', '/v1/orders', validOrder())).body;
+    expect(order.timezone).toBe('America/Lima');
+    const res = await call('POST', '/v1/routes', { courier_id: c.id, order_ids: [order.id] });
+    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    return res.body;
+  }
+
+  it('is on the day it was made where its courier starts, else where its order is due; old ones are dated so', async () => {
+    const call = client(t.app, op);
+    const tokyo = (
+      await call('POST', '/v1/depots', { name: 'Shinjuku', lat: 35.69, lng: 139.7, timezone: 'Asia/Tokyo' })
+    ).body;
+    const east = await routeOf({ name: 'Kenji', start_depot: tokyo.id });
+    const west = await routeOf({ name: 'Rosa' });
+    expect(east.date).toBe('2026-12-07');
+    expect(west.date).toBe('2026-12-06');
+    expect((await call('GET', `/v1/routes/${west.id}`)).body.date).toBe('2026-12-06');
+    const onThe6th = (await call('GET', '/v1/routes?date=2026-12-06&limit=100')).body.data.map((r: any) => r.id);
+    expect(onThe6th).toContain(west.id);
+    expect(onThe6th).not.toContain(east.id);
+
+    // As the routes were before 039: no date. The backfill reads them in the same zones, and leaves a
+    // dated route alone (the carrier's zone given to it, UTC, would make the western one the 7th).
+    const dated = await routeOf({ name: 'Fecha' });
+    await sql`update routes set date = null where id in (${east.id}, ${west.id})`.execute(t.ctx.db);
+    await backfill(t.ctx.db, 'UTC', 1);
+    for (const [r, day] of [
+      [east, '2026-12-07'],
+      [west, '2026-12-06'],
+      [dated, '2026-12-06'],
+    ] as const) {
+      expect((await call('GET', `/v1/routes/${r.id}`)).body.date).toBe(day);
     }
   });
 });

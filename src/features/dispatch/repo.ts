@@ -35,6 +35,17 @@ export async function depotExists(db: Executor, mode: CourierRow['mode'], id: st
   return row !== undefined;
 }
 
+/** The zone of a courier's start depot, null without one: a route's day is read in it (assign-route.ts). */
+export async function courierDepotZone(db: Executor, courierId: string): Promise<string | null> {
+  const row = await db
+    .selectFrom('couriers')
+    .innerJoin('depots', 'depots.id', 'couriers.start_depot')
+    .select('depots.timezone')
+    .where('couriers.id', '=', courierId)
+    .executeTakeFirst();
+  return row?.timezone ?? null;
+}
+
 export async function courierById(db: Executor, id: string): Promise<CourierRow | undefined> {
   return db.selectFrom('couriers').selectAll().where('id', '=', id).executeTakeFirst();
 }

@@ -215,7 +215,13 @@ export const RouteCreate = Type.Object(
       uniqueItems: true,
       description: 'Orders in stop order',
     }),
-    date: Type.Optional(Type.String({ format: 'date', description: 'Day of the route, YYYY-MM-DD' })),
+    date: Type.Optional(
+      Type.String({
+        format: 'date',
+        description:
+          "Day of the route, YYYY-MM-DD. Default: the day it is made, in the zone of the courier's start depot, else of its first order",
+      }),
+    ),
   },
   { additionalProperties: false, $id: 'RouteCreateParams' },
 );
@@ -227,7 +233,7 @@ export const Route = Type.Object(
     object: Type.Literal('route'),
     livemode: Type.Boolean(),
     courier: Type.Object({ id: Type.String(), name: Type.String() }),
-    date: Nullable(Type.String()),
+    date: Type.String({ format: 'date', description: 'Day of the route, YYYY-MM-DD (a local day)' }),
     stops: Type.Array(
       Type.Object(
         {
@@ -291,7 +297,7 @@ export const RouteListQuery = Type.Object(
       Type.String({
         format: 'date',
         description:
-          'Routes of this day (YYYY-MM-DD): their `date`. Plans and auto-dispatch date their routes; a route made with POST /v1/routes without a `date` has none and is listed without this filter only',
+          'Routes of this day (YYYY-MM-DD): their `date`, which a route made without one takes from the day it was made',
       }),
     ),
     courier: Type.Optional(Type.String({ maxLength: 100, description: 'Routes of this courier (cou_…)' })),

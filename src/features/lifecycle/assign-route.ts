@@ -3,6 +3,7 @@ import type { AppContext } from '../../shared/context.js';
 import type { Tx } from '../../shared/db/index.js';
 import { ApiError } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
+import { localDay } from '../../shared/local-time.js';
 import * as dispatch from '../dispatch/repo.js';
 import { presentRoute } from '../dispatch/route-read.js';
 import type { Route, RouteCreate } from '../dispatch/schemas.js';
@@ -32,14 +33,7 @@ export async function prepareRoute(
   stops?: dispatch.StopRef[],
 ): Promise<PreparedRoute> {
   const now = ctx.clock();
-  const route: dispatch.RouteRow = {
-    id: newId('rte', now),
-    account_id: scope.accountId,
-    mode: scope.mode,
-    courier_id: body.courier_id,
-    date: body.date ?? null,
-    created_at: now,
-  };
+  const routeId = newId('rte', now);
   const planned: { order: OrderRow; effect: MoveEffect }[] = [];
   for (const [i, id] of body.order_ids.entries()) {
     let order: OrderRow;
@@ -51,10 +45,25 @@ export async function prepareRoute(
     checkFrom('assign', order);
     // The route row does not exist yet, so the effect is built without route_id and given it below.
     const effect = await assignEffect(ctx, scope, order, { courier_id: body.courier_id });
-    effect.set = { ...effect.set, route_id: route.id };
-    effect.data = { ...effect.data, route: route.id };
+    effect.set = { ...effect.set, route_id: routeId };
+    effect.data = { ...effect.data, route: routeId };
     planned.push({ order, effect });
   }
+  // Every route is on a day: made without one, the day it is made, read where the courier starts
+  // (its depot), else where its first order is due (the order's zone). The Routes page, the
+  // routes list's `date` and auto-dispatch all find a route by its day.
+  const zone = async () =>
+    (await dispatch.courierDepotZone(ctx.db, body.courier_id)) ??
+    planned[0]?.order.timezone ??
+    ctx.config.defaultTimezone;
+  const route: dispatch.RouteRow = {
+    id: routeId,
+    account_id: scope.accountId,
+    mode: scope.mode,
+    courier_id: body.courier_id,
+    date: body.date ?? localDay(now, await zone()),
+    created_at: now,
+  };
   const ids = planned.map((p) => p.order.id);
   if (new Set(ids).size !== ids.length) {
     throw new ApiError('parameter_invalid', 'Invalid order_ids: an order appears twice.', 'order_ids');

@@ -97,7 +97,6 @@ export async function situations(
         mode,
         couriers.map((c) => c.id),
         d.day,
-        d.dayStart,
       );
   const current = new Map<string, RoutesTable>();
   for (const r of routes) if (!current.has(r.courier_id)) current.set(r.courier_id, r);

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
-import { localDay } from '../../shared/local-time.js';
 import * as dispatch from '../dispatch/repo.js';
 import { type CheckResult, type Problem, solve } from '../planning/solver/index.js';
 import {
@@ -64,7 +63,7 @@ async function read(ctx: AppContext, scope: Scope, id: string): Promise<Read> {
   );
   const tz = depots[0]?.timezone ?? ctx.config.defaultTimezone;
   const now = ctx.clock();
-  const day = dayOf(route.date ?? localDay(route.created_at, tz), tz, now);
+  const day = dayOf(route.date, tz, now);
   const [situation] = await situations(ctx.db, ctx.config, day, [courier], {
     fallbackDepot: null,
     include: courier.id,

@@ -96,23 +96,17 @@ export async function depotsByIds(db: Executor, mode: Mode, ids: string[]): Prom
 }
 
 /**
- * The routes of a day for these couriers: dated that day, or undated and created since it began.
+ * The routes of a day for these couriers (every route is dated: 039_routes_dated).
  * Newest first, so the first one per courier is its current route.
  */
-export async function dayRoutes(
-  db: Executor,
-  mode: Mode,
-  courierIds: string[],
-  day: string,
-  dayStart: number,
-): Promise<RoutesTable[]> {
+export async function dayRoutes(db: Executor, mode: Mode, courierIds: string[], day: string): Promise<RoutesTable[]> {
   if (courierIds.length === 0) return [];
   return db
     .selectFrom('routes')
     .selectAll()
     .where('mode', '=', mode)
     .where('courier_id', 'in', courierIds)
-    .where((eb) => eb.or([eb('date', '=', day), eb.and([eb('date', 'is', null), eb('created_at', '>=', dayStart)])]))
+    .where('date', '=', day)
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();

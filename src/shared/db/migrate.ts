@@ -33,6 +33,7 @@ import * as m035 from './migrations/035_orders_courier_updated.js';
 import * as m036 from './migrations/036_import_errors_per_field.js';
 import * as m037 from './migrations/037_orders_list_status_mode.js';
 import * as m038 from './migrations/038_routes_list.js';
+import * as m039 from './migrations/039_routes_dated.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -70,6 +71,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '036_import_errors_per_field': m036,
   '037_orders_list_status_mode': m037,
   '038_routes_list': m038,
+  '039_routes_dated': m039,
 };
 
 class StaticProvider implements MigrationProvider {

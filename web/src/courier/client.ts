@@ -94,11 +94,9 @@ export async function loadStops(client: CourierClient, me: CourierMe): Promise<R
       routeIds.map((id) => unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } })).catch(() => null)),
     )
   ).filter((r) => r !== null);
-  // A courier with two routes (a morning and an afternoon wave) runs them in order: by day (a route
-  // made without one: the day it was made), then as they were made. The order list is newest
-  // first, which put the later wave first.
-  const day = (r: (typeof routes)[number]) => r.date ?? r.created_at.slice(0, 10);
-  routes.sort((a, b) => day(a).localeCompare(day(b)) || a.created_at.localeCompare(b.created_at));
+  // A courier with two routes (a morning and an afternoon wave) runs them in order: by day, then as
+  // they were made. The order list is newest first, which put the later wave first.
+  routes.sort((a, b) => a.date.localeCompare(b.date) || a.created_at.localeCompare(b.created_at));
   let base = 0;
   for (const r of routes) {
     for (const s of r.stops) (s.kind === 'pickup' ? pickup : position).set(s.order, base + s.position);

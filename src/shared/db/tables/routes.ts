@@ -6,6 +6,7 @@ export interface RoutesTable {
   account_id: string | null;
   mode: Mode;
   courier_id: string;
-  date: string | null;
+  /** The local day of the route. The column is nullable; 039_routes_dated dated every route, and every insert dates one. */
+  date: string;
   created_at: number;
 }

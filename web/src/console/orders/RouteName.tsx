@@ -9,7 +9,7 @@ export function RouteName({ order, route, linked }: { order: Order; route: Schem
   if (!route) return <>On a route</>;
   const stops = route.stops.filter((s) => s.on_route);
   const at = stops.findIndex((s) => s.order === order.id);
-  const name = `${route.courier.name}'s route${route.date ? `, ${route.date}` : ''}`;
+  const name = `${route.courier.name}'s route, ${route.date}`;
   const stop = at >= 0 ? ` · stop ${at + 1} of ${stops.length}` : '';
   return linked ? (
     <>

@@ -49,7 +49,7 @@ export default function RoutePage({ id }: { id: string }) {
         <>
           <p>
             <span className="muted">{r.id}</span>
-            {r.date ? ` · ${r.date}` : ''} · Courier: <a href={`#/couriers`}>{r.courier.name}</a>
+            {` · ${r.date}`} · Courier: <a href={`#/couriers`}>{r.courier.name}</a>
           </p>
           <p role="status">
             {loaded} of {onRoute.length} parcels loaded
