@@ -174,6 +174,12 @@ describeEachInBrowser('console planning page in headless Chromium', (engine) => 
       await page.getByLabel('Most stops, Diego Ruta').fill('0');
       await optimize(page, '2');
       await page.getByText(/^Diego Ruta: Invalid max_stops: must be >= 1/).waitFor();
+      // Only that box is marked, not every courier's.
+      const invalid = (label: string) => page.getByLabel(label).getAttribute('aria-invalid');
+      await expect(invalid('Most stops, Diego Ruta')).resolves.toBe('true');
+      for (const other of ['Most km, Diego Ruta', 'Most stops, Carla Ruta'])
+        await expect(invalid(other)).resolves.toBe(null);
+      await expect(page.locator('.plan-couriers').getAttribute('class')).resolves.not.toContain('has-error');
       await page.getByLabel('Most stops, Diego Ruta').fill('3');
       await page.getByRole('button', { name: 'Optimize' }).click();
       const bar = page.getByRole('progressbar');

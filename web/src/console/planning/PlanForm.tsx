@@ -22,6 +22,9 @@ type LimitKey = (typeof LIMITS)[number]['k'];
 /** Per courier id, the limits typed for this plan ('' or absent: the courier's own). */
 export type Limits = Record<string, Partial<Record<LimitKey, string>>>;
 
+/** The key of `errors` that marks one courier's limit box as the one the API refused. */
+export const limitError = (courierId: string, field: string) => `couriers:${courierId}.${field}`;
+
 /** The overrides of one courier: only the limits typed in. */
 export function limitsBody(l: Limits[string] | undefined): Partial<Record<LimitKey, number>> {
   const out: Partial<Record<LimitKey, number>> = {};
@@ -110,6 +113,7 @@ export function PlanForm({
       </p>
     ) : null;
   const described = (name: string) => (errors[name] ? `${uid}-${name}-err` : undefined);
+  const boxAtFault = (couriers ?? []).some((c) => LIMITS.some(({ k }) => errors[limitError(c.id, k)]));
   /** The field's hint, and its error when it has one. */
   const hinted = (name: string) => [`${uid}-${name}-hint`, described(name)].filter(Boolean).join(' ');
   const depot = depots?.find((d) => d.id === depotId);
@@ -190,7 +194,8 @@ export function PlanForm({
         {fieldError('time_limit_ms')}
       </div>
       <fieldset
-        className={`plan-couriers${errors.couriers ? ' has-error' : ''}`}
+        // One courier's limit at fault marks its box only; any other error, the whole list.
+        className={`plan-couriers${errors.couriers ? (boxAtFault ? ' has-row-error' : ' has-error') : ''}`}
         aria-describedby={described('couriers')}
       >
         <legend>
@@ -236,6 +241,8 @@ export function PlanForm({
                           min={0}
                           step="any"
                           aria-label={`${label}, ${c.name}`}
+                          aria-invalid={errors[limitError(c.id, k)] ? true : undefined}
+                          aria-describedby={errors[limitError(c.id, k)] ? described('couriers') : undefined}
                           placeholder={c[k] == null ? label : `${label}: ${c[k]}`}
                           value={limits[c.id]?.[k] ?? ''}
                           onChange={(e) => setLimits({ ...limits, [c.id]: { ...limits[c.id], [k]: e.target.value } })}

@@ -7,7 +7,7 @@ import { ErrorNote, errorsOf } from '../ui';
 import { FORM_PARAMS, type Objective, type PlanRoute, type RoutePlan, running } from './common';
 import { DepotForm } from './DepotForm';
 import { OrdersToPlan } from './OrdersToPlan';
-import { type Limits, limitsBody, PlanForm } from './PlanForm';
+import { type Limits, limitError, limitsBody, PlanForm } from './PlanForm';
 import { PlanResult } from './PlanResult';
 import { useFollowPlan, usePlanningData } from './plan-data';
 import { usePlanMap } from './plan-map';
@@ -145,9 +145,11 @@ export default function Planning({ id }: { id?: string }) {
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(found)) {
         // Named by the courier, not by its place in the request: "Luis Rojas: Invalid shift_end: …".
-        const i = /^couriers\[(\d+)\]/.exec(k)?.[1];
-        const who = i === undefined ? undefined : chosen[Number(i)]?.name;
-        if (k.startsWith('couriers')) out.couriers = who ? `${who}: ${v.replace(/couriers\[\d+\]\./g, '')}` : v;
+        const [, i, field] = /^couriers\[(\d+)\]\.?(.*)$/.exec(k) ?? [];
+        const who = i === undefined ? undefined : chosen[Number(i)];
+        if (k.startsWith('couriers')) out.couriers = who ? `${who.name}: ${v.replace(/couriers\[\d+\]\./g, '')}` : v;
+        // The one box at fault is marked, not the whole list (limitError in PlanForm).
+        if (who && field) out[limitError(who.id, field)] = v;
         else if (FORM_PARAMS.includes(k)) out[k] = v;
         else out[''] = v;
       }
