@@ -50,7 +50,8 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       const row = page.getByRole('row', { name: /Rosa Cash/ });
       await row.getByLabel('Amount').fill('8');
       await row.getByLabel('Received by').fill('Caja 1');
-      await row.getByRole('button', { name: 'Record handover' }).click();
+      // A double-click records it once: the button waits for the first request.
+      await row.getByRole('button', { name: 'Record handover' }).dblclick();
       // Wait for the recorded handover itself, then for the row to show the day short (2 of 10): an
       // exception now that cash was handed over.
       const handovers = async () =>
@@ -74,10 +75,18 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       await lines.getByRole('link', { name: paid.tracking_code }).waitFor();
       expect(await lines.getByRole('row').count()).toBe(3); // head, the delivered order, the total
       const settlements = page.getByRole('table', { name: 'Settlements' });
+      // Issuing is final, so it asks first; a double-click on Mark paid pays once and shows no error.
+      let asked = '';
+      page.once('dialog', (d) => {
+        asked = d.message();
+        void d.accept();
+      });
       await settlements.getByRole('button', { name: 'Issue' }).click();
       await settlements.getByRole('cell', { name: 'issued' }).waitFor();
-      await settlements.getByRole('button', { name: 'Mark paid' }).click();
+      expect(asked).toContain('Issue this settlement to Bodega?');
+      await settlements.getByRole('button', { name: 'Mark paid' }).dblclick();
       await settlements.getByRole('cell', { name: 'paid' }).waitFor();
+      expect(await page.locator('section[aria-labelledby="settlements-title"] [role="alert"]').count()).toBe(0);
       await page.locator('section[aria-labelledby="settlements-title"]').screenshot({
         path: join(IMAGES, 'console-settlement.png'),
       });
@@ -96,6 +105,7 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
         await page.getByRole('figure', { name: title }).waitFor();
       }
       await page.getByText(/3 orders/).waitFor();
+      await page.getByText(/0 cancelled/).waitFor();
       await page.getByRole('img', { name: '4.5 out of 5 stars' }).waitFor();
       await page.locator('section.reports').screenshot({ path: join(IMAGES, 'console-reports.png') });
       // The export is the report on screen: in Live mode, Live's figures (none here), not test data.
@@ -112,6 +122,12 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       expect(await exported()).toMatch(/^total [^,]*,0,/);
       await page.getByLabel('Test').check();
       await page.getByText(/3 orders/).waitFor();
+      // By merchant: each bar is named by the merchant, whole (not its last five letters).
+      await page.locator('section.reports').getByLabel('By').selectOption('merchant');
+      const volume = page.getByRole('figure', { name: 'Volume' });
+      await volume.locator('text', { hasText: 'Bodega' }).waitFor();
+      await volume.locator('text', { hasText: 'Kiosko' }).waitFor();
+      await page.locator('section.reports').getByLabel('By').selectOption('day');
       await page.getByRole('link', { name: '2 customers' }).click();
       const behind = page.getByRole('table', { name: 'Orders behind the figure' });
       await behind.getByText(fives.tracking_code).waitFor();
@@ -168,6 +184,15 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       await theirs.getByRole('cell', { name: 'paid' }).waitFor();
       expect(await shop.getByRole('form', { name: 'Draft a settlement' }).count()).toBe(0);
       expect(await theirs.getByRole('button', { name: /Issue|Mark paid|Delete/ }).count()).toBe(0);
+      // Its own settlements need no Merchant column (it held the bare account id), nor its report a
+      // grouping by merchant, which the API refuses it.
+      expect(await theirs.getByRole('columnheader', { name: 'Merchant' }).count()).toBe(0);
+      expect(await theirs.getByText(m.accountId).count()).toBe(0);
+      expect(await shop.locator('section.reports').getByLabel('By').locator('option').allTextContents()).toEqual([
+        'day',
+        'courier',
+        'district',
+      ]);
 
       // The courier's phone: its balance (10 collected, 8 handed over), then the last known one offline.
       const code = (await client(web.t.app, op)('POST', `/v1/couriers/${courier}/sign_in_codes`, {})).body.code;

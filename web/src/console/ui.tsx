@@ -111,6 +111,28 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
   return { data, error, loading, reload, setData };
 }
 
+/**
+ * One action at a time: `run` does nothing while an earlier one is in flight, and `busy` names the
+ * one running (to disable its button). The guard is a ref, not state: a double-click sends both
+ * clicks before React renders the disabled button, and recorded a cash handover twice.
+ */
+export function useGuard() {
+  const running = useRef<string | null>(null);
+  const [busy, setBusy] = useState<string | null>(null);
+  const run = useCallback(async (key: string, f: () => Promise<unknown>) => {
+    if (running.current !== null) return;
+    running.current = key;
+    setBusy(key);
+    try {
+      await f();
+    } finally {
+      running.current = null;
+      setBusy(null);
+    }
+  }, []);
+  return { busy, run };
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge s-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }

@@ -2,7 +2,7 @@ import { type FormEvent, useState } from 'react';
 import { money, type Schemas, unwrap } from '../../shared/api';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useLoad } from '../ui';
+import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
 import { Bars, Distribution } from './charts';
 import { Settlements } from './Settlements';
 
@@ -20,7 +20,7 @@ export default function Money() {
       <h1 id="money-title">Money</h1>
       {carrier && <CashDay />}
       <Settlements carrier={carrier} />
-      <Reports />
+      <Reports carrier={carrier} />
     </section>
   );
 }
@@ -43,29 +43,35 @@ function CashDay() {
   const { client, mode } = useSession();
   const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', {})), [mode]);
   const [error, setError] = useState<unknown>(null);
-  const handover = async (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
+  const { busy, run } = useGuard();
+  const handover = (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
     e.preventDefault();
     const el = e.currentTarget;
     const form = new FormData(el);
-    setError(null);
-    try {
-      await unwrap(
-        client.POST('/v1/couriers/{id}/cash_handovers', {
-          params: { path: { id: courier } },
-          body: { amount: Number(form.get('amount')), currency, received_by: String(form.get('received_by')) },
-        }),
-      );
-      // Recorded: the fields empty again, so that a second click cannot record the same cash twice.
-      el.reset();
-      await eod.reload();
-    } catch (err) {
-      setError(err);
-    }
+    const body = { amount: Number(form.get('amount')), currency, received_by: String(form.get('received_by')) };
+    // One handover at a time (a double-click sent it twice), with a key so a retried request is one too.
+    return run(`${courier}-${currency}`, async () => {
+      setError(null);
+      try {
+        await unwrap(
+          client.POST('/v1/couriers/{id}/cash_handovers', {
+            params: { path: { id: courier } },
+            body,
+            headers: { 'Idempotency-Key': crypto.randomUUID() },
+          }),
+        );
+        // Recorded: the fields empty again, so that the same cash is not entered twice.
+        el.reset();
+        await eod.reload();
+      } catch (err) {
+        setError(err);
+      }
+    });
   };
   const lines = eod.data?.lines ?? [];
   return (
     <section aria-labelledby="cash-title">
-      <h2 id="cash-title">Courier cash {eod.data ? `· ${eod.data.day}` : ''}</h2>
+      <h2 id="cash-title">Courier cash {eod.data ? `· ${eod.data.day} (${eod.data.timezone})` : ''}</h2>
       <ErrorNote error={eod.error ?? error} />
       {eod.data && lines.length === 0 && <p className="empty-note">No cash collected or held today.</p>}
       {lines.length > 0 && (
@@ -76,11 +82,11 @@ function CashDay() {
               {lines.map((l) => (
                 <tr key={`${l.courier.id}-${l.currency}`}>
                   <td>{l.courier.name}</td>
-                  <td>{money(l.expected, l.currency)}</td>
-                  <td>{money(l.collected, l.currency)}</td>
-                  <td>{money(l.handed_over, l.currency)}</td>
+                  <td className="amount">{money(l.expected, l.currency)}</td>
+                  <td className="amount">{money(l.collected, l.currency)}</td>
+                  <td className="amount">{money(l.handed_over, l.currency)}</td>
                   <td className={l.status === 'balanced' || waiting(l) ? '' : 'error-note'}>{differenceText(l)}</td>
-                  <td>{money(l.balance, l.currency)}</td>
+                  <td className="amount">{money(l.balance, l.currency)}</td>
                   <td>
                     <form
                       onSubmit={(e) => handover(e, l.courier.id, l.currency)}
@@ -96,7 +102,9 @@ function CashDay() {
                         aria-label="Amount"
                       />
                       <input name="received_by" required placeholder="Received by" aria-label="Received by" />
-                      <button type="submit">Record handover</button>
+                      <button type="submit" disabled={busy === `${l.courier.id}-${l.currency}`}>
+                        Record handover
+                      </button>
                     </form>
                   </td>
                 </tr>
@@ -119,7 +127,8 @@ const CHARTS: [string, string, (f: Figures) => number | null, (f: Figures) => st
   ['ratings', 'Average rating', (f) => f.ratings.average, (f) => f.links.rated, 5],
 ];
 
-function Reports() {
+/** `carrier`: the carrier's people may group by merchant; a merchant sees its own orders only. */
+function Reports({ carrier }: { carrier: boolean }) {
   const { client, mode } = useSession();
   const [groupBy, setGroupBy] = useState<'day' | 'courier' | 'district' | 'merchant'>('day');
   const report = useLoad(
@@ -152,7 +161,7 @@ function Reports() {
           <option value="day">day</option>
           <option value="courier">courier</option>
           <option value="district">district</option>
-          <option value="merchant">merchant</option>
+          {carrier && <option value="merchant">merchant</option>}
         </select>
       </label>{' '}
       <button type="button" onClick={() => void download('csv')}>
@@ -165,9 +174,10 @@ function Reports() {
       {r && (
         <>
           <p>
-            {r.from} – {r.to}: <a href={toOrders(r.totals.links.orders)}>{r.totals.orders} orders</a>,{' '}
+            {r.from} – {r.to} ({r.timezone}): <a href={toOrders(r.totals.links.orders)}>{r.totals.orders} orders</a>,{' '}
             <a href={toOrders(r.totals.links.delivered)}>{r.totals.delivered} delivered</a>,{' '}
-            <a href={toOrders(r.totals.links.failed)}>{r.totals.failed} failed</a>, on time{' '}
+            <a href={toOrders(r.totals.links.failed)}>{r.totals.failed} failed</a>,{' '}
+            <a href={toOrders(r.totals.links.cancelled)}>{r.totals.cancelled} cancelled</a>, on time{' '}
             <a href={toOrders(r.totals.links.on_time)}>{pct(r.totals.on_time_rate)}</a>, first attempt{' '}
             <a href={toOrders(r.totals.links.first_attempt)}>{pct(r.totals.first_attempt_rate)}</a>, delivery time p50{' '}
             {r.totals.delivery_minutes.p50 ?? '—'} min, p90 {r.totals.delivery_minutes.p90 ?? '—'} min. Rated{' '}
@@ -185,6 +195,7 @@ function Reports() {
                 scale={scale}
                 format={scale === 1 ? pct : undefined}
                 groups={r.groups.map((g) => ({ label: g.label, value: value(g), href: toOrders(href(g)) }))}
+                byName={groupBy !== 'day'}
               />
             ))}
             <Distribution distribution={r.totals.ratings.distribution} rated={toOrders(r.totals.links.rated)} />

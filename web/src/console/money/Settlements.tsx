@@ -3,7 +3,7 @@ import { localDay } from '../../../../src/shared/local-time.js';
 import { browserZone, money, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useLoad } from '../ui';
+import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
 
 type Settlement = Schemas['Settlement'];
 
@@ -25,18 +25,33 @@ export function Settlements({ carrier }: { carrier: boolean }) {
   const [open, setOpen] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
 
-  const act = async (f: () => Promise<unknown>) => {
-    setError(null);
-    try {
-      await f();
-      await list.reload();
-    } catch (err) {
-      setError(err);
-    }
+  // One action at a time: a double-click on Issue sent it twice, and the second's 409 was shown
+  // as an error over a settlement that had been issued.
+  const { busy, run } = useGuard();
+  const act = (f: () => Promise<unknown>, key = 'list') =>
+    run(key, async () => {
+      setError(null);
+      try {
+        await f();
+        await list.reload();
+      } catch (err) {
+        setError(err);
+      }
+    });
+  const move = (s: Settlement, action: 'issue' | 'pay') => {
+    // Issuing is final (it sends settlement.issued and fixes the lines); paying only records a fact.
+    const who = names.get(s.account) ?? s.account;
+    if (action === 'issue' && !confirm(`Issue this settlement to ${who}? An issued settlement cannot be changed.`))
+      return;
+    return act(
+      () => unwrap(client.POST(`/v1/settlements/{id}/${action}`, { params: { path: { id: s.id } }, body: {} })),
+      s.id,
+    );
   };
-  const move = (id: string, action: 'issue' | 'pay') =>
-    act(() => unwrap(client.POST(`/v1/settlements/{id}/${action}`, { params: { path: { id } }, body: {} })));
-  const remove = (id: string) => act(() => unwrap(client.DELETE('/v1/settlements/{id}', { params: { path: { id } } })));
+  const remove = (s: Settlement) => {
+    if (!confirm('Delete this draft settlement?')) return;
+    return act(() => unwrap(client.DELETE('/v1/settlements/{id}', { params: { path: { id: s.id } } })), s.id);
+  };
   const draft = (e: FormEvent<HTMLFormElement>) => {
     e.preventDefault();
     const form = new FormData(e.currentTarget);
@@ -99,11 +114,15 @@ export function Settlements({ carrier }: { carrier: boolean }) {
       {rows.length > 0 && (
         <div className="table-wrap">
           <table className="table" aria-label="Settlements">
-            <TableHead columns={['Merchant', 'Period', 'Status', 'Lines', 'Net payable']} actions />
+            {/* A merchant reads its own settlements only: no Merchant column (it held the bare account id). */}
+            <TableHead
+              columns={[...(carrier ? ['Merchant'] : []), 'Period', 'Status', 'Lines', 'Net payable']}
+              actions
+            />
             <tbody>
               {rows.map((s) => (
                 <tr key={s.id} aria-selected={s.id === open}>
-                  <td>{names.get(s.account) ?? s.account}</td>
+                  {carrier && <td>{names.get(s.account) ?? s.account}</td>}
                   <td>
                     {s.period_start} – {s.period_end}
                   </td>
@@ -116,16 +135,16 @@ export function Settlements({ carrier }: { carrier: boolean }) {
                     </button>
                     {carrier && s.status === 'draft' && (
                       <>
-                        <button type="button" onClick={() => move(s.id, 'issue')}>
+                        <button type="button" onClick={() => move(s, 'issue')} disabled={busy === s.id}>
                           Issue
                         </button>
-                        <button type="button" onClick={() => remove(s.id)}>
+                        <button type="button" onClick={() => remove(s)} disabled={busy === s.id}>
                           Delete draft
                         </button>
                       </>
                     )}
                     {carrier && s.status === 'issued' && (
-                      <button type="button" onClick={() => move(s.id, 'pay')}>
+                      <button type="button" onClick={() => move(s, 'pay')} disabled={busy === s.id}>
                         Mark paid
                       </button>
                     )}
@@ -142,16 +161,17 @@ export function Settlements({ carrier }: { carrier: boolean }) {
           </table>
         </div>
       )}
-      {shown && <Lines s={shown} name={names.get(shown.account) ?? shown.account} />}
+      {shown && <Lines s={shown} name={carrier ? (names.get(shown.account) ?? shown.account) : null} />}
     </section>
   );
 }
 
-function Lines({ s, name }: { s: Settlement; name: string }) {
+/** `name`: the merchant's, for the carrier; null for the merchant itself. */
+function Lines({ s, name }: { s: Settlement; name: string | null }) {
   // Every time in the user's zone (the carrier's, else the browser's), named.
   const tz = useSession().me?.timezone ?? browserZone();
   const when = (iso: string | null | undefined) => whenIn(iso, tz);
-  const title = `Lines of ${name}, ${s.period_start} – ${s.period_end}`;
+  const title = `Lines${name ? ` of ${name}` : ''}, ${s.period_start} – ${s.period_end}`;
   return (
     <div className="table-wrap">
       <h3>{title}</h3>

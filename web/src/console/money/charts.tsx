@@ -14,26 +14,34 @@ export interface BarGroup {
   href: string;
 }
 
-/** One figure per group as vertical bars; `scale`: the top of the axis when the figure has one (a rate: 1). */
+/** A name under its bar: whole up to 10 characters, else cut with an ellipsis (the bar's title has it whole). */
+const shortName = (l: string) => (l.length > 10 ? `${l.slice(0, 9)}…` : l);
+
+/**
+ * One figure per group as vertical bars; `scale`: the top of the axis when the figure has one (a
+ * rate: 1). `byName`: the groups are couriers, districts or merchants, not days (MM-DD under a bar).
+ */
 export function Bars({
   title,
   groups,
   scale,
+  byName = false,
   format = (v) => String(v),
 }: {
   title: string;
   groups: BarGroup[];
   scale?: number;
+  byName?: boolean;
   format?: (v: number) => string;
 }) {
   const margin = { top: 8, right: 8, bottom: 22, left: 42 };
   const height = 120;
-  const width = Math.max(120, groups.length * 28);
+  const width = Math.max(120, groups.length * (byName ? 64 : 28));
   const x = scaleBand({ domain: groups.map((g) => g.label), range: [0, width], padding: 0.25 });
   const top = scale ?? Math.max(1, ...groups.map((g) => g.value ?? 0));
   const y = scaleLinear({ domain: [0, top], range: [height, 0], nice: scale === undefined });
   // One label in every few when the groups are many (92 days), so they never overlap.
-  const every = Math.ceil(groups.length / Math.max(1, Math.floor(width / 40)));
+  const every = byName ? 1 : Math.ceil(groups.length / Math.max(1, Math.floor(width / 40)));
   return (
     <figure className="chart">
       <figcaption>{title}</figcaption>
@@ -61,7 +69,7 @@ export function Bars({
             top={height}
             scale={x}
             tickValues={groups.filter((_, i) => i % every === 0).map((g) => g.label)}
-            tickFormat={(l) => String(l).slice(-5)}
+            tickFormat={(l) => (byName ? shortName(String(l)) : String(l).slice(-5))}
             tickLabelProps={() => ({ ...AXIS, textAnchor: 'middle' })}
           />
         </Group>
