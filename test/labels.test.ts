@@ -1,5 +1,6 @@
 import { expect, it } from 'vitest';
 import { client, describeEach, useApp, useMerchant, useOperator, validOrder } from './helpers.js';
+import { tinyPng, upload } from './lifecycle-helpers.js';
 import { decodeBarcodes, readPdf } from './pdf-reader.js';
 import { courierSession, sessionClient } from './people-helpers.js';
 
@@ -97,6 +98,28 @@ describeEach('labels and the loading scan', (engine) => {
     expect((await client(t.app, m.live)('GET', `/v1/routes/${route.id}/labels.pdf`)).status).toBe(403);
     expect((await client(t.app, op.key)('GET', '/v1/routes/rte_nope/labels.pdf')).status).toBe(404);
     expect(courier.id).toMatch(/^cou_/);
+  });
+
+  it('a reprint mid-day leaves out delivered parcels and keeps the stop numbers; with none left, 409', async () => {
+    const { first, second, route } = await routed();
+    const call = client(t.app, op.key);
+    const signature = (await upload(t, op.key, 'signature', tinyPng(4))).body.id;
+    for (const move of ['pickup', 'depart', 'deliver']) {
+      const body =
+        move === 'deliver'
+          ? { receiver_name: 'Ana', signature_file: signature, collected_amount: 120.5, payment_method: 'cash' }
+          : {};
+      const res = await call('POST', `/v1/orders/${first.id}/${move}`, body);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+    const pages = readPdf((await call('GET', `/v1/routes/${route.id}/labels.pdf`)).raw.rawPayload);
+    expect(pages).toHaveLength(1);
+    expect(pages[0]?.text).toContain(second.tracking_code);
+    expect(pages[0]?.text).toMatch(/STOP 2\nof 2/);
+    expect((await call('POST', `/v1/orders/${second.id}/cancel`, {})).status).toBe(200);
+    const none = await call('GET', `/v1/routes/${route.id}/labels.pdf`);
+    expect(none.status).toBe(409);
+    expect(none.body.error.message).toContain('no parcels left to deliver');
   });
 
   it('a scan loads the parcel once, leaves its status, and shows on the route as loaded or missing', async () => {

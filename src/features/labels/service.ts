@@ -1,6 +1,6 @@
 import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
-import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
+import { COURIER_ACTIVE_STATUSES, TERMINAL_STATUSES } from '../../shared/db/tables/orders.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { formatMoney, money } from '../../shared/money.js';
 import { accountById } from '../accounts/service.js';
@@ -61,23 +61,27 @@ export async function orderLabel(ctx: AppContext, scope: Scope, id: string): Pro
   return { doc: await render([label], `Label ${o.tracking_code}`), filename: `label-${o.tracking_code}.pdf` };
 }
 
-/** A label per parcel still on the route, in stop order, each with its stop number. */
+/**
+ * A label per parcel still to deliver on the route, in stop order, each with its stop number. The
+ * numbers count every parcel on the route, finished ones too, so a reprint mid-day says "STOP 3 of
+ * 5" as the first print and the phone do; a delivered parcel needs no label any more.
+ */
 export async function routeLabels(ctx: AppContext, scope: Scope, id: string): Promise<Pdf> {
   const route = await findRoute(ctx.db, scope, id);
   if (!route) throw notFound('route', id);
-  const stops = await repo.ordersOnRoute(ctx.db, route.id);
+  const onRoute = await repo.ordersOnRoute(ctx.db, route.id);
+  const stops = onRoute
+    .map((s, i) => ({ order: s.order, stop: { position: i + 1, of: onRoute.length } }))
+    .filter((s) => !TERMINAL_STATUSES.includes(s.order.status));
   if (stops.length === 0) {
     throw new ApiError(
       'invalid_transition',
-      `Route '${route.id}' has no parcels left on it: there is nothing to label.`,
+      `Route '${route.id}' has no parcels left to deliver: there is nothing to label.`,
     );
   }
   const names = new Map<string, string>();
   const labels: Label[] = [];
-  for (const [i, s] of stops.entries()) {
-    const stop = { position: i + 1, of: stops.length };
-    labels.push(labelOf(s.order, await merchantName(ctx, s.order.account_id, names), stop));
-  }
+  for (const s of stops) labels.push(labelOf(s.order, await merchantName(ctx, s.order.account_id, names), s.stop));
   return { doc: await render(labels, `Route ${route.id}`), filename: `labels-${route.id}.pdf` };
 }
 

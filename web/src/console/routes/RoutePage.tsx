@@ -1,4 +1,5 @@
 import { useState } from 'react';
+import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, labelNumbers, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
@@ -33,7 +34,8 @@ export default function RoutePage({ id }: { id: string }) {
 
   const r: Route | undefined = route.data;
   const onRoute = r?.stops.filter((s) => s.on_route) ?? [];
-  const loaded = onRoute.filter((s) => s.loaded_at).length;
+  // As the Routes page counts: a finished stop left with the courier, so it is not missing.
+  const missing = onRoute.filter((s) => !s.loaded_at && !isFinished(s.status)).length;
   // The labels' numbers (STOP 5), as the courier's phone shows them; a pair's pickup shows P5.
   const numbers = labelNumbers(r?.stops ?? []);
   const numberOf = (s: Route['stops'][number]) => {
@@ -52,8 +54,8 @@ export default function RoutePage({ id }: { id: string }) {
             {` · ${r.date}`} · Courier: <a href={`#/couriers`}>{r.courier.name}</a>
           </p>
           <p role="status">
-            {loaded} of {onRoute.length} parcels loaded
-            {loaded < onRoute.length ? ` · ${onRoute.length - loaded} missing` : ''}
+            {onRoute.length - missing} of {onRoute.length} parcels loaded
+            {missing > 0 ? ` · ${missing} missing` : ''}
           </p>
           <p>
             <button type="button" onClick={() => void labels()} disabled={onRoute.length === 0}>
@@ -82,8 +84,8 @@ export default function RoutePage({ id }: { id: string }) {
                   <td>
                     <StatusBadge status={s.status} />
                   </td>
-                  <td className={s.loaded_at ? 'loaded' : 'missing'}>
-                    {s.loaded_at ? `Loaded ${whenIn(s.loaded_at, tz)}` : 'Missing'}
+                  <td className={s.loaded_at ? 'loaded' : isFinished(s.status) ? '' : 'missing'}>
+                    {s.loaded_at ? `Loaded ${whenIn(s.loaded_at, tz)}` : isFinished(s.status) ? '—' : 'Missing'}
                   </td>
                 </tr>
               ))}
