@@ -216,7 +216,7 @@ function describe(e: AjvError): string {
     case 'maxProperties':
       return `must have at most ${e.params.limit} keys`;
     case 'format':
-      return `must be a valid ${e.params.format}${expected(e)}`;
+      return FORMATS[String(e.params.format)] ?? `must be a valid ${e.params.format}`;
     case 'pattern':
       return `has the wrong format${expected(e)}`;
     case 'anyOf':
@@ -227,6 +227,19 @@ function describe(e: AjvError): string {
       return e.message ?? 'is invalid';
   }
 }
+
+/**
+ * What each format asks for, in words. The field's description (the OpenAPI text, "The local day;
+ * default: today") used to follow in brackets, and read as "must be a valid date (expected The
+ * local day; default: today)".
+ */
+const FORMATS: Record<string, string> = {
+  date: 'must be a calendar day, YYYY-MM-DD',
+  'date-time': 'must be a date and time with its offset, like 2026-12-07T09:30:00-05:00',
+  email: 'must be an email address',
+  uri: 'must be a URL',
+  currency: 'must be an ISO 4217 currency code, like PEN',
+};
 
 function expected(e: AjvError): string {
   return e.parentSchema?.description ? ` (expected ${e.parentSchema.description})` : '';
