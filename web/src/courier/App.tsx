@@ -9,6 +9,7 @@ import { useCash } from './hooks/useCash';
 import { useCourierSession } from './hooks/useCourierSession';
 import { useDutyLocation } from './hooks/useDutyLocation';
 import { useOfflineQueue } from './hooks/useOfflineQueue';
+import { useRefusals } from './hooks/useRefusals';
 import { useRouteLive } from './hooks/useRouteLive';
 import { useRouteStops } from './hooks/useRouteStops';
 import type { Entry, MoveEntry } from './queue';
@@ -49,11 +50,15 @@ export function App() {
   }, [routeRefresh, cashRefresh]);
   const outbox = useOfflineQueue(session, { moved: route.moved, sent: reload });
   const [onDuty, setOnDuty] = useState(savedDuty);
-  const [note, setNote] = useState('');
+  // What the last action did ("Deliver saved", which offline promises a sync), or a quiet word.
+  const [note, setNote] = useState({ text: '', saved: false });
+  const quiet = useCallback((text: string) => setNote({ text, saved: false }), []);
   const [sheet, setSheet] = useState<Sheet | null>(null);
   const [scanning, setScanning] = useState(false);
   const locationProblem = useDutyLocation(session, onDuty);
-  useRouteLive(me?.courier.id, route.refresh);
+  // A move made on another phone comes in no stream message: reload reads the cash with the route.
+  useRouteLive(me?.courier.id, reload);
+  const refused = useRefusals(outbox.failed, route.stops, route.done, { dismiss: outbox.dismiss, note: quiet });
   useFocusBack(sheet);
 
   // On start: confirm the session when online (it may have been revoked), then load the route.
@@ -67,13 +72,19 @@ export function App() {
     })();
   }, [me?.courier.id]);
 
+  /** Each move carries its stop's customer: a refusal names the stop even once it is off the list. */
+  const named = (entries: Entry[]): Entry[] =>
+    entries.map((e) =>
+      e.kind === 'move' ? { ...e, customer: route.stops.find((s) => s.id === e.orderId)?.customer.name } : e,
+    );
+
   async function queue(entries: Entry[]) {
     const moves = entries.filter((e): e is MoveEntry => e.kind === 'move');
-    await outbox.queue(entries);
+    await outbox.queue(named(entries));
     const first = moves[0];
-    if (!first) return setNote('');
+    if (!first) return quiet('');
     const label = first.steps ? 'Start route' : ACTION_LABEL[first.action as Action];
-    setNote(moves.length > 1 ? `${label}: ${moves.length} stops saved` : `${label} saved`);
+    setNote({ text: moves.length > 1 ? `${label}: ${moves.length} stops saved` : `${label} saved`, saved: true });
   }
 
   /**
@@ -133,7 +144,7 @@ export function App() {
     const entries = [move('load', status)];
     const pickup = allowedMoves(status as Order['status'], COURIER_MOVES).includes('pickup');
     if (pickup) entries.push(move('pickup', TRANSITIONS.pickup.to));
-    void outbox.queue(entries);
+    void outbox.queue(named(entries));
     return `Stop ${number} loaded${pickup ? ' and picked up' : ''}: ${code}`;
   }
 
@@ -159,9 +170,12 @@ export function App() {
         onSignOut={() => void signOut()}
         waiting={outbox.size}
         onSync={() => void outbox.sync()}
-        failed={outbox.failed}
+        failed={refused}
         onDismiss={outbox.dismiss}
-        note={note && `${note}${outbox.size > 0 && !outbox.online ? ' — will sync when online' : ''}.`}
+        note={
+          note.text &&
+          `${note.text}${note.saved && outbox.size > 0 && !outbox.online ? ' — will sync when online' : ''}.`
+        }
         locationProblem={locationProblem}
       />
       <main>

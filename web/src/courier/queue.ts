@@ -34,6 +34,8 @@ export interface MoveEntry {
    * step with its own key derived from the entry's, so a replay after a cut repeats none of them.
    */
   steps?: string[];
+  /** The stop's customer, to name it if the server refuses the move (a refused order may be gone from the list). */
+  customer?: string;
 }
 
 export type Entry = FileEntry | MoveEntry;
@@ -45,6 +47,11 @@ export interface Failure {
   message: string;
   /** The Error body's code (`pin_mismatch`, `pin_locked`…): what the phone says about it. */
   code?: string;
+  /** The HTTP status of the refusal (`refusals.ts` tells an order already moved on from a real refusal). */
+  status?: number;
+  /** A refused move's: the status it led to, and the stop's customer when it was queued. */
+  to?: string;
+  customer?: string;
 }
 
 export async function enqueue(entries: Entry[]): Promise<void> {
@@ -127,6 +134,8 @@ export async function flush(
           what: e.kind === 'file' ? `${e.purpose} upload` : e.steps ? 'start route' : e.action,
           message,
           code: error?.code,
+          status: res.status,
+          ...(e.kind === 'move' ? { to: e.to, customer: e.customer } : {}),
         } satisfies Failure),
       );
     }

@@ -2,25 +2,45 @@ import { useEffect, useRef } from 'react';
 
 /**
  * The route kept current while the app is open (DESIGN §16): the courier session's stream
- * (`GET /v1/stream`, its own messages only) says when the route changed without a move of the
- * phone's own (`route`: an order inserted by dispatch, a re-optimization applied), and the app
- * reads its stops again. Every connection reads them too, the first included: live messages are
- * not replayed, so a change between the app's first read and the stream's open, or while the phone
+ * (`GET /v1/stream`, its own messages only) says when the route changed without a move
+ * (`route`: an order inserted by dispatch, a re-optimization applied), and the app reads its
+ * stops again. Every connection reads them too, the first included: live messages are not
+ * replayed, so a change between the app's first read and the stream's open, or while the phone
  * was off the network, comes in no message; so does coming back online.
+ *
+ * A move made elsewhere (the same courier's other phone, dispatch's desk) comes in no message at
+ * all: a courier session gets no order events (docs/stream.md, "Scopes": an order event is the
+ * merchant's webhook envelope). So the phone also reads its route when it is looked at again (the
+ * page becomes visible: the courier picks this phone up) and, while it is on screen and online,
+ * every `everyMs`: a few small GETs of the courier's own stops, and no move is ever sent from a
+ * route more than that old without the server saying so (refusals.ts).
  */
-export function useRouteLive(courierId: string | undefined, refresh: () => void | Promise<void>): void {
+export function useRouteLive(
+  courierId: string | undefined,
+  refresh: () => void | Promise<void>,
+  everyMs = 10_000,
+): void {
   const r = useRef(refresh);
   r.current = refresh;
   useEffect(() => {
-    if (!courierId || typeof EventSource === 'undefined') return;
-    const es = new EventSource('/v1/stream', { withCredentials: true });
-    es.onopen = () => void r.current();
-    es.addEventListener('route', () => void r.current());
+    if (!courierId) return;
+    const es = typeof EventSource === 'undefined' ? null : new EventSource('/v1/stream', { withCredentials: true });
+    if (es) {
+      es.onopen = () => void r.current();
+      es.addEventListener('route', () => void r.current());
+    }
     const online = () => void r.current();
+    const shown = () => document.visibilityState === 'visible' && void r.current();
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible' && navigator.onLine) void r.current();
+    }, everyMs);
     window.addEventListener('online', online);
+    document.addEventListener('visibilitychange', shown);
     return () => {
-      es.close();
+      es?.close();
+      clearInterval(timer);
       window.removeEventListener('online', online);
+      document.removeEventListener('visibilitychange', shown);
     };
-  }, [courierId]);
+  }, [courierId, everyMs]);
 }

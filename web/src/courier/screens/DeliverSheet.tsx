@@ -1,10 +1,12 @@
 import { type FormEvent, useRef, useState } from 'react';
-import { money, type Order } from '../../shared/api';
+import type { Order } from '../../shared/api';
+import { parseAmount } from '../amount';
 import { firstName, uuid } from '../format';
 import { useSheet } from '../hooks/useSheet';
 import { downscale } from '../images';
 import type { Entry, FileEntry } from '../queue';
 import { type SignatureHandle, SignaturePad } from '../SignaturePad';
+import { CashFields } from './CashFields';
 
 // The notes a missing proof leaves on the form; drawing the signature or adding a photo clears its own.
 const NEEDS_SIGNATURE = 'This delivery needs a signature.';
@@ -44,6 +46,7 @@ export function DeliverSheet({
     collected_amount: order.cash_on_delivery ? String(order.cash_on_delivery) : '',
   });
   const [error, setError] = useState('');
+  const [amountError, setAmountError] = useState('');
   const cod = (order.cash_on_delivery ?? 0) > 0;
   const need = proofOf(order);
   const pinState = order.pin?.state ?? null;
@@ -74,6 +77,15 @@ export function DeliverSheet({
   async function submit(e: FormEvent) {
     e.preventDefault();
     setError('');
+    setAmountError('');
+    // Checked first, at its field: the server would refuse the move only once it syncs, maybe hours later.
+    const amount = cod ? parseAmount(form.collected_amount ?? '') : { amount: undefined };
+    if ('error' in amount) {
+      setAmountError(amount.error);
+      (e.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>('[name="collected_amount"]')?.focus();
+      return;
+    }
+    const collected = amount.amount;
     const signature = await sig.current?.png();
     if (need.signature === 'required' && !signature) return setError(NEEDS_SIGNATURE);
     if (need.photo === 'required' && photos.length === 0) return setError(NEEDS_PHOTO);
@@ -105,7 +117,7 @@ export function DeliverSheet({
       });
     }
     if (cod) {
-      body.collected_amount = Number(form.collected_amount);
+      body.collected_amount = collected;
       body.payment_method = form.payment_method;
     }
     entries.push({
@@ -247,29 +259,17 @@ export function DeliverSheet({
         </div>
       )}
       {cod && (
-        <fieldset>
-          <legend>Cash on delivery: {money(order.cash_on_delivery, order.currency)}</legend>
-          <label>
-            Collected
-            <input
-              name="collected_amount"
-              inputMode="decimal"
-              value={form.collected_amount ?? ''}
-              onChange={set('collected_amount')}
-              required
-            />
-          </label>
-          <label>
-            Method
-            <select name="payment_method" value={form.payment_method} onChange={set('payment_method')}>
-              {['cash', 'card', 'bank_transfer', 'mobile_wallet'].map((m) => (
-                <option key={m} value={m}>
-                  {m.replace('_', ' ')}
-                </option>
-              ))}
-            </select>
-          </label>
-        </fieldset>
+        <CashFields
+          order={order}
+          amount={form.collected_amount ?? ''}
+          method={form.payment_method ?? 'cash'}
+          error={amountError}
+          onAmount={(v) => {
+            setForm({ ...form, collected_amount: v });
+            setAmountError('');
+          }}
+          onMethod={(v) => setForm({ ...form, payment_method: v })}
+        />
       )}
       {error && (
         <p className="error-note" role="alert">

@@ -1,5 +1,5 @@
 import type { LocationProblem } from '../hooks/useDutyLocation';
-import type { Failure } from '../queue';
+import type { Explained } from '../refusals';
 
 /** A delivery refused for its PIN after it synced: the parcel is not delivered, and the courier must know at once. */
 const PIN_WORDS: Record<string, string> = {
@@ -28,7 +28,8 @@ export function TopBar({
   onSignOut: () => void;
   waiting: number;
   onSync: () => void;
-  failed: Failure[];
+  /** The refusals still to show (refusals.ts): those already done elsewhere are a note instead. */
+  failed: Explained[];
   onDismiss: (seq: number) => void;
   note: string;
   /** Why the phone sends no position while on duty (useDutyLocation). */
@@ -64,10 +65,9 @@ export function TopBar({
             : 'This browser cannot share your location: dispatch cannot see where you are.'}
         </p>
       )}
-      {failed.map((f) => (
-        <p key={f.seq} className="error-note" role="alert" data-code={f.code}>
-          {PIN_WORDS[f.code ?? ''] ?? `${f.what} for ${f.orderId} was refused: `}
-          {f.message}{' '}
+      {failed.map(({ failure: f, text }) => (
+        <p key={f.seq} className="error-note" role="alert" data-code={f.code} data-order={f.orderId}>
+          {PIN_WORDS[f.code ?? ''] ? `${PIN_WORDS[f.code ?? '']}${f.message}` : text}{' '}
           <button type="button" onClick={() => onDismiss(f.seq)}>
             Dismiss
           </button>

@@ -1,0 +1,38 @@
+import { MINOR_PER_MAJOR } from '../../../src/shared/money.js';
+
+/**
+ * The largest amount the API takes (`MAX_MONEY` in src/features/orders/schemas.ts, which the web
+ * bundle does not import: it brings the whole schema library). test/courier-amount-sync.browser.test.ts
+ * checks the two agree.
+ */
+export const MAX_AMOUNT = 99_999_999.99;
+
+/** Decimals of every currency's amounts (DESIGN §2: hundredths of the major unit). */
+const DECIMALS = String(MINOR_PER_MAJOR).length - 1;
+
+/**
+ * An amount the courier typed, as the deliver move's `collected_amount` (a JSON number): digits with
+ * one comma or dot before the cents, since a Spanish or Portuguese keyboard types "60,00". Refused
+ * here, with words for the field, is what the server would refuse once the move syncs (the lifecycle's
+ * proof check: not negative, at most 2 decimals, at most MAX_AMOUNT), so nothing doomed is queued.
+ * A thousands separator is refused rather than guessed: "1.234" may be 1234 or 1.234.
+ */
+export function parseAmount(text: string): { amount: number } | { error: string } {
+  const s = text.replace(/[\s\u00a0\u202f]/g, '');
+  if (s === '') return { error: 'Enter the amount collected.' };
+  if (/^-/.test(s)) return { error: 'The amount cannot be negative.' };
+  if (/[.,].*[.,]/.test(s)) return { error: 'Type it without a thousands separator: 1234,50 or 1234.50.' };
+  const m = /^(\d*)(?:[.,](\d*))?$/.exec(s);
+  if (!m || `${m[1]}${m[2] ?? ''}` === '') {
+    return { error: 'Type the amount in digits, with a comma or a dot before the cents: 60,00 or 60.00.' };
+  }
+  const cents = m[2] ?? '';
+  if (cents.length > DECIMALS) {
+    return {
+      error: `At most ${DECIMALS} decimals, and no thousands separator: 1234,50 or 1234.50.`,
+    };
+  }
+  const amount = Number(`${m[1] || '0'}.${cents || '0'}`);
+  if (amount > MAX_AMOUNT) return { error: `The amount is too large: at most ${MAX_AMOUNT.toFixed(DECIMALS)}.` };
+  return { amount };
+}
