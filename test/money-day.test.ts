@@ -178,7 +178,12 @@ describeEach('money: a whole day', (engine) => {
     const issued = await call('POST', `/v1/settlements/${sp.body.id}/issue`);
     expect(issued.status).toBe(200);
     expect(issued.body.status).toBe('issued');
-    expect((await call('POST', `/v1/settlements/${sp.body.id}/issue`)).status).toBe(409);
+    const twice = await call('POST', `/v1/settlements/${sp.body.id}/issue`);
+    expect(twice.status).toBe(409);
+    expect(twice.body.error).toMatchObject({
+      code: 'settlement_not_editable',
+      message: `Settlement ${sp.body.id} cannot be issued: it is issued, and only a draft settlement can be.`,
+    });
     const events = await t.ctx.db.selectFrom('events').selectAll().where('type', '=', 'settlement.issued').execute();
     expect(events.map((e) => e.account_id)).toEqual([pen.accountId]);
     expect(JSON.parse(events[0]!.payload).data).toMatchObject({
@@ -213,6 +218,8 @@ describeEach('money: a whole day', (engine) => {
       'kind,order,tracking_code,external_order_id,order_status,delivered_at,currency,cod_collected,shipping_cost,net_payable',
     );
     expect(rows.slice(1, 4).map((r) => r.split(',')[1])).toEqual([a1.id, a2.id, a5.id]);
+    // Delivered at 10:00 in Lima, written as such: the settlement's zone, with its offset.
+    expect(rows[1]?.split(',')[5]).toBe('2026-11-20T10:00:00-05:00');
     expect(rows[4]).toBe(
       `total,,,,,,PEN,195.5,${round(ship(a1) + ship(a2) + ship(a5))},${round(195.5 - ship(a1) - ship(a2) - ship(a5))}`,
     );

@@ -3,7 +3,7 @@ import type { AppContext } from '../../shared/context.js';
 import type { SettlementStatus } from '../../shared/db/schema.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
-import { dayRange, startOfDay } from '../../shared/local-time.js';
+import { dayRange, localIso, startOfDay } from '../../shared/local-time.js';
 import { Totals, toMajor } from '../../shared/money.js';
 import { type ReportCell, reportCsv, reportXlsx } from '../../shared/spreadsheet.js';
 import { iso } from '../../shared/time.js';
@@ -213,8 +213,15 @@ export async function listSettlements(ctx: AppContext, scope: Scope, q: Settleme
   };
 }
 
-const stateError = (s: repo.SettlementRow, wanted: string) =>
-  new ApiError('settlement_not_editable', `Settlement ${s.id} is ${s.status}; only a ${wanted} one can be moved so.`);
+/**
+ * `s` as read before the move: when another request moved it in between, its status still reads
+ * `wanted`, and the message says it is no longer so.
+ */
+const stateError = (s: repo.SettlementRow, wanted: string, action: 'issued' | 'paid' | 'deleted') =>
+  new ApiError(
+    'settlement_not_editable',
+    `Settlement ${s.id} cannot be ${action}: it is ${s.status === wanted ? `no longer ${wanted}` : s.status}, and only a ${wanted} settlement can be.`,
+  );
 
 /** draft → issued, with `settlement.issued` written to the outbox in the same transaction. */
 export async function issue(ctx: AppContext, scope: Scope, id: string): Promise<Settlement> {
@@ -225,7 +232,7 @@ export async function issue(ctx: AppContext, scope: Scope, id: string): Promise<
   const shown = present(issued, lines);
   const event = await ctx.db.transaction().execute(async (trx) => {
     if (!(await repo.moveSettlement(trx, s.id, 'draft', { status: 'issued', issued_at: now, updated_at: now }))) {
-      throw stateError(s, 'draft');
+      throw stateError(s, 'draft', 'issued');
     }
     const { lines: _lines, ...data } = shown;
     return recordAccountEvent(trx, 'settlement.issued', { accountId: s.account_id, mode: s.mode }, data, now);
@@ -239,7 +246,7 @@ export async function markPaid(ctx: AppContext, scope: Scope, id: string): Promi
   const s = await load(ctx, scope, id);
   const now = ctx.clock();
   if (!(await repo.moveSettlement(ctx.db, s.id, 'issued', { status: 'paid', paid_at: now, updated_at: now }))) {
-    throw stateError(s, 'issued');
+    throw stateError(s, 'issued', 'paid');
   }
   return present({ ...s, status: 'paid', paid_at: now, updated_at: now }, await repo.linesOf(ctx.db, [s.id]));
 }
@@ -248,7 +255,7 @@ export async function markPaid(ctx: AppContext, scope: Scope, id: string): Promi
 export async function deleteDraft(ctx: AppContext, scope: Scope, id: string) {
   const s = await load(ctx, scope, id);
   await ctx.db.transaction().execute(async (trx) => {
-    if (!(await repo.deleteDraft(trx, s.id))) throw stateError(s, 'draft');
+    if (!(await repo.deleteDraft(trx, s.id))) throw stateError(s, 'draft', 'deleted');
   });
   return { id: s.id, object: 'settlement' as const, deleted: true as const };
 }
@@ -266,7 +273,11 @@ const HEADER = [
   'net_payable',
 ];
 
-/** The settlement's lines, then one total row per currency: what the CSV and the XLSX hold. */
+/**
+ * The settlement's lines, then one total row per currency: what the CSV and the XLSX hold. A
+ * delivery's time is written in the settlement's zone with its offset (2026-11-20T18:30:00-05:00):
+ * in UTC an evening delivery in Lima read as the next day in a merchant's spreadsheet.
+ */
 function table(s: Settlement): ReportCell[][] {
   const rows: ReportCell[][] = [HEADER];
   for (const l of s.lines) {
@@ -276,7 +287,7 @@ function table(s: Settlement): ReportCell[][] {
       l.tracking_code,
       l.external_order_id,
       l.order_status,
-      l.delivered_at,
+      l.delivered_at === null ? null : localIso(Date.parse(l.delivered_at), s.timezone),
       l.currency,
       l.cod_collected,
       l.shipping_cost,
