@@ -75,18 +75,33 @@ export const stopPoint = (x: LaneStop): Point | null =>
 /** The stop as written to route_stops. */
 export const refOf = (x: LaneStop): StopRef => ({ order_id: x.id, kind: x.kind });
 
+/** A courier on duty that no lane can be made for, and its route of the day (null: it has none). */
+export interface Unplaced {
+  courier: CouriersTable;
+  route: RoutesTable | null;
+  /** `no_start`: no depot (its own, its route plan's, the account's) and no position recorded. */
+  reason: 'no_start';
+}
+
 /**
  * Each courier's situation on the day: its newest route of the day and what is left on it.
  * A courier with no route that day counts only while on duty (a position within FRESH_POSITION_MS);
- * one with neither a position nor a depot to start from is left out. `include` counts one courier
- * whatever its duty (a dispatcher who names it knows better).
+ * one with neither a position nor a depot to start from is left out, and pushed to `unplaced` when
+ * given, so that callers can say why rather than pretend it is off duty. `include` counts one
+ * courier whatever its duty (a dispatcher who names it knows better).
  */
 export async function situations(
   db: Executor,
   config: Config,
   d: Day,
   couriers: CouriersTable[],
-  o: { fallbackDepot: string | null; exclude?: string; include?: string; onlyRoute?: RoutesTable },
+  o: {
+    fallbackDepot: string | null;
+    exclude?: string;
+    include?: string;
+    onlyRoute?: RoutesTable;
+    unplaced?: Unplaced[];
+  },
 ): Promise<Situation[]> {
   const mode = couriers[0]?.mode;
   if (mode === undefined) return [];
@@ -104,8 +119,18 @@ export async function situations(
     db,
     [...current.values()].map((r) => r.id),
   );
+  // A route a plan made started at the plan's depot (docs/dispatch.md): wanted for a courier
+  // without a start depot of its own, which is what the plan started it from too.
+  const byId = new Map(couriers.map((c) => [c.id, c]));
+  const planned = await repo.plannedDepots(
+    db,
+    mode,
+    d.day,
+    [...current.values()].filter((r) => !byId.get(r.courier_id)?.start_depot).map((r) => r.id),
+  );
   const depotIds = new Set<string>();
   for (const c of couriers) for (const id of [c.start_depot, c.end_depot, o.fallbackDepot]) if (id) depotIds.add(id);
+  for (const p of planned.values()) for (const id of [p.start, p.end]) depotIds.add(id);
   const depots = new Map((await repo.depotsByIds(db, mode, [...depotIds])).map((x) => [x.id, x]));
   const out: Situation[] = [];
   for (const c of couriers) {
@@ -114,8 +139,10 @@ export async function situations(
     if (!route && !fresh && c.id !== o.include) continue;
     const own = route ? stops.filter((s) => s.route_id === route.id && s.order.id !== o.exclude) : [];
     const ahead: LaneStop[] = own.filter(repo.isAhead).map((s) => s.order);
-    const startDepot = depots.get(c.start_depot ?? o.fallbackDepot ?? '') ?? null;
-    const endDepot = depots.get(c.end_depot ?? '') ?? startDepot;
+    // Its own depot, else the one its route was planned from, else the account's.
+    const plan = c.start_depot ? undefined : route ? planned.get(route.id) : undefined;
+    const startDepot = depots.get(c.start_depot ?? plan?.start ?? o.fallbackDepot ?? '') ?? null;
+    const endDepot = depots.get(c.end_depot ?? plan?.end ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);
     const zone = startDepot?.timezone ?? d.tz;
     const at = minuteAt(d, zone);
@@ -127,7 +154,10 @@ export async function situations(
     let start = fromPosition ? position : startDepot ? depotPoint(startDepot) : null;
     // A route re-optimized before its courier was ever seen, with no depot: from its first stop left.
     if (!start && o.onlyRoute) start = ahead.map(stopPoint).find((x) => x !== null) ?? null;
-    if (!start) continue;
+    if (!start) {
+      o.unplaced?.push({ courier: c, route, reason: 'no_start' });
+      continue;
+    }
     out.push({
       courier: c,
       route,

@@ -62,7 +62,7 @@ export function liveDispatchRoutes(app: FastifyInstance, ctx: AppContext): void 
         operationId: 'listDispatchSuggestions',
         summary: 'Rank the couriers on duty by the cost of inserting the order into their current route',
         description:
-          'Each courier with a route of the order\u2019s day (or a position in the last 2 h) gets the cheapest position for the order, from where it is now: added km and minutes, the new ETA of every remaining stop, and any window, capacity or shift it would break. Best first: feasible ones by added distance. 409 invalid_transition when the order cannot be assigned; 409 order_not_dispatchable without coordinates.',
+          'Each courier with a route of the order\u2019s day (or a position in the last 2 h) gets the cheapest position for the order, from where it is now: added km and minutes, the new ETA of every remaining stop, and any window, capacity or shift it would break. Best first: feasible ones by added distance. A courier with a route of the day but nowhere to start from (no start depot: its own, its route plan\u2019s or the account\u2019s; no position) is listed in unavailable with the reason instead. 409 invalid_transition when the order cannot be assigned; 409 order_not_dispatchable without coordinates.',
         params: IdParams,
         response: { 200: SuggestionList, ...errorResponses(401, 403, 404, 409) },
       },

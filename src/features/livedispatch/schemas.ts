@@ -106,6 +106,19 @@ export const Suggestion = Type.Object(
 );
 export type Suggestion = Static<typeof Suggestion>;
 
+const Unavailable = Type.Object(
+  {
+    courier: Type.Object({ id: Type.String(), name: Type.String() }),
+    route: Type.Union([Type.String(), Type.Null()], { description: 'Its route of the order\u2019s day' }),
+    reason: Type.Literal('no_start', {
+      description:
+        '`no_start`: nowhere to start from: no start depot (its own, its route plan\u2019s or the account\u2019s) and no position recorded',
+    }),
+    message: Type.String({ description: 'Why, and what to do about it, for the dispatcher' }),
+  },
+  { $id: 'DispatchUnavailableCourier' },
+);
+
 export const SuggestionList = Type.Object(
   {
     object: Type.Literal('list'),
@@ -113,6 +126,10 @@ export const SuggestionList = Type.Object(
     auto_dispatch: AutoDispatch,
     data: Type.Array(Suggestion, { description: 'Couriers on duty, best first' }),
     has_more: Type.Boolean(),
+    unavailable: Type.Array(Unavailable, {
+      description:
+        'Couriers on duty (with a route of the order\u2019s day) that could not be ranked, and why; not in `data`, whatever its limit',
+    }),
   },
   { $id: 'DispatchSuggestionList' },
 );

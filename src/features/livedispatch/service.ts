@@ -22,6 +22,7 @@ import {
   refOf,
   type Situation,
   situations,
+  type Unplaced,
 } from './lanes.js';
 import * as repo from './repo.js';
 import type { DispatchBody, DispatchResult, Suggestion, SuggestionList } from './schemas.js';
@@ -175,7 +176,7 @@ export async function rank(
   ctx: AppContext,
   order: OrderRow,
   courierId?: string,
-): Promise<{ day: Day; ranked: Ranked[] }> {
+): Promise<{ day: Day; ranked: Ranked[]; unavailable: SuggestionList['unavailable'] }> {
   checkFrom('assign', order);
   if (!pointOf(order.delivery_address)) {
     throw new ApiError(
@@ -187,10 +188,12 @@ export async function rank(
   let couriers = await repo.couriersFor(ctx.db, order.mode, order.account_id);
   if (courierId !== undefined) couriers = couriers.filter((c) => c.id === courierId);
   const fallbackDepot = await repo.accountDepot(ctx.db, order.account_id);
+  const unplaced: Unplaced[] = [];
   const sits = await situations(ctx.db, ctx.config, d, couriers, {
     fallbackDepot,
     exclude: order.id,
     include: courierId,
+    unplaced,
   });
   const ranked: Ranked[] = [];
   // A pickup-and-delivery order goes in as two stops, its pickup first (DESIGN §16).
@@ -210,18 +213,30 @@ export async function rank(
     (a, b) =>
       compareInsertions(a.insertion, b.insertion) || a.situation.courier.id.localeCompare(b.situation.courier.id),
   );
-  return { day: d, ranked };
+  return { day: d, ranked, unavailable: unplaced.map((u) => unavailable(d, u)) };
+}
+
+/** A courier left out of the ranking, in the dispatcher's words: why, and what would put it back. */
+function unavailable(d: Day, u: Unplaced): SuggestionList['unavailable'][number] {
+  const has = u.route ? `has route ${u.route.id} on ${d.day} but` : 'has';
+  return {
+    courier: { id: u.courier.id, name: u.courier.name },
+    route: u.route?.id ?? null,
+    reason: u.reason,
+    message: `${u.courier.name} ${has} nowhere to start from: no start depot (its own, its route plan\u2019s or the account\u2019s) and no position recorded. Give the courier a start depot, or let its app send a position.`,
+  };
 }
 
 export async function suggestions(ctx: AppContext, scope: Scope, id: string, limit = 20): Promise<SuggestionList> {
   const order = await resolveOrder(ctx, scope, id);
-  const { ranked } = await rank(ctx, order);
+  const { ranked, unavailable } = await rank(ctx, order);
   return {
     object: 'list',
     order: order.id,
     auto_dispatch: await repo.autoDispatchOf(ctx.db, order.mode, order.account_id),
     data: ranked.slice(0, limit).map((r) => r.suggestion),
     has_more: ranked.length > limit,
+    unavailable,
   };
 }
 
@@ -238,26 +253,31 @@ export async function dispatchOrder(
   also?: (trx: Tx, chosen: Ranked) => Promise<void>,
 ): Promise<DispatchResult> {
   const order = await resolveOrder(ctx, scope, id);
-  const { day, ranked } = await rank(ctx, order, body.courier_id);
+  const { day, ranked, unavailable } = await rank(ctx, order, body.courier_id);
   let chosen: Ranked | undefined;
   if (body.courier_id !== undefined) {
     chosen = ranked[0];
     if (!chosen) {
       throw new ApiError(
         'parameter_invalid',
-        `Invalid courier_id: no active courier '${body.courier_id}' with a depot or a position to start from.`,
+        unavailable[0]
+          ? `Invalid courier_id: ${unavailable[0].message}`
+          : `Invalid courier_id: no active courier '${body.courier_id}' with a depot or a position to start from.`,
         'courier_id',
       );
     }
   } else {
     chosen = ranked.find((r) => r.suggestion.feasible);
     if (!chosen) {
-      throw new ApiError(
-        'no_courier_fits',
-        ranked.length === 0
-          ? `No courier is on duty for order ${order.id}: none has a route on ${day.day} or a recent position.`
-          : `No courier can take order ${order.id} without breaking a window, capacity or shift; name one with courier_id to insert it anyway.`,
-      );
+      let why = `No courier can take order ${order.id} without breaking a window, capacity or shift; name one with courier_id to insert it anyway.`;
+      if (ranked.length === 0 && unavailable.length === 0) {
+        why = `No courier is on duty for order ${order.id}: none has a route on ${day.day} or a recent position.`;
+      } else if (ranked.length === 0) {
+        // Couriers with a route of the day but nowhere to start from are on duty: named, not denied.
+        const one = unavailable.length === 1;
+        why = `No courier can be ranked for order ${order.id}: ${unavailable.map((u) => u.courier.name).join(', ')} ${one ? 'has a route' : 'have routes'} on ${day.day} but nowhere to start from (no start depot, no position recorded). Give ${one ? 'it' : 'them'} a start depot.`;
+      }
+      throw new ApiError('no_courier_fits', why);
     }
   }
   const routeId = await write(ctx, scope, order, chosen, day, also);
