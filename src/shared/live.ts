@@ -11,8 +11,12 @@ export interface LiveData {
   'courier.location': { courier: string; lat: number; lng: number; recorded_at: string };
   route_plan: { id: string; status: string; progress: number } & Record<string, unknown>;
   order_import: { id: string; status: string; processed_rows: number; total_rows: number } & Record<string, unknown>;
-  /** A route's stops changed without a move of their own (an order inserted, a re-optimization applied). */
-  route: { id: string; courier: string; reason: 'dispatched' | 'reoptimized' };
+  /**
+   * A courier's route changed: a route made or an order inserted for it (`dispatched`), a
+   * re-optimization applied, or one of its orders moved (`moved`; `id` null for an order assigned
+   * without a route). Its phones read their stops again.
+   */
+  route: { id: string | null; courier: string; reason: 'dispatched' | 'reoptimized' | 'moved' };
 }
 export type LiveKind = keyof LiveData;
 export const LIVE_KINDS: readonly LiveKind[] = ['courier.location', 'route_plan', 'order_import', 'route'];

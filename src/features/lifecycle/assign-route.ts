@@ -11,6 +11,7 @@ import { isPaired } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
 import { resolveOrder } from '../orders/service.js';
 import { signalQueued } from '../webhooks/outbox.js';
+import { tellCouriers } from './phones.js';
 import { applyMove, assignEffect, checkFrom, type MoveEffect } from './service.js';
 
 /** A route checked and ready to write: its row, its stops in order and each order's assign move. */
@@ -96,5 +97,6 @@ export async function createRoute(ctx: AppContext, scope: Scope, body: RouteCrea
   const now = ctx.clock();
   await ctx.db.transaction().execute((trx) => writeRoute(trx, prepared, now));
   signalQueued(ctx);
+  await tellCouriers(ctx, [{ courierId: prepared.route.courier_id, routeId: prepared.route.id }], 'dispatched');
   return presentRoute(ctx, prepared.route);
 }

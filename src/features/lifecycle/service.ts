@@ -17,6 +17,7 @@ import type { Order, OrderStatus } from '../orders/schemas.js';
 import { resolveOrder } from '../orders/service.js';
 import { recordOrderEvent, signalQueued } from '../webhooks/outbox.js';
 import { onTime } from './on-time.js';
+import { tellCouriers } from './phones.js';
 import { checkPin } from './pin.js';
 import { attemptColumns, type Fix, fixOf } from './position.js';
 import { buildProof, EVENT_LINK_TTL_SECONDS, presentProof } from './proof.js';
@@ -128,6 +129,11 @@ export async function move(
   // Every move writes an event; after the commit, this instance's dispatcher may have work.
   signalQueued(ctx);
   if (jobs > 0) signalJobs(ctx);
+  await tellCouriers(
+    ctx,
+    [current, updated].map((o) => ({ courierId: o.courier_id, routeId: o.route_id })),
+    'moved',
+  );
   return presentOrder(updated);
 }
 

@@ -2,6 +2,7 @@ import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { type PreparedRoute, prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
+import { tellCouriers } from '../lifecycle/phones.js';
 import { signalQueued } from '../webhooks/outbox.js';
 import { publishPlan } from './planned.js';
 import { openResult, planOrThrow, presentPlan } from './plans.js';
@@ -73,6 +74,8 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
   });
   signalQueued(ctx);
   publishPlan(ctx, updated);
+  const routes = prepared.map((p) => ({ courierId: p.route.courier_id, routeId: p.route.id }));
+  await tellCouriers(ctx, routes, 'dispatched');
   return presentPlan(updated);
 }
 

@@ -2,23 +2,24 @@ import { useEffect, useRef } from 'react';
 
 /**
  * The route kept current while the app is open (DESIGN §16): the courier session's stream
- * (`GET /v1/stream`, its own messages only) says when the route changed without a move
- * (`route`: an order inserted by dispatch, a re-optimization applied), and the app reads its
- * stops again. Every connection reads them too, the first included: live messages are not
- * replayed, so a change between the app's first read and the stream's open, or while the phone
- * was off the network, comes in no message; so does coming back online.
+ * (`GET /v1/stream`, its own messages only) says when its route changed (`route`: a route made or
+ * an order inserted by dispatch, a re-optimization applied, one of its orders moved, by its other
+ * phone or dispatch's desk), and the app reads its stops again. A courier session gets no order
+ * events (docs/stream.md, "Scopes": an order event is the merchant's webhook envelope), so the
+ * `route` message is how it learns of them. Every connection reads them too, the first included:
+ * live messages are not replayed, so a change between the app's first read and the stream's open,
+ * or while the phone was off the network, comes in no message; so does coming back online.
  *
- * A move made elsewhere (the same courier's other phone, dispatch's desk) comes in no message at
- * all: a courier session gets no order events (docs/stream.md, "Scopes": an order event is the
- * merchant's webhook envelope). So the phone also reads its route when it is looked at again (the
- * page becomes visible: the courier picks this phone up) and, while it is on screen and online,
- * every `everyMs`: a few small GETs of the courier's own stops, and no move is ever sent from a
- * route more than that old without the server saying so (refusals.ts).
+ * As a backstop (a stream cut without the browser noticing, a message lost with an instance), the
+ * phone also reads its route when it is looked at again (the page becomes visible: the courier
+ * picks this phone up) and, while it is on screen and online, every `everyMs`: a minute, so a
+ * thousand phones add about 17 reads a second, not a hundred (refusals.ts covers a move sent from
+ * a route read before another phone's).
  */
 export function useRouteLive(
   courierId: string | undefined,
   refresh: () => void | Promise<void>,
-  everyMs = 10_000,
+  everyMs = 60_000,
 ): void {
   const r = useRef(refresh);
   r.current = refresh;

@@ -1,0 +1,29 @@
+import type { AppContext } from '../../shared/context.js';
+import type { LiveData } from '../../shared/live.js';
+import * as dispatch from '../dispatch/repo.js';
+
+/**
+ * Tells each courier's phones, after the commit, that its route changed: a `route` live message
+ * (docs/stream.md). A courier session gets no order events (an order event is the merchant's), so
+ * without it a move made elsewhere (the same courier's other phone, dispatch's desk) or a route made
+ * for it reached the phone only when it next read its route.
+ */
+export async function tellCouriers(
+  ctx: AppContext,
+  changed: { courierId: string | null; routeId: string | null }[],
+  reason: LiveData['route']['reason'],
+): Promise<void> {
+  const seen = new Set<string>();
+  for (const { courierId, routeId } of changed) {
+    if (courierId === null || seen.has(courierId)) continue;
+    seen.add(courierId);
+    // The courier's own account is the message's: a merchant's sandbox courier's phone is scoped to it.
+    const c = await dispatch.courierById(ctx.db, courierId);
+    if (!c) continue;
+    ctx.live.publish(
+      'route',
+      { mode: c.mode, accountId: c.account_id, courierId: c.id },
+      { id: routeId, courier: c.id, reason },
+    );
+  }
+}
