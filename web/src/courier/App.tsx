@@ -56,7 +56,7 @@ export function App() {
   const [sheet, setSheet] = useState<Sheet | null>(null);
   const [scanning, setScanning] = useState(false);
   const locationProblem = useDutyLocation(session, onDuty);
-  // A move made on another phone comes in no stream message: reload reads the cash with the route.
+  // A move made on another phone changes the cash too: reload reads it with the route.
   useRouteLive(me?.courier.id, reload);
   const refused = useRefusals(outbox.failed, route.stops, route.done, { dismiss: outbox.dismiss, note: quiet });
   useFocusBack(sheet);
