@@ -54,3 +54,50 @@ describeEach('stream: a courier phone follows its route', (engine) => {
     for (const p of phones) p.close();
   });
 });
+
+/**
+ * A merchant's sandbox courier working a route an operator made: the route has no account, the
+ * courier's phone is scoped to the merchant's. Every `route` message is addressed by the courier's
+ * own account, so the phone hears an insertion and a re-optimization as it hears a route made.
+ */
+describeEach('stream: a sandbox courier on an operator-made route', (engine) => {
+  const NINE = Date.parse('2030-03-04T09:00:00Z');
+  let t: TestApp;
+  let op: string;
+  beforeAll(async () => {
+    t = await startApp(engine, {}, { clock: () => NINE });
+    op = await newOperator(t, 'test');
+  });
+  afterAll(async () => t?.close());
+
+  it('hears the insertion and the re-optimization an operator makes', async () => {
+    const merchant = (await newMerchant(t)).test;
+    const mc = client(t.app, merchant);
+    const call = client(t.app, op);
+    const at = (lat: number) =>
+      validOrder({ delivery_address: { address: 'Calle 1', city: 'Lima', lat, lng: -77.03 } });
+    const rosa = (await mc('POST', '/v1/couriers', { name: 'Rosa' })).body;
+    expect((await mc('POST', `/v1/couriers/${rosa.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
+    const [far, near] = await Promise.all(
+      [at(-12.14), at(-12.11)].map(async (o) => (await mc('POST', '/v1/orders', o)).body),
+    );
+    const phone = await openStream(t.app, undefined, { cookie: (await courierSession(t, op, rosa.id)).cookie });
+    const route = (await call('POST', '/v1/routes', { courier_id: rosa.id, order_ids: [far.id, near.id] })).body;
+    expect(route.courier.id).toBe(rosa.id);
+    const heard = (reason: string) => phone.next((m) => m.event === 'route' && m.data.reason === reason);
+    expect((await heard('dispatched')).data).toEqual({ id: route.id, courier: rosa.id, reason: 'dispatched' });
+
+    const middle = (await mc('POST', '/v1/orders', at(-12.125))).body;
+    const res = await call('POST', `/v1/orders/${middle.id}/dispatch`, { courier_id: rosa.id });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.route).toBe(route.id);
+    await expect
+      .poll(() => phone.messages.filter((m) => m.event === 'route' && m.data.reason === 'dispatched').length)
+      .toBe(2);
+
+    const applied = await call('POST', `/v1/routes/${route.id}/reoptimize`, { apply: true, time_limit_ms: 200 });
+    expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+    expect((await heard('reoptimized')).data).toEqual({ id: route.id, courier: rosa.id, reason: 'reoptimized' });
+    phone.close();
+  });
+});

@@ -17,13 +17,25 @@ export async function tellCouriers(
   for (const { courierId, routeId } of changed) {
     if (courierId === null || seen.has(courierId)) continue;
     seen.add(courierId);
-    // The courier's own account is the message's: a merchant's sandbox courier's phone is scoped to it.
     const c = await dispatch.courierById(ctx.db, courierId);
-    if (!c) continue;
-    ctx.live.publish(
-      'route',
-      { mode: c.mode, accountId: c.account_id, courierId: c.id },
-      { id: routeId, courier: c.id, reason },
-    );
+    if (c) tellCourier(ctx, c, routeId, reason);
   }
+}
+
+/**
+ * The one way a `route` message is published. Its audience is the courier's own account, never the
+ * route's: a route an operator made for a merchant's sandbox courier has no account, but that
+ * courier's phone is scoped to the merchant's, and would not hear of it.
+ */
+export function tellCourier(
+  ctx: AppContext,
+  c: Pick<dispatch.CourierRow, 'id' | 'mode' | 'account_id'>,
+  routeId: string | null,
+  reason: LiveData['route']['reason'],
+): void {
+  ctx.live.publish(
+    'route',
+    { mode: c.mode, accountId: c.account_id, courierId: c.id },
+    { id: routeId, courier: c.id, reason },
+  );
 }

@@ -3,6 +3,7 @@ import type { Scope } from '../../shared/auth.js';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import * as dispatch from '../dispatch/repo.js';
+import { tellCourier } from '../lifecycle/phones.js';
 import { type CheckResult, type Problem, solve } from '../planning/solver/index.js';
 import {
   checkLane,
@@ -245,10 +246,5 @@ async function write(ctx: AppContext, r: Read, free: dispatch.StopRef[]): Promis
     }
     await repo.rewriteStops(trx, r.route.id, [...r.kept, ...r.pinned.map(refOf), ...free]);
   });
-  const c = r.situation.courier;
-  ctx.live.publish(
-    'route',
-    { mode: r.route.mode, accountId: r.route.account_id, courierId: c.id },
-    { id: r.route.id, courier: c.id, reason: 'reoptimized' },
-  );
+  tellCourier(ctx, r.situation.courier, r.route.id, 'reoptimized');
 }

@@ -5,6 +5,7 @@ import { ApiError } from '../../shared/errors.js';
 import { localClock, localDay } from '../../shared/local-time.js';
 import type { StopRef } from '../dispatch/repo.js';
 import { prepareRoute, writeRoute } from '../lifecycle/assign-route.js';
+import { tellCourier } from '../lifecycle/phones.js';
 import { applyMove, assignEffect, checkFrom } from '../lifecycle/service.js';
 import { isPaired } from '../orders/pickup.js';
 import type { OrderRow } from '../orders/repo.js';
@@ -322,11 +323,6 @@ async function write(
   }
   signalQueued(ctx);
   // The courier's phone re-reads its route: the stops after the new one moved down.
-  const c = chosen.situation.courier;
-  ctx.live.publish(
-    'route',
-    { mode: c.mode, accountId: route ? route.account_id : c.account_id, courierId: c.id },
-    { id: routeId, courier: c.id, reason: 'dispatched' },
-  );
+  tellCourier(ctx, chosen.situation.courier, routeId, 'dispatched');
   return routeId;
 }
