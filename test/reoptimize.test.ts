@@ -75,6 +75,7 @@ describeEach('route re-optimization', (engine) => {
     expect(p.saving.distance_km).toBeCloseTo(p.current.distance_km - p.proposed.distance_km, 2);
     expect(p.saving.duration_min).toBeGreaterThan(0);
     expect(p.start_at).toBe(new Date(NINE).toISOString());
+    expect(p.start).toEqual({ lat: -12.1, lng: -77.03 });
     // Positions count the kept stop; ETAs follow the new order.
     expect(p.proposed.stops.map((x: any) => [x.order_id, x.position])).toEqual([
       [s.near.id, 2],
@@ -85,6 +86,10 @@ describeEach('route re-optimization', (engine) => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
     expect(p.route_version).toMatch(/^rv_/);
     expect(await stopIds(s)).toEqual([s.done.id, s.far.id, s.near.id, s.middle.id]);
+    // The route's stops say where each is, for the console's map beside the proposal.
+    const stops = ok(await s.mc('GET', `/v1/routes/${s.route.id}`)).stops;
+    expect(stops.map((x: any) => x.address.lat)).toEqual([-12.2, -12.14, -12.11, -12.125]);
+    expect(stops[0].address).toMatchObject({ address: 'Calle 1', city: 'Lima', lng: -77.03 });
   });
 
   it('applies a proposal as it was shown; 409 route_changed once the route moved on', async () => {

@@ -29,6 +29,7 @@ export async function presentRoutes(ctx: AppContext, rows: repo.RouteRow[]): Pro
       kind: s.kind,
       tracking_code: s.tracking_code,
       status: s.status,
+      address: s.kind === 'pickup' && s.pickup_address ? s.pickup_address : s.delivery_address,
       // False once the order was re-assigned to another route.
       on_route: s.route_id === r.id,
       loaded_at: s.loaded_at === null ? null : iso(s.loaded_at),

@@ -2,7 +2,7 @@ import { type Static, Type } from 'typebox';
 import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
 import { FINISHED_STATUSES } from '../../shared/db/tables/orders.js';
 import { Nullable } from '../../shared/params.js';
-import { OrderStatusSchema } from '../orders/schemas.js';
+import { Address, OrderStatusSchema } from '../orders/schemas.js';
 
 // Stored values are defined with the table; the API shows the same ones.
 export { VEHICLES } from '../../shared/db/tables/couriers.js';
@@ -245,6 +245,9 @@ export const Route = Type.Object(
           }),
           tracking_code: Type.String(),
           status: OrderStatusSchema,
+          address: Type.Object(Address.properties, {
+            description: 'Where the stop is: the pickup address for a `pickup` stop, else the delivery address',
+          }),
           on_route: Type.Boolean({ description: 'False once the order was re-assigned elsewhere' }),
           loaded_at: Nullable(
             Type.String({

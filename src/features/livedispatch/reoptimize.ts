@@ -221,6 +221,7 @@ export async function reoptimize(
     route: r.route.id,
     route_version: applied ? versionOf(r.route.id, await repo.stopsWithOrders(ctx.db, [r.route.id])) : r.version,
     starts_from: r.situation.startsFrom,
+    start: { lat: r.situation.start.lat, lng: r.situation.start.lng },
     start_at: instantOf(r.day, startMin),
     kept: [...r.kept.map((x) => x.order_id), ...r.pinned.map((o) => o.id)],
     current: currentLeg,

@@ -265,6 +265,15 @@ export function whenIn(iso: string | null | undefined, tz: string, dayOnly = fal
   }
 }
 
+/** A time of day in `tz` ("9:14 AM"), where the zone is named once nearby (a heading, a summary). */
+export function clockIn(iso: string, tz: string): string {
+  try {
+    return new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'short', timeZone: tz });
+  } catch {
+    return new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'short' });
+  }
+}
+
 /**
  * When an order is due, in its own zone: a day requested without a time (stored as the day's first
  * instant) shows as the day alone, "Nov 25, 2026 (America/Lima)".

@@ -3,13 +3,14 @@ import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, labelNumbers, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
+import { Reoptimize } from './Reoptimize';
 
 type Route = Schemas['Route'];
 
 /**
- * One route (DESIGN §16, docs/labels.md): its stops in order with their status and whether each
- * parcel was scanned into the vehicle, the courier, and its labels as a PDF. Reached from the
- * board's courier column and from a committed plan.
+ * One route (DESIGN §16, docs/labels.md, docs/dispatch.md): its stops in order with their address,
+ * status and whether each parcel was scanned into the vehicle, the courier, its labels as a PDF, and
+ * re-optimizing what is left of it. Reached from the Routes page, the board and a committed plan.
  */
 export default function RoutePage({ id }: { id: string }) {
   const { client, me } = useSession();
@@ -66,8 +67,9 @@ export default function RoutePage({ id }: { id: string }) {
             </button>
           </p>
           <ErrorNote error={printing} />
+          <Reoptimize route={r} tz={tz} onApplied={() => void route.reload()} />
           <table className="route-stops">
-            <TableHead columns={['Stop', 'Parcel', 'Status', 'Loaded']} />
+            <TableHead columns={['Stop', 'Parcel', 'Address', 'Status', 'Loaded']} />
             <tbody>
               {r.stops.map((s) => (
                 <tr
@@ -80,6 +82,10 @@ export default function RoutePage({ id }: { id: string }) {
                   <td>
                     <a href={`#/orders/${s.order}`}>{s.tracking_code}</a>
                     {s.on_route ? '' : ' (moved to another route)'}
+                  </td>
+                  <td>
+                    {s.kind === 'pickup' ? 'Pickup: ' : ''}
+                    {[s.address.address, s.address.district].filter(Boolean).join(', ')}
                   </td>
                   <td>
                     <StatusBadge status={s.status} />
