@@ -42,7 +42,8 @@ interface PlanRoute {
  * it. An admin sets up the merchant, the depot and three couriers; a dispatcher imports the
  * merchant's Spanish CSV (no coordinates: a local geocoder places it), plans balanced routes and
  * moves a stop without dragging; a courier starts the route and works offline; the dispatcher
- * watches the live map and reads the day's end on the board. The clock is held on a Lima morning,
+ * watches the live map, dispatches a late order into a route under way from the board's
+ * suggestions and re-optimizes that route, and reads the day's end on the board. The clock is held on a Lima morning,
  * and moved to the evening (already tomorrow in UTC) for the day's end.
  */
 describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine) => {
@@ -307,6 +308,51 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
       await shot(desk1, engine, 8);
       await phoneContext.close();
 
+      // 5b. A late order, dispatched from the board into a courier's route under way, then the
+      // route re-optimized from its route page: the proposal beside the current order, applied.
+      const late = await merchant('POST', '/v1/orders', {
+        customer: { name: 'Teresa Núñez', phone: '+51987100099' },
+        delivery_address: {
+          address: 'Av. Aviación 3200',
+          district: 'San Borja',
+          city: 'Lima',
+          lat: -12.1,
+          lng: -76.998,
+        },
+        items: [{ description: 'Maceta', quantity: 1 }],
+      });
+      expect(late.status, JSON.stringify(late.body)).toBe(201);
+      const other = routes.find((r) => courierName(r.courier_id) !== rider.name)!;
+      const otherName = courierName(other.courier_id);
+      await nav(desk1, 'Orders');
+      await desk1.getByLabel(`Select ${late.body.tracking_code}`).setChecked(true);
+      await desk1
+        .getByRole('region', { name: `Suggested couriers for ${late.body.tracking_code}` })
+        .getByRole('button', { name: `Assign ${late.body.tracking_code} to ${otherName}` })
+        .click();
+      await expect
+        .poll(async () => (await op('GET', `/v1/orders/${late.body.id}`)).body.courier?.id)
+        .toBe(other.courier_id);
+      const routeId = (await op('GET', `/v1/orders/${late.body.id}`)).body.route as string;
+      const left = (await op('GET', `/v1/routes/${routeId}`)).body.stops.length as number;
+      await nav(desk1, 'Routes');
+      await desk1
+        .getByRole('row', { name: new RegExp(otherName) })
+        .getByRole('link', { name: 'Open' })
+        .click();
+      await desk1.getByRole('heading', { name: `Route · ${otherName}` }).waitFor();
+      await desk1.locator('table.route-stops').getByText('Av. Aviación 3200, San Borja').waitFor();
+      await desk1.getByRole('button', { name: 'Re-optimize' }).click();
+      const proposed = desk1.getByRole('region', { name: 'Proposed order' }).locator('li');
+      await expect.poll(() => proposed.count()).toBe(left);
+      expect(await proposed.evaluateAll((li) => li.map((x) => x.getAttribute('data-order')))).toContain(late.body.id);
+      const apply = desk1.getByRole('button', { name: 'Apply this order' });
+      if (await apply.isEnabled()) {
+        await apply.click();
+        await desk1.getByText(/^Applied: the route saves/).waitFor();
+      } else await desk1.getByText('The current order is already the best found: nothing to save.').waitFor();
+      expect((await op('GET', `/v1/routes/${routeId}`)).body.stops).toHaveLength(left);
+
       // 6. The day's end, at 20:30 in Lima (01:30 tomorrow in UTC): the board still counts today.
       // A new sign-in: the morning's session ended after 12 idle hours.
       await desk1.context().close();
@@ -315,10 +361,11 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
       await evening.getByRole('heading', { name: 'Orders', exact: true }).waitFor();
       expect(await evening.getByLabel('Day', { exact: true }).inputValue()).toBe(day.date);
       const counts = evening.getByRole('list', { name: 'Orders per status' });
-      await expect.poll(() => counts.locator('[data-count="total"]').textContent()).toBe(String(CUSTOMERS.length));
+      // The sixteen of the file and the late one.
+      await expect.poll(() => counts.locator('[data-count="total"]').textContent()).toBe(String(CUSTOMERS.length + 1));
       expect(await counts.locator('[data-count="delivered"]').textContent()).toBe(String(total - 1));
       expect(await counts.locator('[data-count="failed"]').textContent()).toBe('1');
-      expect(await counts.locator('[data-count="assigned"]').textContent()).toBe(String(CUSTOMERS.length - total));
+      expect(await counts.locator('[data-count="assigned"]').textContent()).toBe(String(CUSTOMERS.length + 1 - total));
       expect(await counts.locator('[data-count="in_transit"]').count()).toBe(0);
       await shot(evening, engine, 9);
       // The courier's note on the failed attempt reaches the dispatcher who must reschedule it.
@@ -326,6 +373,6 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
       await evening.getByText('customer absent: “Nadie en casa” · 1 attempt').waitFor();
       await evening.context().close();
     },
-    90_000,
+    150_000,
   );
 });
