@@ -1,7 +1,8 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { allDepots, type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { errorsOf, Field, useLoad } from '../ui';
+import { errorsOf, Field, useGuard, useLoad } from '../ui';
+import { type AccountDispatch, AutoDispatchField } from './AccountAutoDispatch';
 import { type BrandingDraft, BrandingFields, brandingBody, brandingDraftOf } from './BrandingFields';
 import { FormError } from './shared';
 
@@ -67,9 +68,12 @@ function bodyOf(d: AccountDraft): {
 
 export function AccountForm({
   initial,
+  dispatch,
   onSaved,
 }: {
   initial?: Account;
+  /** The account's auto-dispatch in this environment (editing only; absent until it is read). */
+  dispatch?: AccountDispatch;
   onSaved: (made?: Schemas['CreatedAccount']) => void;
 }) {
   const { client, mode } = useSession();
@@ -80,9 +84,11 @@ export function AccountForm({
   // The environment's depots, to pick from by name: nobody should have to copy a dep_… id.
   const depotList = useLoad(() => allDepots(client), [mode]);
   const depots = depotList.data ?? [];
+  // The override as picked (null: untouched, the one read); '' inherits the carrier's mode.
+  const [auto, setAuto] = useState<AccountDispatch['own'] | '' | null>(null);
+  const { busy, run } = useGuard();
 
-  async function submit(e: FormEvent) {
-    e.preventDefault();
+  async function submit() {
     const b = bodyOf(d);
     setErrors(b.errors ?? {});
     if (b.errors) return;
@@ -106,6 +112,7 @@ export function AccountForm({
             },
           }),
         );
+        await saveDispatch(initial.id);
         onSaved();
       } else {
         const made = await unwrap(
@@ -128,6 +135,19 @@ export function AccountForm({
     }
   }
 
+  /** The override, when it was changed: its own request, after the account's (DESIGN §16). */
+  async function saveDispatch(account: string) {
+    if (!dispatch || auto === null || auto === (dispatch.own ?? '')) return;
+    try {
+      await unwrap(
+        client.PATCH('/v1/dispatch_settings', { body: { accounts: [{ account, auto_dispatch: auto || null }] } }),
+      );
+    } catch (err) {
+      const msg = err instanceof Error ? err.message : String(err);
+      throw new Error(`The account was saved, but not its auto-dispatch: ${msg}`);
+    }
+  }
+
   // The API names the object (origin, pricing) for a flaw inside it; show that under the group.
   const groupError = (name: 'origin' | 'pricing') =>
     errors[name] && (
@@ -139,7 +159,10 @@ export function AccountForm({
   return (
     <form
       className="account-form"
-      onSubmit={submit}
+      onSubmit={(e) => {
+        e.preventDefault();
+        void run('save', submit);
+      }}
       noValidate
       aria-label={initial ? `Edit ${initial.name}` : 'New account'}
     >
@@ -219,9 +242,12 @@ export function AccountForm({
         </div>
         {groupError('pricing')}
       </fieldset>
+      {initial && dispatch && (
+        <AutoDispatchField value={auto ?? dispatch.own ?? ''} onChange={setAuto} dispatch={dispatch} mode={mode} />
+      )}
       {initial && <BrandingFields d={brand} set={setBrand} errors={errors} />}
       <FormError errors={errors} />
-      <button type="submit" className="primary">
+      <button type="submit" className="primary" disabled={busy !== null}>
         {initial ? 'Save account' : 'Create account'}
       </button>
     </form>

@@ -1,7 +1,9 @@
 import { useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
+import { envText } from '../auto-dispatch';
 import { useSession } from '../session';
 import { ErrorNote, Secret, TableHead, useLoad } from '../ui';
+import { dispatchOf, dispatchText } from './AccountAutoDispatch';
 import { AccountForm } from './AccountForm';
 import { KeyManager } from './Keys';
 import { ShownOnce } from './shared';
@@ -24,6 +26,8 @@ function zoneText(a: Account): string {
 export function Accounts() {
   const { client, mode } = useSession();
   const list = useLoad(() => unwrap(client.GET('/v1/accounts')), [mode]);
+  // Auto-dispatch is per environment (DESIGN §16): each account's override of this one, or the carrier's.
+  const settings = useLoad(() => unwrap(client.GET('/v1/dispatch_settings')), [mode]);
   const [made, setMade] = useState<Schemas['CreatedAccount'] | null>(null);
   const [editing, setEditing] = useState<string | null>(null);
   // One account's API keys open at a time, under its row (DESIGN §8: admins manage every key).
@@ -52,11 +56,24 @@ export function Accounts() {
         </ShownOnce>
       )}
       <ErrorNote error={list.error} />
+      <ErrorNote error={settings.error} />
       <div className="table-wrap">
         <table className="table" aria-label="Accounts">
-          <TableHead columns={['Name', 'ID', 'Currency', 'Time zone', 'Pickup origin', 'Pricing']} actions />
+          <TableHead
+            columns={[
+              'Name',
+              'ID',
+              'Currency',
+              'Time zone',
+              'Pickup origin',
+              'Pricing',
+              `Auto-dispatch (${envText(mode)})`,
+            ]}
+            actions
+          />
           <tbody>
             {(list.data?.data ?? []).flatMap((a) => {
+              const dispatch = settings.data && dispatchOf(settings.data, a.id);
               const rows = [
                 <tr key={a.id}>
                   <td>{a.name}</td>
@@ -65,6 +82,7 @@ export function Accounts() {
                   <td>{zoneText(a)}</td>
                   <td>{a.origin ? `${a.origin.lat}, ${a.origin.lng}` : '—'}</td>
                   <td>{pricingText(a.pricing)}</td>
+                  <td data-auto-dispatch={dispatch?.own ?? ''}>{dispatch ? dispatchText(dispatch) : '—'}</td>
                   <td className="buttons">
                     <button
                       type="button"
@@ -88,7 +106,7 @@ export function Accounts() {
               if (keysOf === a.id) {
                 rows.push(
                   <tr key={`${a.id}-keys`}>
-                    <td colSpan={7}>
+                    <td colSpan={8}>
                       <KeyManager label={`API keys of ${a.name}`} account={a.id} />
                     </td>
                   </tr>,
@@ -97,12 +115,14 @@ export function Accounts() {
               if (editing === a.id) {
                 rows.push(
                   <tr key={`${a.id}-edit`}>
-                    <td colSpan={7}>
+                    <td colSpan={8}>
                       <AccountForm
                         initial={a}
+                        dispatch={dispatch}
                         onSaved={() => {
                           setEditing(null);
                           void list.reload();
+                          void settings.reload();
                         }}
                       />
                     </td>

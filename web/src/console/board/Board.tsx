@@ -5,6 +5,7 @@ import { streamable, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge } from '../ui';
+import { AutoDispatchControl } from './AutoDispatchControl';
 import { orderToSuggest } from './auto-suggest';
 import { BoardCounts, BoardFilters, fieldOf } from './BoardFilters';
 import { apiFilters, type Filters, readFilters, stillMatches, useDebounced, writeFilters } from './board-filters';
@@ -43,6 +44,8 @@ export function Board() {
   const list = useRef<HTMLElement>(null);
   const busy = useRef(false);
   const isDispatch = me?.role !== 'merchant';
+  // Who may PATCH /v1/dispatch_settings (the carrier; an operator key signs in as a dispatcher).
+  const setsMode = me?.role === 'admin' || me?.role === 'dispatcher';
   // The user's days: the carrier's zone, or a merchant's account's (GET /v1/session).
   const tz = me?.timezone ?? browserZone();
 
@@ -250,6 +253,7 @@ export function Board() {
         <h1 id="board-title">Orders</h1>
         <BoardFilters filters={filters} onChange={setFilters} isDispatch={isDispatch} error={error} tz={tz} />
       </div>
+      {setsMode && <AutoDispatchControl admin={me?.role === 'admin'} />}
       <BoardCounts counts={counts} status={filters.status} onStatus={(status) => setFilters({ ...filters, status })} />
       {isDispatch && selected.size > 0 && (
         <section className="bulk" aria-label="Selected orders">

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote } from '../ui';
+import { ErrorNote, useGuard } from '../ui';
 
 type Suggestion = Schemas['DispatchSuggestion'];
 type Unavailable = Schemas['DispatchUnavailableCourier'];
@@ -58,7 +58,8 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
   const [list, setList] = useState<Suggestion[] | null>(null);
   const [unavailable, setUnavailable] = useState<Unavailable[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [busy, setBusy] = useState(false);
+  // One insertion at a time: a ref, not state, so a double-click sends one POST (ui.tsx useGuard).
+  const { busy, run } = useGuard();
 
   useEffect(() => {
     let live = true;
@@ -78,22 +79,22 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
     };
   }, [client, order.id]);
 
-  async function dispatch(s: Suggestion) {
-    setBusy(true);
-    try {
-      const r = await unwrap(
-        client.POST('/v1/orders/{id}/dispatch', {
-          params: { path: { id: order.id } },
-          body: { courier_id: s.courier.id },
-          headers: { 'Idempotency-Key': crypto.randomUUID() },
-        }),
-      );
-      onDone(`${order.tracking_code} inserted as stop ${r.suggestion.position} of ${s.courier.name}\u2019s route.`);
-    } catch (e) {
-      setError(e);
-    } finally {
-      setBusy(false);
-    }
+  function dispatch(s: Suggestion) {
+    void run(s.courier.id, async () => {
+      setError(null);
+      try {
+        const r = await unwrap(
+          client.POST('/v1/orders/{id}/dispatch', {
+            params: { path: { id: order.id } },
+            body: { courier_id: s.courier.id },
+            headers: { 'Idempotency-Key': crypto.randomUUID() },
+          }),
+        );
+        onDone(`${order.tracking_code} inserted as stop ${r.suggestion.position} of ${s.courier.name}\u2019s route.`);
+      } catch (e) {
+        setError(e);
+      }
+    });
   }
 
   return (
@@ -149,8 +150,9 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
               <button
                 type="button"
                 className={s.feasible ? 'primary' : ''}
-                disabled={busy}
-                onClick={() => void dispatch(s)}
+                disabled={busy !== null}
+                aria-busy={busy === s.courier.id || undefined}
+                onClick={() => dispatch(s)}
                 aria-label={`Assign ${order.tracking_code} to ${s.courier.name}`}
               >
                 Assign
