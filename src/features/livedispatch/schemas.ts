@@ -200,7 +200,10 @@ export const RouteProposal = Type.Object(
     starts_from: Type.Union([Type.Literal('position'), Type.Literal('depot')]),
     start: Type.Object(
       { lat: Type.Number(), lng: Type.Number() },
-      { description: 'Where the courier is taken to start from: its last position, or its start depot before it sets off' },
+      {
+        description:
+          'Where the courier is taken to start from: its last position, or its start depot before it sets off',
+      },
     ),
     start_at: Type.String({ format: 'date-time' }),
     kept: Type.Array(Type.String(), { description: 'Finished stops, kept first as they are' }),

@@ -131,7 +131,7 @@ function LegList({ title, leg, route, tz }: { title: string; leg: Leg; route: Ro
     route.stops.find((x) => x.order === s.order_id && x.kind === (s.kind ?? 'delivery'));
   return (
     <section aria-label={title}>
-      <h3>
+      <h3 className="leg-title">
         {title} <span className="muted">· {km(leg.distance_km)}</span>
       </h3>
       <ol className="leg" start={leg.stops[0]?.position ?? 1}>

@@ -3,6 +3,7 @@ import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, labelNumbers, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
+import { isMissing, parcelsOf } from './parcels';
 import { Reoptimize } from './Reoptimize';
 
 type Route = Schemas['Route'];
@@ -34,9 +35,9 @@ export default function RoutePage({ id }: { id: string }) {
   }
 
   const r: Route | undefined = route.data;
-  const onRoute = r?.stops.filter((s) => s.on_route) ?? [];
-  // As the Routes page counts: a finished stop left with the courier, so it is not missing.
-  const missing = onRoute.filter((s) => !s.loaded_at && !isFinished(s.status)).length;
+  // As the Routes page counts them.
+  const parcels = r ? parcelsOf(r) : [];
+  const missing = parcels.filter(isMissing).length;
   // The labels' numbers (STOP 5), as the courier's phone shows them; a pair's pickup shows P5.
   const numbers = labelNumbers(r?.stops ?? []);
   const numberOf = (s: Route['stops'][number]) => {
@@ -55,11 +56,11 @@ export default function RoutePage({ id }: { id: string }) {
             {` · ${r.date}`} · Courier: <a href={`#/couriers`}>{r.courier.name}</a>
           </p>
           <p role="status">
-            {onRoute.length - missing} of {onRoute.length} parcels loaded
+            {parcels.length - missing} of {parcels.length} parcels loaded
             {missing > 0 ? ` · ${missing} missing` : ''}
           </p>
           <p>
-            <button type="button" onClick={() => void labels()} disabled={onRoute.length === 0}>
+            <button type="button" onClick={() => void labels()} disabled={parcels.every((s) => isFinished(s.status))}>
               Labels (PDF)
             </button>{' '}
             <button type="button" onClick={() => void route.reload()}>
@@ -90,7 +91,7 @@ export default function RoutePage({ id }: { id: string }) {
                   <td>
                     <StatusBadge status={s.status} />
                   </td>
-                  <td className={s.loaded_at ? 'loaded' : isFinished(s.status) ? '' : 'missing'}>
+                  <td className={s.loaded_at ? 'loaded' : isMissing(s) ? 'missing' : ''}>
                     {s.loaded_at ? `Loaded ${whenIn(s.loaded_at, tz)}` : isFinished(s.status) ? '—' : 'Missing'}
                   </td>
                 </tr>

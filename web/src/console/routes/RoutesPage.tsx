@@ -6,6 +6,7 @@ import { streamable, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
+import { isMissing, parcelsOf } from './parcels';
 
 type Route = Schemas['Route'];
 
@@ -71,11 +72,9 @@ export default function RoutesPage() {
 }
 
 function RouteRow({ r, color, tz }: { r: Route; color: string; tz: string }) {
-  // Stops moved to another route are that route's now; a pair's pickup is not a parcel of its own.
-  const stops = r.stops.filter((s) => s.on_route && s.kind === 'delivery');
+  const stops = parcelsOf(r);
   const done = stops.filter((s) => isFinished(s.status)).length;
-  // Missing: an open stop whose label was not scanned into the vehicle. A finished one left with it.
-  const missing = stops.filter((s) => !s.loaded_at && !isFinished(s.status)).length;
+  const missing = stops.filter(isMissing).length;
   return (
     <tr data-route={r.id}>
       <td>
