@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { IMAGES, PHOTO_PNG } from './browser-helpers.js';
 import type { KnownPlace } from './geocoder-server.js';
 
@@ -113,4 +113,19 @@ export async function pinsOutside(phone: Page): Promise<string[]> {
     if (!inside) out.push(`${await pin.textContent()} ${JSON.stringify(b)} in ${JSON.stringify(map)}`);
   }
   return out;
+}
+
+/** How many lines an element's text is laid out on (a wrapped label: 2); a checkbox beside it is not text. */
+export function textLines(el: Locator): Promise<number> {
+  return el.evaluate((node) => {
+    const doc = node.ownerDocument;
+    const walker = doc.createTreeWalker(node, 4 /* NodeFilter.SHOW_TEXT */);
+    const tops = new Set<number>();
+    for (let t = walker.nextNode(); t; t = walker.nextNode()) {
+      const range = doc.createRange();
+      range.selectNodeContents(t);
+      for (const r of range.getClientRects()) if (r.width > 0) tops.add(Math.round(r.top));
+    }
+    return tops.size;
+  });
 }

@@ -27,6 +27,7 @@ import {
   pinsOutside,
   shot,
   spanishCsv,
+  textLines,
 } from './day-steps.js';
 import { type LocalGeocoder, startLocalGeocoder } from './geocoder-server.js';
 import { client, describeEachInBrowser, newOperator, type TestApp } from './helpers.js';
@@ -241,6 +242,9 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
       expect(await phone.getByLabel('Sign-in code from your dispatcher').inputValue()).not.toBe('');
       await phone.getByRole('button', { name: 'Sign in' }).click();
       await phone.getByRole('heading', { name: "Today's route" }).waitFor();
+      // On a 390 px phone the courier's name may wrap, its top bar's controls not.
+      expect(await textLines(phone.locator('header.c-top label.duty'))).toBe(1);
+      expect(await textLines(phone.getByRole('button', { name: 'Sign out' }))).toBe(1);
       const mine = (await readPlan()).routes.find(
         (r: PlanRoute) => courierName(r.courier_id) === rider.name,
       ) as PlanRoute;
