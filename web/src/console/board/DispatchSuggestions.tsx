@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { clockIn, type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, useGuard } from '../ui';
 
@@ -8,15 +8,6 @@ type Unavailable = Schemas['DispatchUnavailableCourier'];
 
 const MS_PER_MIN = 60_000;
 const minutesBetween = (from: string, to: string) => Math.round((Date.parse(to) - Date.parse(from)) / MS_PER_MIN);
-
-/** A time of day in the order's zone (the ETA beside it names the day and zone). */
-function clockIn(iso: string, tz: string): string {
-  try {
-    return new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'short', timeZone: tz });
-  } catch {
-    return new Date(iso).toLocaleTimeString(undefined, { timeStyle: 'short' });
-  }
-}
 
 /** `HH:mm` (24 h) in `tz`, to compare with a time window's bounds. */
 function hhmmIn(iso: string, tz: string): string {
