@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { hasChromium, heldDay, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEachInBrowser, newMerchant, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -77,6 +77,8 @@ describeEachInBrowser('the console re-optimizes a route under way', (engine) => 
     // A proposal the route has moved past: refused, and taken away rather than applied.
     const stale = await mc('POST', `/v1/orders/${extra.id}/cancel`, {});
     expect(stale.status).toBe(200);
+    // The route page follows the stream: the cancelled stop shows without a reload.
+    await stopsTable.locator(`tr[data-order="${extra.id}"]`).getByText('cancelled').waitFor();
     await page.getByRole('button', { name: 'Apply this order' }).click();
     await page
       .getByRole('alert')
@@ -96,6 +98,14 @@ describeEachInBrowser('the console re-optimizes a route under way', (engine) => 
     await expect.poll(tableOrder).toEqual([extra.id, near.id, middle.id, far.id]);
     const read = await mc('GET', `/v1/routes/${route.id}`);
     expect(read.body.stops.map((s: { order: string }) => s.order)).toEqual([extra.id, near.id, middle.id, far.id]);
+
+    // An order inserted into the route elsewhere (another dispatcher, auto-dispatch): its `route`
+    // message brings it onto the open page.
+    const late = await at('Av. Tardía 500', -12.12, -77.03);
+    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const sent = await op('POST', `/v1/orders/${late.id}/dispatch`, { courier_id: rosa.id });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    await stopsTable.locator(`tr[data-order="${late.id}"]`).waitFor();
     await page.context().close();
   });
 });

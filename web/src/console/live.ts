@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef } from 'react';
 import { POLL_MS } from './poll';
 
 /** The order id named by an order event's data (DESIGN §13: the webhook envelope). */
@@ -25,6 +25,11 @@ export function streamable(s: { me: { via: string } | null; mode: string }): str
 
 export interface LiveHandlers {
   order?: (orderId: string) => void;
+  /**
+   * A courier's route changed (docs/stream.md, `route`): a route made or an order inserted
+   * (`dispatched`), a re-optimization applied, or one of its orders moved.
+   */
+  route?: (m: { id: string | null; courier: string; reason: string }) => void;
   courierLocation?: (p: { courier: string; lat: number; lng: number }) => void;
   /** Called every few seconds when no stream is available (an API key in the tab, or no /v1/stream). */
   poll?: () => void;
@@ -77,6 +82,15 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
           if (id) h.current.order?.(id);
         } catch {}
       });
+      es.addEventListener('route', (ev) => {
+        try {
+          const p = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
+          const d = (p.data as Record<string, unknown> | undefined) ?? p;
+          if (typeof d.courier === 'string') {
+            h.current.route?.({ id: (d.id as string | null) ?? null, courier: d.courier, reason: String(d.reason) });
+          }
+        } catch {}
+      });
       es.addEventListener('reset', () => (h.current.reset ?? h.current.poll)?.());
       es.addEventListener('courier.location', (ev) => {
         try {
@@ -96,4 +110,29 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
       if (timer) clearInterval(timer);
     };
   }, [enabled, stream, pollMs]);
+}
+
+/**
+ * A stable function that calls the latest `fn` once, `ms` after the first call of a burst: a burst
+ * of stream events (an import, a plan's commit, a route of 30 stops) makes one read, and a long
+ * burst one read every `ms`. (A debounce, which waits for a quiet moment, would show nothing until
+ * a long burst ended.)
+ */
+export function useBatched(fn: () => void, ms: number): () => void {
+  const latest = useRef(fn);
+  latest.current = fn;
+  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
+  useEffect(
+    () => () => {
+      if (timer.current) clearTimeout(timer.current);
+      timer.current = null;
+    },
+    [],
+  );
+  return useCallback(() => {
+    timer.current ??= setTimeout(() => {
+      timer.current = null;
+      latest.current();
+    }, ms);
+  }, [ms]);
 }

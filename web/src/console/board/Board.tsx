@@ -1,7 +1,7 @@
 import { type UIEvent, useCallback, useEffect, useRef, useState } from 'react';
 import { allowedMoves } from '../../../../src/features/lifecycle/transitions.js';
 import { allCouriers, browserZone, type Courier, dueText, type Order, unwrap, whenIn } from '../../shared/api';
-import { streamable, useLive } from '../live';
+import { streamable, useBatched, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge } from '../ui';
@@ -192,15 +192,13 @@ export function Board() {
   // render that set the timer (a search typed meanwhile would be merged under the old one's rows).
   const latest = useRef(refresh);
   latest.current = refresh;
-  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(timer.current), []);
+  // A burst of events (an import, a route of 30 stops) makes one refresh, not one per order.
+  const batched = useBatched(() => void latest.current(), 250);
 
   useLive(true, streamable(session), {
-    // A burst of events (an import, a route of 30 stops) makes one refresh, not one per order.
     order: (id) => {
       changed.current.add(id);
-      clearTimeout(timer.current);
-      timer.current = setTimeout(() => void latest.current(), 250);
+      batched();
     },
     // Without a stream: the same, every few seconds.
     poll: () => void latest.current(),

@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useId, useMemo, useRef, useState } from 'react';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { type ApiFailure, browserZone, type Order, unwrap } from '../../shared/api';
-import { streamable, useLive } from '../live';
+import { streamable, useBatched, useLive } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf } from '../ui';
 import { FORM_PARAMS, type Objective, type PlanRoute, type RoutePlan, running } from './common';
@@ -63,20 +63,8 @@ export default function Planning({ id }: { id?: string }) {
   }, [id]);
 
   // New and changed orders: the stream (debounced, a commit sends one event per order) or polling.
-  const reloadTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-  useEffect(() => () => clearTimeout(reloadTimer.current), []);
-  useLive(
-    true,
-    streamable(session),
-    {
-      order: () => {
-        clearTimeout(reloadTimer.current);
-        reloadTimer.current = setTimeout(() => void loadOrders(), 500);
-      },
-      poll: () => void loadOrders(),
-    },
-    15_000,
-  );
+  const batched = useBatched(() => void loadOrders(), 500);
+  useLive(true, streamable(session), { order: batched, poll: () => void loadOrders() }, 15_000);
 
   const planId = plan?.id;
   const isRunning = running(plan);

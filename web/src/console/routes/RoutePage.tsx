@@ -1,6 +1,7 @@
 import { useState } from 'react';
 import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, labelNumbers, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { streamable, useBatched, useLive } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { isMissing, parcelsOf } from './parcels';
@@ -14,10 +15,22 @@ type Route = Schemas['Route'];
  * re-optimizing what is left of it. Reached from the Routes page, the board and a committed plan.
  */
 export default function RoutePage({ id }: { id: string }) {
-  const { client, me } = useSession();
+  const session = useSession();
+  const { client, me } = session;
   const tz = me?.timezone ?? browserZone();
   const route = useLoad(() => unwrap(client.GET('/v1/routes/{id}', { params: { path: { id } } })), [id]);
   const [printing, setPrinting] = useState<unknown>(null);
+  // Kept current like the Routes page: read again (once a second at most) on an event of one of its
+  // orders (a stop finished, scanned, moved away) and on a `route` message for it (an order
+  // inserted, a re-optimization applied by another dispatcher).
+  const onIt = new Set(route.data?.stops.map((s) => s.order) ?? []);
+  const later = useBatched(() => void route.reload(), 1000);
+  useLive(true, streamable(session), {
+    order: (orderId) => onIt.has(orderId) && later(),
+    route: (m) => m.id === id && later(),
+    reset: later,
+    poll: later,
+  });
 
   // Fetched with the console's credentials and environment (Ruta-Mode), then opened in the
   // browser's PDF viewer: a plain link would not carry the environment header.

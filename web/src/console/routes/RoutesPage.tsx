@@ -1,8 +1,8 @@
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useState } from 'react';
 import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { allCouriers, allRoutes, browserZone, type Schemas, whenIn } from '../../shared/api';
-import { streamable, useLive } from '../live';
+import { streamable, useBatched, useLive } from '../live';
 import { routeColor } from '../route-colors';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
@@ -25,18 +25,9 @@ export default function RoutesPage() {
   // The carrier's couriers in creation order decide each one's colour, as on the map and the board.
   const roster = useLoad(() => allCouriers(client), []);
   // One read a second at most, of the day shown when it runs: a read scheduled before the day was
-  // changed must not bring the earlier day back.
-  const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
-  const reload = useRef(routes.reload);
-  reload.current = routes.reload;
-  const later = useCallback(() => {
-    timer.current ??= setTimeout(() => {
-      timer.current = null;
-      void reload.current();
-    }, 1000);
-  }, []);
-  useEffect(() => () => clearTimeout(timer.current ?? undefined), []);
-  useLive(true, streamable(session), { order: later, reset: later, poll: later });
+  // changed must not bring the earlier day back (the batch calls the latest render's reload).
+  const later = useBatched(() => void routes.reload(), 1000);
+  useLive(true, streamable(session), { order: later, route: later, reset: later, poll: later });
 
   const list = routes.data ?? [];
   return (
