@@ -393,6 +393,29 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       await page.getByRole('heading', { name: /Rosa Díaz/ }).waitFor();
       const rosa = (await client(web.t.app, merchant.test)('GET', '/v1/orders?search=Rosa')).body.data;
       expect(rosa.map((o: { customer: { phone: string } }) => o.customer.phone)).toEqual(['+51911222333']);
+      // Its day, its window and what its courier needs; a double click creates one order.
+      await page.getByRole('link', { name: 'New order' }).click();
+      await page.getByLabel('Customer name *').fill('Lucía Paz');
+      await page.getByLabel('Address *').fill('Jr. Cusco 460');
+      await page.getByLabel('Delivery day').fill('2031-05-06');
+      await page.getByLabel('Window from').fill('09:00');
+      await page.getByLabel('Window to').fill('12:00');
+      await page.getByLabel(/^Needs/).fill('cold, Large');
+      await page.getByLabel('Urgent').check();
+      await page.getByRole('button', { name: 'Create order' }).click();
+      // The API's refusal of one of the needs lands under the field.
+      await page.locator('.field.has-error', { hasText: 'Needs' }).getByRole('alert').waitFor();
+      await page.getByLabel(/^Needs/).fill('cold, large');
+      await page.getByRole('button', { name: 'Create order' }).dblclick();
+      await page.getByRole('heading', { name: /Lucía Paz/ }).waitFor();
+      const lucia = (await client(web.t.app, merchant.test)('GET', '/v1/orders?search=Luc')).body.data;
+      expect(lucia).toHaveLength(1);
+      expect(lucia[0]).toMatchObject({
+        requested_day: '2031-05-06',
+        time_window: { start: '09:00', end: '12:00' },
+        requirements: ['cold', 'large'],
+        is_urgent: true,
+      });
 
       await page.getByRole('link', { name: 'Webhooks' }).click();
       const none = page.getByText('No endpoint yet.', { exact: false });

@@ -1,13 +1,13 @@
-import { type FormEvent, useState } from 'react';
-import { unwrap } from '../../shared/api';
+import { type FormEvent, useRef, useState } from 'react';
+import { newIdempotencyKey, unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
 import { AddressSuggest } from '../AddressSuggest';
 import { go } from '../router';
 import { useSession } from '../session';
-import { errorsOf, Field, useLoad } from '../ui';
+import { errorsOf, Field, useGuard, useLoad } from '../ui';
 
-/** Form field name → the API's param path, so a 422 lands next to its field. */
-const FIELDS: [string, string, string?][] = [
+/** Form field name → the API's param path, so a 422 lands next to its field; then input mode and type. */
+const FIELDS: [string, string, string?, string?][] = [
   ['customer.name', 'Customer name'],
   ['customer.phone', 'Customer phone', 'tel'],
   ['customer.email', 'Customer email', 'email'],
@@ -21,9 +21,20 @@ const FIELDS: [string, string, string?][] = [
   ['items[0].quantity', 'Quantity', 'numeric'],
   ['items[0].weight_kg', 'Weight (kg)', 'decimal'],
   ['cash_on_delivery', 'Cash on delivery', 'decimal'],
+  // A day without a time: a calendar day in the order's zone (docs/api.md, dates and time zones).
+  ['requested_date', 'Delivery day', undefined, 'date'],
+  ['time_window.start', 'Window from', undefined, 'time'],
+  ['time_window.end', 'Window to', undefined, 'time'],
+  ['requirements', 'Needs (skills, comma-separated: cold, large)'],
   ['external_order_id', 'Your order id'],
   ['customer_notes', 'Notes'],
 ];
+
+const FLAGS = { requires_signature: 'Requires signature', requires_photo: 'Requires photo', is_urgent: 'Urgent' };
+type Flag = keyof typeof FLAGS;
+
+/** Where an API error about an element of a list lands: `requirements[1]` under Needs. */
+const fieldOf = (param: string) => param.replace(/\[\d+\]$/, '');
 
 const NUMERIC = new Set([
   'delivery_address.lat',
@@ -38,7 +49,15 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
   const body: Record<string, unknown> = {};
   for (const [path, raw] of Object.entries(values)) {
     if (raw.trim() === '') continue;
-    const value = NUMERIC.has(path) ? Number(raw) : raw.trim();
+    const value =
+      path === 'requirements'
+        ? raw
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean)
+        : NUMERIC.has(path)
+          ? Number(raw)
+          : raw.trim();
     const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
     let at: Record<string, unknown> = body;
     keys.forEach((k, i) => {
@@ -57,38 +76,44 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
 export default function NewOrder() {
   const { client } = useSession();
   const [values, setValues] = useState<Record<string, string>>({});
-  const [flags, setFlags] = useState({ requires_signature: false, requires_photo: false, is_urgent: false });
+  const [flags, setFlags] = useState<Record<Flag, boolean>>({
+    requires_signature: false,
+    requires_photo: false,
+    is_urgent: false,
+  });
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [busy, setBusy] = useState(false);
+  const { busy, run } = useGuard();
+  // One Idempotency-Key per body: a second click, or a retry after a network error, cannot create
+  // the order twice; a body changed after a refusal is a new request with a new key.
+  const sent = useRef<{ body: string; key: string } | null>(null);
   // The country of numbers typed without +code; without settings (or before they load), none.
   const settings = useLoad(() => unwrap(client.GET('/v1/notification_settings')), []);
   const country = settings.data?.default_country ?? null;
 
-  async function submit(e: FormEvent) {
+  const submit = (e: FormEvent) => {
     e.preventDefault();
-    setBusy(true);
-    setErrors({});
-    const phone = values['customer.phone'];
-    const typed = phone === undefined ? values : { ...values, 'customer.phone': phoneE164(phone, country) };
-    setValues(typed);
-    try {
-      const order = await unwrap(
-        client.POST('/v1/orders', {
-          body: buildBody(typed, flags) as never,
-          headers: { 'Idempotency-Key': crypto.randomUUID() },
-        }),
-      );
-      go(`orders/${order.id}`);
-    } catch (err) {
-      const errs = errorsOf(err);
-      setErrors(errs);
-      // Focus the first field the API named, so the person lands on what to fix.
-      const first = Object.keys(errs)[0];
-      if (first) document.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus();
-    } finally {
-      setBusy(false);
-    }
-  }
+    void run('create', async () => {
+      setErrors({});
+      const phone = values['customer.phone'];
+      const typed = phone === undefined ? values : { ...values, 'customer.phone': phoneE164(phone, country) };
+      setValues(typed);
+      const body = buildBody(typed, flags);
+      const json = JSON.stringify(body);
+      if (sent.current?.body !== json) sent.current = { body: json, key: newIdempotencyKey() };
+      try {
+        const order = await unwrap(
+          client.POST('/v1/orders', { body: body as never, headers: { 'Idempotency-Key': sent.current.key } }),
+        );
+        go(`orders/${order.id}`);
+      } catch (err) {
+        const errs = Object.fromEntries(Object.entries(errorsOf(err)).map(([p, m]) => [fieldOf(p), m]));
+        setErrors(errs);
+        // Focus the first field the API named, so the person lands on what to fix.
+        const first = Object.keys(errs)[0];
+        if (first) document.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus();
+      }
+    });
+  };
 
   const known = new Set(FIELDS.map((f) => f[0]));
   const other = Object.entries(errors).filter(([p]) => !known.has(p));
@@ -96,11 +121,12 @@ export default function NewOrder() {
     <section aria-labelledby="new-title">
       <h1 id="new-title">New order</h1>
       <form className="grid-form" onSubmit={submit} noValidate>
-        {FIELDS.map(([name, label, mode]) => (
+        {FIELDS.map(([name, label, mode, type]) => (
           <Field
             key={name}
             name={name}
             label={label}
+            type={type}
             errors={errors}
             value={values[name] ?? ''}
             inputMode={mode as 'text'}
@@ -118,10 +144,10 @@ export default function NewOrder() {
             setValues((v) => ({ ...v, 'delivery_address.lat': String(p.lat), 'delivery_address.lng': String(p.lng) }))
           }
         />
-        {(Object.keys(flags) as (keyof typeof flags)[]).map((k) => (
+        {(Object.keys(FLAGS) as Flag[]).map((k) => (
           <label key={k} className="check">
             <input type="checkbox" checked={flags[k]} onChange={(e) => setFlags({ ...flags, [k]: e.target.checked })} />
-            {k.replace(/_/g, ' ')}
+            {FLAGS[k]}
           </label>
         ))}
         {other.map(([p, m]) => (
@@ -130,7 +156,7 @@ export default function NewOrder() {
             {m}
           </p>
         ))}
-        <button type="submit" className="primary" disabled={busy}>
+        <button type="submit" className="primary" disabled={busy !== null}>
           Create order
         </button>
       </form>
