@@ -67,6 +67,7 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
       // The phone shows it at its place, without a reload.
       await expect.poll(stops, { timeout: 15_000 }).toEqual(['Stop 1: Rosa', 'Stop 2: Lucía', 'Stop 3: Carlos']);
       expect(await app.evaluate('window.notReloaded')).toBe(true);
+      await app.getByText('Dispatch sent you new stops.').waitFor();
 
       // Offline while another order is dispatched; back online, the phone catches up.
       await phone.setOffline(true);
@@ -76,6 +77,20 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
       await expect
         .poll(stops, { timeout: 20_000 })
         .toEqual(['Stop 1: Rosa', 'Stop 2: Lucía', 'Stop 3: Carlos', 'Stop 4: Ana']);
+
+      // Dispatch re-orders the stops left (here, as a dispatcher could, the other way round): the
+      // phone shows the new order and says so.
+      const routeId = order.route as string;
+      const p = (await op('POST', `/v1/routes/${routeId}/reoptimize`, { time_limit_ms: 200 })).body;
+      const reversed = [...p.current.order_ids].reverse();
+      const applied = await op('POST', `/v1/routes/${routeId}/reoptimize`, {
+        apply: true,
+        order_ids: reversed,
+        route_version: p.route_version,
+      });
+      expect(applied.status, JSON.stringify(applied.body)).toBe(200);
+      await expect.poll(stops).toEqual(['Stop 1: Ana', 'Stop 2: Carlos', 'Stop 3: Lucía', 'Stop 4: Rosa']);
+      await app.getByText('Dispatch re-ordered your stops.').waitFor();
       await phone.close();
       await desk.close();
     },

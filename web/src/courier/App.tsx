@@ -57,7 +57,7 @@ export function App() {
   const [scanning, setScanning] = useState(false);
   const locationProblem = useDutyLocation(session, onDuty);
   // A move made on another phone changes the cash too: reload reads it with the route.
-  useRouteLive(me?.courier.id, reload);
+  useRouteLive(me?.courier.id, reload, undefined, quiet);
   const refused = useRefusals(outbox.failed, route.stops, route.done, { dismiss: outbox.dismiss, note: quiet });
   useFocusBack(sheet);
 

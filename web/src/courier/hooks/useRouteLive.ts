@@ -1,5 +1,19 @@
 import { useEffect, useRef } from 'react';
 
+const WORDS: Record<string, string> = {
+  reoptimized: 'Dispatch re-ordered your stops',
+  dispatched: 'Dispatch sent you new stops',
+};
+
+function reasonOf(data: string): string {
+  try {
+    const p = JSON.parse(data) as { reason?: unknown; data?: { reason?: unknown } };
+    return String(p.data?.reason ?? p.reason ?? '');
+  } catch {
+    return '';
+  }
+}
+
 /**
  * The route kept current while the app is open (DESIGN §16): the courier session's stream
  * (`GET /v1/stream`, its own messages only) says when its route changed (`route`: a route made or
@@ -20,15 +34,24 @@ export function useRouteLive(
   courierId: string | undefined,
   refresh: () => void | Promise<void>,
   everyMs = 60_000,
+  tell: (text: string) => void = () => {},
 ): void {
   const r = useRef(refresh);
   r.current = refresh;
+  const say = useRef(tell);
+  say.current = tell;
   useEffect(() => {
     if (!courierId) return;
     const es = typeof EventSource === 'undefined' ? null : new EventSource('/v1/stream', { withCredentials: true });
     if (es) {
       es.onopen = () => void r.current();
-      es.addEventListener('route', () => void r.current());
+      es.addEventListener('route', (ev) => {
+        void r.current();
+        // Stops that move under the courier's thumb are said, not only shown: dispatch's changes.
+        // A move (`moved`) is often the courier's own, from this phone or its other one: quiet.
+        const text = WORDS[reasonOf((ev as MessageEvent<string>).data)];
+        if (text) say.current(text);
+      });
     }
     const online = () => void r.current();
     const shown = () => document.visibilityState === 'visible' && void r.current();
