@@ -207,17 +207,16 @@ export async function reoptimize(
   const after = checkLane(problem, order);
   const currentLeg = leg(r, problem, current, now);
   const proposedLeg = leg(r, problem, order, after);
-  let applied = false;
+  const applied = body.apply === true;
   // Applying the order the route already has changes nothing: no write, and no message that
   // would tell the courier's phone its stops were re-ordered.
-  if (body.apply && order.some((j, i) => j !== current[i])) {
+  if (applied && order.some((j, i) => j !== current[i])) {
     await write(
       ctx,
       r,
       order.map((j) => refOf(r.free[j] as LaneStop)),
     );
   }
-  if (body.apply) applied = true;
   return {
     object: 'route_proposal',
     route: r.route.id,
