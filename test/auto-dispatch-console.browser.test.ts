@@ -62,9 +62,10 @@ describeEachInBrowser('auto-dispatch in the console', (engine) => {
 
       // Two clicks in one task (before React can render the button disabled) send one PATCH.
       const patches = await slowPatches(page, 600);
-      await apply.evaluate((b: HTMLButtonElement) => {
-        b.click();
-        b.click();
+      await apply.evaluate((b) => {
+        const button = b as unknown as { click(): void };
+        button.click();
+        button.click();
       });
       await form.getByRole('status').filter({ hasText: 'Auto-dispatch is now Assign (test data).' }).waitFor();
       expect(patches.count).toBe(1);
@@ -221,12 +222,11 @@ describeEachInBrowser('auto-dispatch in the console', (engine) => {
     await page.getByLabel(`Select ${order.tracking_code}`).check();
     const panel = page.getByRole('region', { name: `Suggested couriers for ${order.tracking_code}` });
     // Two clicks in one task: a busy state would still be false for the second (it raced before useGuard).
-    await panel
-      .getByRole('button', { name: `Assign ${order.tracking_code} to Luis Rojas` })
-      .evaluate((b: HTMLButtonElement) => {
-        b.click();
-        b.click();
-      });
+    await panel.getByRole('button', { name: `Assign ${order.tracking_code} to Luis Rojas` }).evaluate((b) => {
+      const button = b as unknown as { click(): void };
+      button.click();
+      button.click();
+    });
     await page.getByRole('status').filter({ hasText: 'inserted as stop 1' }).waitFor();
     expect(posts.length).toBe(1);
     const after = (await mc('GET', `/v1/orders/${order.id}`)).body;
