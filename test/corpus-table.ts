@@ -28,6 +28,8 @@ export interface Fixture {
   /** The merchant's account, and a draft settlement of its own (new with every fixture: rows issue and delete it). */
   account: { id: string };
   settlement: { id: string };
+  /** A cash handover of the fixture's courier, recorded by the carrier (new with every fixture: a row voids it). */
+  handover: { id: string };
 }
 
 /** The people part of a fixture, for rows that name it (the corpus always makes it). */
@@ -1611,8 +1613,39 @@ export const ENDPOINTS: Endpoint[] = [
     query: [
       ['day=yesterday', 'day', 'parameter_invalid'],
       ['zzz=1', 'zzz', 'parameter_unknown'],
+      // A day to come: refused, not answered with zeros.
+      ['day=2999-01-01', 'day', 'parameter_invalid'],
     ],
     okQueries: ['', 'day=2026-11-20'],
+  },
+  {
+    route: 'GET /v1/cash/end_of_day/export',
+    name: 'export cash end of day',
+    method: 'GET',
+    path: () => '/v1/cash/end_of_day/export',
+    body: 'none',
+    ok: 200,
+    auth: 'admin',
+    query: [
+      ['day=yesterday', 'day', 'parameter_invalid'],
+      ['day=2999-01-01', 'day', 'parameter_invalid'],
+      ['format=pdf', 'format', 'parameter_invalid'],
+      ['zzz=1', 'zzz', 'parameter_unknown'],
+    ],
+    okQueries: ['', 'day=2026-11-20', 'format=xlsx'],
+  },
+  {
+    route: 'POST /v1/cash_handovers/{id}/void',
+    name: 'void cash handover',
+    method: 'POST',
+    path: (f) => `/v1/cash_handovers/${f.handover.id}/void`,
+    body: 'required',
+    ok: 200,
+    valid: () => ({ reason: 'Typed 125 for 12.50' }),
+    id: (f) => f.handover.id,
+    prefix: 'cho',
+    auth: 'admin',
+    fields: [['reason', 'string', ['', s500]]],
   },
   {
     route: 'GET /v1/cash/exceptions',
@@ -1818,11 +1851,13 @@ export async function makeFixture(t: TestApp, key: string, shared?: Fixture, row
   const unfit = wants('unfit')
     ? ok(await call('POST', '/v1/orders', validOrder({ requirements: ['corpus-never'] })), 'unfit order')
     : shared?.unfit;
+  // A handover's row voids it: each fixture that names it records a new one, with the carrier's key.
+  const handover = wants('handover') || !shared ? await handoverFixture(t, courier.id) : shared.handover;
   const message = wants('message')
     ? ok(await call('GET', `/v1/messages?order=${order.id}`), 'messages').data[0]
     : shared?.message;
   if (!message) throw new Error('fixture message: the order has none (is order_confirmed by email on by default?)');
-  if (shared) return { ...shared, order, courier, endpoint, message, unfit, ...money };
+  if (shared) return { ...shared, order, courier, endpoint, message, unfit, handover, ...money };
   if (!money) throw new Error('fixture: a first fixture makes every part');
   const routed = ok(await call('POST', '/v1/orders', validOrder()), 'routed order');
   const route = ok(await call('POST', '/v1/routes', { courier_id: courier.id, order_ids: [routed.id] }), 'route');
@@ -1861,23 +1896,40 @@ export async function makeFixture(t: TestApp, key: string, shared?: Fixture, row
     orderImport,
     depot,
     routePlan,
+    handover,
     ...money,
   };
 }
 
 const operators = new WeakMap<TestApp, string>();
 
-/**
- * A draft settlement of the merchant, new with every fixture that needs one, made by the carrier:
- * a new order is delivered and drafted (the older drafts hold the earlier ones).
- */
-async function moneyFixture(t: TestApp, call: ReturnType<typeof client>, courierId: string) {
+/** The carrier's operator key of the app (test environment), made once. */
+async function operatorOf(t: TestApp): Promise<string> {
   let opKey = operators.get(t);
   if (!opKey) {
     opKey = await newOperator(t, 'test');
     operators.set(t, opKey);
   }
-  const op = client(t.app, opKey);
+  return opKey;
+}
+
+/** A cash handover of the courier, recorded by the carrier. */
+async function handoverFixture(t: TestApp, courierId: string): Promise<{ id: string }> {
+  const res = await client(t.app, await operatorOf(t))('POST', `/v1/couriers/${courierId}/cash_handovers`, {
+    amount: 125,
+    currency: 'PEN',
+    received_by: 'Caja corpus',
+  });
+  if (res.status !== 201) throw new Error(`fixture handover: ${res.status} ${JSON.stringify(res.body)}`);
+  return { id: res.body.id as string };
+}
+
+/**
+ * A draft settlement of the merchant, new with every fixture that needs one, made by the carrier:
+ * a new order is delivered and drafted (the older drafts hold the earlier ones).
+ */
+async function moneyFixture(t: TestApp, call: ReturnType<typeof client>, courierId: string) {
+  const op = client(t.app, await operatorOf(t));
   // A sandbox courier belongs to the merchant whose key made it.
   const found = await t.ctx.db
     .selectFrom('couriers')

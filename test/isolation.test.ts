@@ -110,7 +110,12 @@ describeEach('isolation matrix', (engine) => {
       expect(o?.id, `live ${what}`).toBeTypeOf('string');
     }
     // The money rows are the carrier's (an admin's session): test/money-isolation.test.ts has their matrix.
-    return { ...objects, account: { id: owner.accountId }, settlement: { id: 'stl_unused' } };
+    return {
+      ...objects,
+      account: { id: owner.accountId },
+      settlement: { id: 'stl_unused' },
+      handover: { id: 'cho_unused' },
+    };
   }
 
   beforeAll(async () => {

@@ -27,6 +27,7 @@ export const ERROR_STATUS = {
   settlement_not_editable: 409,
   nothing_to_settle: 409,
   cash_balanced: 409,
+  handover_already_voided: 409,
   order_not_dispatchable: 409,
   no_courier_fits: 409,
   route_changed: 409,

@@ -66,19 +66,20 @@ export async function collectedBefore(db: Executor, who: Who, before: number) {
   return rows.map((r) => ({ courier_id: r.courier_id as string, currency: r.currency, amount: Number(r.amount ?? 0) }));
 }
 
-/** Per courier and currency, what was handed over on days before `day`. */
+/** Per courier and currency, what was handed over on days before `day` (a voided handover counts for nothing). */
 export async function handedBefore(db: Executor, who: Who, day: string) {
   let q = db
     .selectFrom('cash_handovers')
     .select((eb) => ['courier_id', 'currency', eb.fn.sum<number>('amount').as('amount')])
     .where('mode', '=', who.mode)
-    .where('day', '<', day);
+    .where('day', '<', day)
+    .where('voided_at', 'is', null);
   if (who.courierId !== undefined) q = q.where('courier_id', '=', who.courierId);
   const rows = await q.groupBy(['courier_id', 'currency']).execute();
   return rows.map((r) => ({ courier_id: r.courier_id, currency: r.currency, amount: Number(r.amount ?? 0) }));
 }
 
-/** Handovers of local days [fromDay, toDay], oldest first. */
+/** Handovers of local days [fromDay, toDay], oldest first: the voided ones too (the lists show them; sums skip them). */
 export async function handovers(db: Executor, who: Who, fromDay: string, toDay: string): Promise<HandoverRow[]> {
   let q = db
     .selectFrom('cash_handovers')
@@ -92,6 +93,29 @@ export async function handovers(db: Executor, who: Who, fromDay: string, toDay: 
 
 export async function insertHandover(db: Executor, row: HandoverRow): Promise<void> {
   await db.insertInto('cash_handovers').values(row).execute();
+}
+
+/** One handover of the environment, voided or not. */
+export async function findHandover(db: Executor, mode: Mode, id: string): Promise<HandoverRow | undefined> {
+  return db.selectFrom('cash_handovers').selectAll().where('id', '=', id).where('mode', '=', mode).executeTakeFirst();
+}
+
+/**
+ * Voids a handover that is not voided yet, in one statement: of two voids at once, one writes and the
+ * other finds it voided (false), so the first reason is the one kept.
+ */
+export async function voidHandover(
+  db: Executor,
+  id: string,
+  v: { voided_at: number; voided_by: string; void_reason: string },
+): Promise<boolean> {
+  const res = await db
+    .updateTable('cash_handovers')
+    .set(v)
+    .where('id', '=', id)
+    .where('voided_at', 'is', null)
+    .executeTakeFirst();
+  return Number(res.numUpdatedRows) === 1;
 }
 
 export async function resolutions(db: Executor, who: Who, fromDay: string, toDay: string): Promise<ResolutionRow[]> {

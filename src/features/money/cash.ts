@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { addDays, dayRange, isCalendarDay, localDay, startOfDay } from '../../shared/local-time.js';
 import { fromMajor, toMajor } from '../../shared/money.js';
+import type { ReportCell } from '../../shared/spreadsheet.js';
 import { iso } from '../../shared/time.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { findCourier } from '../dispatch/repo.js';
@@ -65,7 +66,8 @@ function figures(zone: string, cols: repo.CollectionRow[], hands: repo.HandoverR
     f.expected += c.expected;
     f.collected += c.collected;
   }
-  for (const h of hands) at(h.courier_id, h.day, h.currency).handed += h.amount;
+  // A voided handover (a wrong amount, corrected) counts for nothing: not even a line of its own.
+  for (const h of hands) if (h.voided_at === null) at(h.courier_id, h.day, h.currency).handed += h.amount;
   return [...by.values()].sort(
     (a, b) =>
       a.day.localeCompare(b.day) || a.courier_id.localeCompare(b.courier_id) || a.currency.localeCompare(b.currency),
@@ -129,6 +131,8 @@ export function presentHandover(h: repo.HandoverRow): CashHandover {
     notes: h.notes,
     day: h.day,
     created_at: iso(h.created_at),
+    voided_at: h.voided_at === null ? null : iso(h.voided_at),
+    void_reason: h.void_reason,
   };
 }
 
@@ -206,9 +210,44 @@ export async function recordHandover(
     day: localDay(now, await carrierZone(ctx)),
     created_by: actorOf(who),
     created_at: now,
+    voided_at: null,
+    voided_by: null,
+    void_reason: null,
   };
   await repo.insertHandover(ctx.db, row);
   return presentHandover(row);
+}
+
+const alreadyVoided = (h: repo.HandoverRow) =>
+  new ApiError(
+    'handover_already_voided',
+    `Cash handover ${h.id} is already voided${h.voided_at === null ? '' : ` (at ${iso(h.voided_at)})`}: "${h.void_reason ?? ''}". A voided handover stays voided; record a new one for the right amount.`,
+    'id',
+  );
+
+/**
+ * POST /v1/cash_handovers/{id}/void: a handover recorded wrong (a mistyped amount) stops counting,
+ * and stays listed with when and why. Never deleted: money records are kept, as Stripe keeps a
+ * voided invoice. Voiding one already voided is 409 (Stripe refuses to void a void invoice), so a
+ * second click never changes the reason nor hides that someone else voided it first. Whoever may
+ * record a handover may void one; a handover of a courier the caller cannot see is 404.
+ */
+export async function voidHandover(
+  ctx: AppContext,
+  scope: Scope,
+  who: Principal,
+  id: string,
+  reason: string,
+): Promise<CashHandover> {
+  const h = await repo.findHandover(ctx.db, scope.mode, id);
+  if (!h || !(await findCourier(ctx.db, scope, h.courier_id))) throw notFound('cash handover', id);
+  if (h.voided_at !== null) throw alreadyVoided(h);
+  const v = { voided_at: ctx.clock(), voided_by: actorOf(who), void_reason: reason };
+  if (!(await repo.voidHandover(ctx.db, h.id, v))) {
+    // Voided by another request between the read and the write: say so with its reason.
+    throw alreadyVoided((await repo.findHandover(ctx.db, scope.mode, id)) ?? h);
+  }
+  return presentHandover({ ...h, ...v });
 }
 
 /** Every courier's figures for days [from, to], with the balance each carried out of each day. */
@@ -223,15 +262,25 @@ async function everyCourier(ctx: AppContext, mode: Scope['mode'], from: string, 
     running.set(k, balance);
     return { f, balance };
   });
-  const names = await repo.courierNames(ctx.db, mode, [...new Set(rows.map((r) => r.f.courier_id))]);
-  return { rows, names, running };
+  const ids = [...rows.map((r) => r.f.courier_id), ...hands.map((h) => h.courier_id)];
+  const names = await repo.courierNames(ctx.db, mode, [...new Set(ids)]);
+  return { rows, names, running, hands };
 }
 
 /** GET /v1/cash/end_of_day: every courier's expected, collected and handed amounts of one day. */
 export async function endOfDay(ctx: AppContext, scope: Scope, q: { day?: string }): Promise<EndOfDay> {
   const zone = await carrierZone(ctx);
-  const day = dayParam(q.day, 'day', localDay(ctx.clock(), zone));
-  const { rows, names, running } = await everyCourier(ctx, scope.mode, day, day, zone);
+  const today = localDay(ctx.clock(), zone);
+  const day = dayParam(q.day, 'day', today);
+  // A day to come has no cash yet: its zeros would read as a day counted and balanced.
+  if (day > today) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid day: must be today or earlier (today is ${today} in ${zone}).`,
+      'day',
+    );
+  }
+  const { rows, names, running, hands } = await everyCourier(ctx, scope.mode, day, day, zone);
   const lines = rows.map(({ f, balance }) => ({
     courier: { id: f.courier_id, name: names.get(f.courier_id) ?? '' },
     exception: differenceOf(f) === 0 ? null : exceptionId(f.courier_id, f.day, f.currency),
@@ -251,7 +300,44 @@ export async function endOfDay(ctx: AppContext, scope: Scope, q: { day?: string 
     lines.push({ courier: { id: courier, name: idleNames.get(courier) ?? '' }, exception: null, ...dayLine(f, v) });
   }
   lines.sort((a, b) => a.courier.name.localeCompare(b.courier.name) || a.currency.localeCompare(b.currency));
-  return { object: 'cash_end_of_day', day, timezone: zone, lines };
+  const handovers = hands
+    .map((h) => ({ ...presentHandover(h), courier_name: names.get(h.courier_id) ?? '' }))
+    .reverse();
+  return { object: 'cash_end_of_day', day, timezone: zone, lines, handovers };
+}
+
+const EOD_COLUMNS = [
+  'courier',
+  'courier_id',
+  'currency',
+  'deliveries',
+  'expected',
+  'collected',
+  'handed_over',
+  'difference',
+  'balance',
+  'status',
+  'exception',
+];
+
+/** The end of day as a table (GET /v1/cash/end_of_day/export): a header, then one row per line, as the console shows them. */
+export function endOfDayTable(eod: EndOfDay): ReportCell[][] {
+  return [
+    EOD_COLUMNS,
+    ...eod.lines.map((l) => [
+      l.courier.name,
+      l.courier.id,
+      l.currency,
+      l.deliveries,
+      l.expected,
+      l.collected,
+      l.handed_over,
+      l.difference,
+      l.balance,
+      l.status,
+      l.exception,
+    ]),
+  ];
 }
 
 /**

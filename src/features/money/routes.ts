@@ -16,6 +16,7 @@ import {
   CourierCash,
   DaysQuery,
   EndOfDay,
+  EndOfDayExportQuery,
   EndOfDayQuery,
   ExceptionsQuery,
   ExportQuery,
@@ -28,6 +29,7 @@ import {
   SettlementCreate,
   SettlementList,
   SettlementListQuery,
+  VoidHandoverBody,
 } from './schemas.js';
 import * as settlements from './settlements.js';
 
@@ -82,6 +84,22 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
   );
 
+  r.post(
+    '/cash_handovers/:id/void',
+    {
+      schema: {
+        tags: tagsCash,
+        operationId: 'voidCashHandover',
+        summary:
+          'Void a handover recorded wrong: kept and listed, it counts in no balance, line or exception (the carrier; a voided one is 409)',
+        params: IdParams,
+        body: VoidHandoverBody,
+        response: { 200: CashHandover, ...errorResponses(401, 403, 404, 409, 422) },
+      },
+    },
+    async (req) => cash.voidHandover(ctx, requireCarrier(req), principalOf(req), req.params.id, req.body.reason),
+  );
+
   r.get(
     '/cash/end_of_day',
     {
@@ -94,6 +112,31 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
       },
     },
     async (req) => cash.endOfDay(ctx, requireCarrier(req), req.query),
+  );
+
+  r.get(
+    '/cash/end_of_day/export',
+    {
+      schema: {
+        tags: tagsCash,
+        operationId: 'exportCashEndOfDay',
+        summary: 'The end of day\u2019s lines as CSV or XLSX, one row per courier and currency (the carrier)',
+        querystring: EndOfDayExportQuery,
+        produces: ['text/csv', XLSX_TYPE],
+        response: { 200: Binary('CSV (UTF-8 with BOM) or an .xlsx workbook'), ...errorResponses(401, 403, 422) },
+      },
+    },
+    async (req, reply) => {
+      const { format = 'csv', ...q } = req.query;
+      const eod = await cash.endOfDay(ctx, requireCarrier(req), q);
+      const rows = cash.endOfDayTable(eod);
+      return sendTable(
+        reply,
+        `ruta-cash-${eod.day}`,
+        format,
+        format === 'csv' ? reportCsv(rows) : await reportXlsx(rows),
+      );
+    },
   );
 
   r.get(

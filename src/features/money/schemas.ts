@@ -40,10 +40,29 @@ export const CashHandover = Type.Object(
     notes: Nullable(Type.String()),
     day: Type.String({ description: 'The local day it counts for' }),
     created_at: Type.String({ format: 'date-time' }),
+    voided_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          'When it was voided (recorded wrong): it then counts in no balance, line or exception; null while it counts',
+      }),
+    ),
+    void_reason: Nullable(Type.String({ description: 'Why it was voided; null while it counts' })),
   },
   { $id: 'CashHandover' },
 );
 export type CashHandover = Static<typeof CashHandover>;
+
+export const VoidHandoverBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: 500,
+      description: 'Why it is voided, e.g. "typed 190 for 19"; kept with the handover',
+    }),
+  },
+  { additionalProperties: false, $id: 'CashHandoverVoidParams' },
+);
 
 const lineFields = {
   day: Type.String(),
@@ -81,8 +100,10 @@ export const CourierCash = Type.Object(
 );
 export type CourierCash = Static<typeof CourierCash>;
 
-export const EndOfDayQuery = Type.Object(
-  { day: Type.Optional(Day('The local day; default: today')) },
+const eodDay = Day('The local day, today or earlier (a day after today is 422); default: today');
+export const EndOfDayQuery = Type.Object({ day: Type.Optional(eodDay) }, { additionalProperties: false });
+export const EndOfDayExportQuery = Type.Object(
+  { day: Type.Optional(eodDay), format: Type.Optional(Type.Enum(['csv', 'xlsx'], { default: 'csv' })) },
   { additionalProperties: false },
 );
 export const EndOfDay = Type.Object(
@@ -96,6 +117,10 @@ export const EndOfDay = Type.Object(
         exception: Nullable(Type.String({ description: 'The cash exception of a short or over line' })),
         ...lineFields,
       }),
+    ),
+    handovers: Type.Array(
+      Type.Object({ ...CashHandover.properties, courier_name: Type.String() }, { $id: 'CashEndOfDayHandover' }),
+      { description: 'The day\u2019s handovers, newest first, the voided ones too (they count in no line)' },
     ),
   },
   { $id: 'CashEndOfDay' },

@@ -34,6 +34,7 @@ import * as m036 from './migrations/036_import_errors_per_field.js';
 import * as m037 from './migrations/037_orders_list_status_mode.js';
 import * as m038 from './migrations/038_routes_list.js';
 import * as m039 from './migrations/039_routes_dated.js';
+import * as m040 from './migrations/040_cash_handover_voids.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
 
@@ -72,6 +73,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '037_orders_list_status_mode': m037,
   '038_routes_list': m038,
   '039_routes_dated': m039,
+  '040_cash_handover_voids': m040,
 };
 
 class StaticProvider implements MigrationProvider {

@@ -16,6 +16,11 @@ export interface CashHandoversTable {
   /** actorOf(principal) of whoever recorded it. */
   created_by: string;
   created_at: number;
+  /** 040_cash_handover_voids: when it was voided (a wrong amount); null while it counts. */
+  voided_at: number | null;
+  /** actorOf(principal) of whoever voided it. */
+  voided_by: string | null;
+  void_reason: string | null;
 }
 
 /** Created by 017_money: a short or over day explained (one per courier, day and currency). */
