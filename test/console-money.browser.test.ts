@@ -47,7 +47,8 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       // Before any handover the courier holds it all: "to hand over 10.00", not a shortfall.
       await page.getByRole('row', { name: /Rosa Cash.*to hand over\D*10[.,]00/ }).waitFor();
       // A handover short of what the day's cash deliveries asked for.
-      const row = page.getByRole('row', { name: /Rosa Cash/ });
+      // The day's lines (the handovers' table below names Rosa Cash too, once one is recorded).
+      const row = page.getByRole('table', { name: 'Courier cash' }).getByRole('row', { name: /Rosa Cash/ });
       await row.getByLabel('Amount').fill('8');
       await row.getByLabel('Received by').fill('Caja 1');
       // A double-click records it once: the button waits for the first request.

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
-import { money, type Schemas, unwrap } from '../../shared/api';
+import { localDay } from '../../../../src/shared/local-time.js';
+import { browserZone, money, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
@@ -26,23 +27,34 @@ export default function Money() {
 }
 
 type CashLine = Schemas['CashEndOfDay']['lines'][number];
+type Handover = Schemas['CashEndOfDayHandover'];
 
 /**
  * Before today's first handover the courier simply holds the cash: "to hand over", not a shortfall.
- * Once something was handed over, a difference is an exception (as GET /v1/cash/exceptions counts it).
+ * Once something was handed over, or the day is over, a difference is an exception (as
+ * GET /v1/cash/exceptions counts it).
  */
-const waiting = (l: CashLine) => l.status === 'short' && l.handed_over === 0;
+const waiting = (l: CashLine, today: boolean) => today && l.status === 'short' && l.handed_over === 0;
 
-function differenceText(l: CashLine): string {
+function differenceText(l: CashLine, today: boolean): string {
   if (l.status === 'balanced') return 'balanced';
   const amount = money(Math.abs(l.difference), l.currency);
-  return waiting(l) ? `to hand over ${amount}` : `${l.status} ${amount}`;
+  return waiting(l, today) ? `to hand over ${amount}` : `${l.status} ${amount}`;
 }
 
+/**
+ * The end of day of one local day (GET /v1/cash/end_of_day?day=), today by default, in the user's
+ * zone (the carrier's, which the API reads days in): each courier's line, today's with a handover
+ * form, the day's handovers (a wrong one voided with a reason) and the table as CSV.
+ */
 function CashDay() {
-  const { client, mode } = useSession();
-  const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', {})), [mode]);
+  const { client, mode, me } = useSession();
+  const tz = me?.timezone ?? browserZone();
+  const today = localDay(Date.now(), tz);
+  const [day, setDay] = useState(today);
+  const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', { params: { query: { day } } })), [mode, day]);
   const [error, setError] = useState<unknown>(null);
+  // One action at a time, handovers and voids alike: a double-click sent a handover twice.
   const { busy, run } = useGuard();
   const handover = (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
     e.preventDefault();
@@ -68,16 +80,81 @@ function CashDay() {
       }
     });
   };
+  // A handover recorded wrong is voided, never deleted: it stays listed, struck through, with why.
+  const voidIt = (e: FormEvent<HTMLFormElement>, h: Handover) => {
+    e.preventDefault();
+    const reason = String(new FormData(e.currentTarget).get('reason') ?? '').trim();
+    if (!reason) return;
+    const what = `${money(h.amount, h.currency)} from ${h.courier_name} (received by ${h.received_by})`;
+    if (!confirm(`Void the handover of ${what}? It will count for nothing; it stays listed as voided.`)) return;
+    return run(h.id, async () => {
+      setError(null);
+      try {
+        await unwrap(
+          client.POST('/v1/cash_handovers/{id}/void', {
+            params: { path: { id: h.id } },
+            body: { reason },
+            headers: { 'Idempotency-Key': crypto.randomUUID() },
+          }),
+        );
+      } catch (err) {
+        setError(err);
+      }
+      // Voided, or voided by someone else first (409): either way the day as it now stands.
+      await eod.reload();
+    });
+  };
+  // Fetched by the client, not a plain link: a link sends neither Ruta-Mode nor a console's API key.
+  const download = () =>
+    run('csv', async () => {
+      setError(null);
+      try {
+        const blob = await unwrap(
+          client.GET('/v1/cash/end_of_day/export', { params: { query: { day, format: 'csv' } }, parseAs: 'blob' }),
+        );
+        saveBlob(blob as Blob, `ruta-cash-${mode}-${day}.csv`);
+      } catch (err) {
+        setError(err);
+      }
+    });
+  const isToday = day === today;
   const lines = eod.data?.lines ?? [];
+  const handovers = eod.data?.handovers ?? [];
   return (
     <section aria-labelledby="cash-title">
       <h2 id="cash-title">Courier cash {eod.data ? `· ${eod.data.day} (${eod.data.timezone})` : ''}</h2>
+      <p className="filters">
+        <label>
+          Day{' '}
+          <input
+            type="date"
+            value={day}
+            max={today}
+            required
+            onChange={(e) => e.target.value && setDay(e.target.value)}
+          />
+        </label>{' '}
+        <small className="muted">{tz}</small>{' '}
+        {!isToday && (
+          <button type="button" onClick={() => setDay(today)}>
+            Today
+          </button>
+        )}{' '}
+        <button type="button" onClick={() => void download()} disabled={busy === 'csv' || lines.length === 0}>
+          CSV
+        </button>
+      </p>
       <ErrorNote error={eod.error ?? error} />
-      {eod.data && lines.length === 0 && <p className="empty-note">No cash collected or held today.</p>}
+      {eod.data && lines.length === 0 && (
+        <p className="empty-note">No cash collected or held {isToday ? 'today' : `on ${day}`}.</p>
+      )}
       {lines.length > 0 && (
         <div className="table-wrap">
           <table className="table" aria-label="Courier cash">
-            <TableHead columns={['Courier', 'Expected', 'Collected', 'Handed over', 'Difference', 'Holds']} actions />
+            <TableHead
+              columns={['Courier', 'Expected', 'Collected', 'Handed over', 'Difference', 'Holds']}
+              actions={isToday}
+            />
             <tbody>
               {lines.map((l) => (
                 <tr key={`${l.courier.id}-${l.currency}`}>
@@ -85,30 +162,68 @@ function CashDay() {
                   <td className="amount">{money(l.expected, l.currency)}</td>
                   <td className="amount">{money(l.collected, l.currency)}</td>
                   <td className="amount">{money(l.handed_over, l.currency)}</td>
-                  <td className={l.status === 'balanced' || waiting(l) ? '' : 'error-note'}>{differenceText(l)}</td>
-                  <td className="amount">{money(l.balance, l.currency)}</td>
-                  <td>
-                    <form
-                      onSubmit={(e) => handover(e, l.courier.id, l.currency)}
-                      aria-label={`Handover of ${l.courier.name}`}
-                    >
-                      <input
-                        name="amount"
-                        type="number"
-                        step="0.01"
-                        min="0.01"
-                        required
-                        placeholder="Amount"
-                        aria-label="Amount"
-                      />
-                      <input name="received_by" required placeholder="Received by" aria-label="Received by" />
-                      <button type="submit" disabled={busy === `${l.courier.id}-${l.currency}`}>
-                        Record handover
-                      </button>
-                    </form>
+                  <td className={l.status === 'balanced' || waiting(l, isToday) ? '' : 'error-note'}>
+                    {differenceText(l, isToday)}
                   </td>
+                  <td className="amount">{money(l.balance, l.currency)}</td>
+                  {/* A handover counts for the day it is recorded: the form is today's only. */}
+                  {isToday && (
+                    <td>
+                      <form
+                        onSubmit={(e) => handover(e, l.courier.id, l.currency)}
+                        aria-label={`Handover of ${l.courier.name}`}
+                      >
+                        <input
+                          name="amount"
+                          type="number"
+                          step="0.01"
+                          min="0.01"
+                          required
+                          placeholder="Amount"
+                          aria-label="Amount"
+                        />
+                        <input name="received_by" required placeholder="Received by" aria-label="Received by" />
+                        <button type="submit" disabled={busy === `${l.courier.id}-${l.currency}`}>
+                          Record handover
+                        </button>
+                      </form>
+                    </td>
+                  )}
                 </tr>
               ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {handovers.length > 0 && <h3>Handovers of {day}</h3>}
+      {handovers.length > 0 && (
+        <div className="table-wrap">
+          <table className="table" aria-label={`Handovers of ${day}`}>
+            <TableHead columns={['Courier', 'Amount', 'Received by', 'Recorded', 'Status']} actions />
+            <tbody>
+              {handovers.map((h) => {
+                // A voided handover's figures struck through: still there to read, counted nowhere.
+                const cell = (text: string) => (h.voided_at ? <s>{text}</s> : text);
+                return (
+                  <tr key={h.id} data-handover={h.id} className={h.voided_at ? 'muted' : undefined}>
+                    <td>{cell(h.courier_name)}</td>
+                    <td className="amount">{cell(money(h.amount, h.currency))}</td>
+                    <td>{cell(h.received_by)}</td>
+                    <td>{whenIn(h.created_at, tz)}</td>
+                    <td>{h.voided_at ? `Voided ${whenIn(h.voided_at, tz)}: ${h.void_reason ?? ''}` : 'Counts'}</td>
+                    <td>
+                      {!h.voided_at && (
+                        <form onSubmit={(e) => voidIt(e, h)} aria-label={`Void the handover ${h.id}`}>
+                          <input name="reason" required maxLength={500} placeholder="Why void it" aria-label="Reason" />
+                          <button type="submit" disabled={busy === h.id}>
+                            Void
+                          </button>
+                        </form>
+                      )}
+                    </td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
         </div>
