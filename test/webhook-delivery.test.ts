@@ -44,6 +44,8 @@ describeEach('webhook delivery', (engine) => {
   }
 
   const order = async (key: string) => (await client(t.app, key)('POST', '/v1/orders', validOrder())).body;
+  /** The API as `key` (for a test whose own `t` is a timestamp). */
+  const api = (key: string) => client(t.app, key);
   const delivery = (eventId: string, endpointId: string) =>
     t.ctx.db
       .selectFrom('webhook_deliveries')
@@ -110,6 +112,15 @@ describeEach('webhook delivery', (engine) => {
       data: { id: o.id, object: 'order', tracking_code: o.tracking_code, status: 'pending', sequence: 1 },
     });
     await waitFor(async () => expect((await delivery(body.id, e.id)).status).toBe('succeeded'));
+    // An order's events with their deliveries, for its page in the console; without the flag, none.
+    const call = api(m.test);
+    const withThem = await call('GET', `/v1/events?order=${o.id}&include_deliveries=true`);
+    expect(withThem.body.data[0].deliveries).toEqual([
+      expect.objectContaining({ endpoint: e.id, status: 'succeeded', attempts: 1 }),
+    ]);
+    const plain = await call('GET', `/v1/events?order=${o.id}`);
+    expect(plain.body.data[0].deliveries).toBeUndefined();
+    expect((await call('GET', `/v1/events?order=${o.id}&include_deliveries=maybe`)).status).toBe(422);
   });
 
   it("the docs' Node and Python v2 recipes accept a real delivery, with either secret in a rotation, and refuse replays", async () => {

@@ -32,6 +32,12 @@ export const EventQuery = Type.Object(
         description: 'false: events with a delivery that failed or is retrying; true: events all delivered',
       }),
     ),
+    include_deliveries: Type.Optional(
+      Type.Boolean({
+        description:
+          'true: each event with its `deliveries`, as `GET /v1/events/{id}` answers it (an order\u2019s page shows them)',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

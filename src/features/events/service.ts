@@ -18,7 +18,14 @@ function presentEvent(e: events.EventRow, deliveries: webhooks.DeliveryRow[], wi
 export async function listEvents(
   ctx: AppContext,
   owner: events.Owner,
-  q: { limit?: number; starting_after?: string; event?: string; order?: string; delivery_success?: boolean },
+  q: {
+    limit?: number;
+    starting_after?: string;
+    event?: string;
+    order?: string;
+    delivery_success?: boolean;
+    include_deliveries?: boolean;
+  },
 ) {
   const limit = q.limit ?? 20;
   let after: events.Cursor | undefined;
@@ -55,7 +62,7 @@ export async function listEvents(
       presentEvent(
         e,
         deliveries.filter((d) => d.event_id === e.id),
-        false,
+        q.include_deliveries === true,
       ),
     ),
   };

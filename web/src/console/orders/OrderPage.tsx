@@ -235,7 +235,7 @@ export default function OrderPage({ id }: { id: string }) {
     async () =>
       isCarrier || !order.data
         ? null
-        : unwrap(client.GET('/v1/events', { params: { query: { order: id, limit: 100 } } })),
+        : unwrap(client.GET('/v1/events', { params: { query: { order: id, limit: 100, include_deliveries: true } } })),
     // A PIN's lock and override are events too.
     [id, isCarrier, order.data?.status, order.data?.pin?.state],
   );
