@@ -366,6 +366,16 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       // A new merchant's first board says where orders come from.
       await page.getByText('No orders due on this day. Create one under New order').waitFor();
       await page.getByRole('link', { name: 'New order' }).click();
+      // Nothing typed: the form says what is missing under each field, without asking the API.
+      await page.getByRole('button', { name: 'Create order' }).click();
+      await page
+        .locator('.field.has-error', { hasText: 'Customer name' })
+        .getByText('Enter the customer’s name.')
+        .waitFor();
+      await page.locator('.field.has-error', { hasText: 'Address' }).getByText('Enter the delivery address.').waitFor();
+      expect(await page.evaluate('document.activeElement.name')).toBe('customer.name');
+      // A signature is asked by default (the account's proof settings): the box says so.
+      expect(await page.getByLabel('Requires signature').isChecked()).toBe(true);
       await page.getByLabel('Customer name *').fill('Elena Ríos');
       // No country in the account's settings: a number without its +code is the API's 422.
       await page.getByLabel('Customer phone').fill('987654321');
@@ -400,6 +410,10 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
       await page.getByLabel('Delivery day').fill('2031-05-06');
       await page.getByLabel('Window from').fill('09:00');
       await page.getByLabel('Window to').fill('12:00');
+      // Typed with a decimal comma, as a Spanish keyboard gives it.
+      await page.getByLabel('Latitude').fill('-12,05');
+      await page.getByLabel('Longitude').fill('-77,04');
+      await page.getByLabel('Requires signature').uncheck();
       await page.getByLabel(/^Needs/).fill('cold, Large');
       await page.getByLabel('Urgent').check();
       await page.getByRole('button', { name: 'Create order' }).click();
@@ -415,6 +429,8 @@ describeEachInBrowser('console in headless Chromium', (engine) => {
         time_window: { start: '09:00', end: '12:00' },
         requirements: ['cold', 'large'],
         is_urgent: true,
+        requires_signature: false,
+        delivery_address: { lat: -12.05, lng: -77.04 },
       });
 
       await page.getByRole('link', { name: 'Webhooks' }).click();

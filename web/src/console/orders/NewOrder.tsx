@@ -33,8 +33,30 @@ const FIELDS: [string, string, string?, string?][] = [
 const FLAGS = { requires_signature: 'Requires signature', requires_photo: 'Requires photo', is_urgent: 'Urgent' };
 type Flag = keyof typeof FLAGS;
 
-/** Where an API error about an element of a list lands: `requirements[1]` under Needs. */
-const fieldOf = (param: string) => param.replace(/\[\d+\]$/, '');
+/**
+ * Where an API error lands: `requirements[1]` under Needs; a whole object missing (`customer`,
+ * `delivery_address`: nothing of it was typed) under its first required field.
+ */
+const fieldOf = (param: string) =>
+  ({ customer: 'customer.name', delivery_address: 'delivery_address.address' })[param] ?? param.replace(/\[\d+\]$/, '');
+
+/** A number as people type it: "-12,05" (a decimal comma, as Spanish keyboards give it) is -12.05. */
+const numberOf = (raw: string) => Number(raw.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2'));
+
+/** What the form can say before asking the API: the required fields, and numbers that are not. */
+export function checkValues(values: Record<string, string>): Record<string, string> {
+  const errors: Record<string, string> = {};
+  const empty = (k: string) => !values[k]?.trim();
+  if (empty('customer.name')) errors['customer.name'] = 'Enter the customer’s name.';
+  if (empty('delivery_address.address')) errors['delivery_address.address'] = 'Enter the delivery address.';
+  for (const k of NUMERIC) {
+    if (!empty(k) && !Number.isFinite(numberOf(values[k] ?? ''))) errors[k] = 'Enter a number, such as 12.5.';
+  }
+  if (empty('items[0].description') && (!empty('items[0].quantity') || !empty('items[0].weight_kg'))) {
+    errors['items[0].description'] = 'Describe the item, or leave its quantity and weight empty.';
+  }
+  return errors;
+}
 
 const NUMERIC = new Set([
   'delivery_address.lat',
@@ -44,7 +66,7 @@ const NUMERIC = new Set([
   'cash_on_delivery',
 ]);
 
-/** Builds the nested OrderCreate body from flat paths; empty fields are left out, not sent empty. */
+/** Builds the nested OrderCreate body from flat paths; empty fields are left out, not sent empty; flags always sent. */
 export function buildBody(values: Record<string, string>, flags: Record<string, boolean>): Record<string, unknown> {
   const body: Record<string, unknown> = {};
   for (const [path, raw] of Object.entries(values)) {
@@ -56,7 +78,7 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
             .map((x) => x.trim())
             .filter(Boolean)
         : NUMERIC.has(path)
-          ? Number(raw)
+          ? numberOf(raw)
           : raw.trim();
     const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
     let at: Record<string, unknown> = body;
@@ -69,18 +91,29 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
       }
     });
   }
-  for (const [k, v] of Object.entries(flags)) if (v) body[k] = true;
+  for (const [k, v] of Object.entries(flags)) body[k] = v;
   return body;
+}
+
+/** Puts the person on the first field named, so they land on what to fix. */
+function focusFirst(errors: Record<string, string>): void {
+  const first = Object.keys(errors)[0];
+  if (first) document.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus();
 }
 
 export default function NewOrder() {
   const { client } = useSession();
   const [values, setValues] = useState<Record<string, string>>({});
-  const [flags, setFlags] = useState<Record<Flag, boolean>>({
-    requires_signature: false,
-    requires_photo: false,
-    is_urgent: false,
-  });
+  // What the person ticked; an untouched box shows (and sends) what the account's proof settings
+  // would decide, so that the box says what will happen: a signature unless signatures are off.
+  const [chosen, setChosen] = useState<Partial<Record<Flag, boolean>>>({});
+  const proof = useLoad(() => unwrap(client.GET('/v1/proof_settings')), []);
+  const required = (k: Flag) =>
+    (k === 'requires_signature' && proof.data?.signature === 'required') ||
+    (k === 'requires_photo' && proof.data?.photo === 'required');
+  const flagOf = (k: Flag): boolean =>
+    required(k) || (chosen[k] ?? (k === 'requires_signature' ? proof.data?.signature !== 'off' : false));
+  const flags = Object.fromEntries((Object.keys(FLAGS) as Flag[]).map((k) => [k, flagOf(k)]));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const { busy, run } = useGuard();
   // One Idempotency-Key per body: a second click, or a retry after a network error, cannot create
@@ -93,7 +126,9 @@ export default function NewOrder() {
   const submit = (e: FormEvent) => {
     e.preventDefault();
     void run('create', async () => {
-      setErrors({});
+      const local = checkValues(values);
+      setErrors(local);
+      if (Object.keys(local).length > 0) return focusFirst(local);
       const phone = values['customer.phone'];
       const typed = phone === undefined ? values : { ...values, 'customer.phone': phoneE164(phone, country) };
       setValues(typed);
@@ -108,9 +143,7 @@ export default function NewOrder() {
       } catch (err) {
         const errs = Object.fromEntries(Object.entries(errorsOf(err)).map(([p, m]) => [fieldOf(p), m]));
         setErrors(errs);
-        // Focus the first field the API named, so the person lands on what to fix.
-        const first = Object.keys(errs)[0];
-        if (first) document.querySelector<HTMLInputElement>(`[name="${CSS.escape(first)}"]`)?.focus();
+        focusFirst(errs);
       }
     });
   };
@@ -146,8 +179,14 @@ export default function NewOrder() {
         />
         {(Object.keys(FLAGS) as Flag[]).map((k) => (
           <label key={k} className="check">
-            <input type="checkbox" checked={flags[k]} onChange={(e) => setFlags({ ...flags, [k]: e.target.checked })} />
+            <input
+              type="checkbox"
+              checked={flagOf(k)}
+              disabled={required(k)}
+              onChange={(e) => setChosen({ ...chosen, [k]: e.target.checked })}
+            />
             {FLAGS[k]}
+            {required(k) ? <small className="muted"> (your proof settings require it)</small> : null}
           </label>
         ))}
         {other.map(([p, m]) => (
