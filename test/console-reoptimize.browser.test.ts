@@ -56,7 +56,7 @@ describeEachInBrowser('the console re-optimizes a route under way', (engine) => 
     const saving = page.locator('.proposal .saving');
     await saving.waitFor();
     expect(await saving.textContent()).toMatch(
-      /^Saves \d+\.\d km and \d+ min: .+ From Rosa .+’s last position at .+ \(America\/Lima\)\./,
+      /^Saves \d+\.\d km and \d+ min: .+ Setting off from Rosa .+’s last position at 9:0\d AM \(America\/Lima\)\./,
     );
     const listed = (name: string) =>
       page

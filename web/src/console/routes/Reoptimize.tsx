@@ -98,7 +98,7 @@ function ProposalView(props: {
           ? 'The current order is already the best found: nothing to save.'
           : `Saves ${km(p.saving.distance_km)} and ${minutes(p.saving.duration_min)}: ${km(p.current.distance_km)} → ${km(p.proposed.distance_km)}, the last stop done at ${clockIn(p.proposed.end_at, tz)} instead of ${clockIn(p.current.end_at, tz)}.`}{' '}
         <span className="muted">
-          From {from} at {clockIn(p.start_at, tz)} ({tz}).
+          Setting off from {from} at {clockIn(p.start_at, tz)} ({tz}).
         </span>
       </p>
       {p.proposed.violations.length > 0 && (
