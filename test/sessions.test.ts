@@ -107,6 +107,18 @@ describeEach('sessions (DESIGN §8)', (engine) => {
       const res = await client(plain.app)('POST', '/v1/session', { email: u.email, password: PASSWORD });
       expect(res.status).toBe(200);
       expect(cookieFrom(res.raw, 'ruta_session')).not.toContain('Secure');
+      // On the machine's own loopback, any of its names with the same scheme and port is the
+      // console's own (the start-up log names 127.0.0.1); another port, or another host, is not.
+      const signIn = (origin: string) =>
+        client(plain.app)('POST', '/v1/session', { email: u.email, password: PASSWORD }, { origin });
+      for (const origin of ['http://127.0.0.1:3000', 'http://[::1]:3000', 'http://localhost:3000']) {
+        expect((await signIn(origin)).status, origin).toBe(200);
+      }
+      for (const origin of ['http://127.0.0.1:3001', 'https://127.0.0.1:3000', 'http://localhost.evil.example:3000']) {
+        const res = await signIn(origin);
+        expect(res.status, origin).toBe(403);
+        expect(res.body.error.code).toBe('csrf_failed');
+      }
     } finally {
       await plain.close();
     }

@@ -70,10 +70,29 @@ export function csrfTokenFor(sessionToken: string): string {
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Whether `origin` is the console's own. On a machine's own loopback (the default public URL is
+ * http://localhost:PORT, and the start-up log names 127.0.0.1) every loopback name of the same
+ * scheme and port is: a newcomer who opens http://127.0.0.1:3000 was refused at sign-in. A page
+ * another site serves cannot have a loopback origin.
+ */
+function isOwnOrigin(origin: string, publicOrigin: string): boolean {
+  if (origin === publicOrigin) return true;
+  try {
+    const a = new URL(origin);
+    const b = new URL(publicOrigin);
+    return LOOPBACK.has(a.hostname) && LOOPBACK.has(b.hostname) && a.protocol === b.protocol && a.port === b.port;
+  } catch {
+    return false;
+  }
+}
+
 /** An `Origin` header, when the browser sends one, must be the console's own (RUTA_PUBLIC_URL). */
 export function checkOrigin(req: FastifyRequest, publicOrigin: string): void {
   const origin = req.headers.origin;
-  if (origin !== undefined && origin !== publicOrigin) {
+  if (origin !== undefined && !isOwnOrigin(origin, publicOrigin)) {
     throw new ApiError('csrf_failed', `Cross-site request refused: Origin ${origin} is not ${publicOrigin}.`);
   }
 }
