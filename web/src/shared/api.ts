@@ -211,20 +211,6 @@ export function money(n: number | null | undefined, currency: string): string {
   }
 }
 
-export function when(iso: string | null | undefined): string {
-  if (!iso) return '—';
-  // In this browser's zone, named (whenIn gives a chosen zone): a time a person reads says whose clock.
-  // (timeZoneName cannot go with dateStyle/timeStyle: the same fields, spelled out.)
-  return new Date(iso).toLocaleString(undefined, {
-    year: 'numeric',
-    month: 'short',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: '2-digit',
-    timeZoneName: 'short',
-  });
-}
-
 /**
  * The number a route's labels print for each order (`STOP 5`, labels/service.ts): its delivery's
  * place among the route's deliveries still on it. The courier app and the console's route page show
@@ -261,7 +247,8 @@ export function whenIn(iso: string | null | undefined, tz: string, dayOnly = fal
   try {
     return `${new Date(iso).toLocaleString(undefined, { ...opts, timeZone: tz })} (${tz})`;
   } catch {
-    return when(iso);
+    // A zone this browser does not know: its own clock, named as such, rather than an unnamed time.
+    return `${new Date(iso).toLocaleString(undefined, opts)} (${browserZone()})`;
   }
 }
 

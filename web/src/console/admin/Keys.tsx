@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Schemas, unwrap, when } from '../../shared/api';
+import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
@@ -27,6 +27,8 @@ export function KeyManager({ label, account }: { label: string; account?: string
   const [mode, setMode] = useState<ApiKey['mode']>(session.mode);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [shown, setShown] = useState<{ text: string; secret: string } | null>(null);
+  // Times in the user's zone (the carrier's, a merchant's account's, else the browser's), named.
+  const tz = session.me?.timezone ?? browserZone();
 
   async function create(e: FormEvent) {
     e.preventDefault();
@@ -95,9 +97,9 @@ export function KeyManager({ label, account }: { label: string; account?: string
                   <small className="muted">{k.id}</small>
                 </td>
                 <td>{k.mode}</td>
-                <td>{when(k.created_at)}</td>
-                <td>{when(k.expires_at)}</td>
-                <td>{when(k.revoked_at)}</td>
+                <td>{whenIn(k.created_at, tz)}</td>
+                <td>{whenIn(k.expires_at, tz)}</td>
+                <td>{whenIn(k.revoked_at, tz)}</td>
                 <td className="buttons">
                   <button
                     type="button"

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Schemas, unwrap, when } from '../../shared/api';
+import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
@@ -25,6 +25,8 @@ export function Users() {
   const [rowError, setRowError] = useState<unknown>(null);
   const [invitationError, setInvitationError] = useState<unknown>(null);
   const [resetLink, setResetLink] = useState<{ email: string; url: string; expires: string } | null>(null);
+  // Times in the user's zone (the carrier's, else the browser's), named.
+  const tz = me?.timezone ?? browserZone();
 
   async function invite(e: FormEvent) {
     e.preventDefault();
@@ -113,8 +115,8 @@ export function Users() {
       {link && (
         <ShownOnce>
           <p>
-            Invitation link for {link.email}, single use, valid until {when(link.expires)}. It is shown once: send it
-            now.
+            Invitation link for {link.email}, single use, valid until {whenIn(link.expires, tz)}. It is shown once: send
+            it now.
           </p>
           <Secret value={link.url} label="invitation link" />
         </ShownOnce>
@@ -122,8 +124,8 @@ export function Users() {
       {resetLink && (
         <ShownOnce>
           <p>
-            Password reset link for {resetLink.email}, single use, valid until {when(resetLink.expires)}. It is shown
-            once: send it now.
+            Password reset link for {resetLink.email}, single use, valid until {whenIn(resetLink.expires, tz)}. It is
+            shown once: send it now.
           </p>
           <Secret value={resetLink.url} label="password reset link" />
         </ShownOnce>
@@ -184,8 +186,8 @@ export function Users() {
                   <td>{i.email}</td>
                   <td>{i.role}</td>
                   <td>{accountName(i.account)}</td>
-                  <td>{when(i.created_at)}</td>
-                  <td>{when(i.expires_at)}</td>
+                  <td>{whenIn(i.created_at, tz)}</td>
+                  <td>{whenIn(i.expires_at, tz)}</td>
                   <td className="buttons">
                     <button
                       type="button"

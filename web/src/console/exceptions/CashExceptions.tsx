@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { money, unwrap, when } from '../../shared/api';
+import { browserZone, money, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
 
@@ -9,7 +9,9 @@ import { ErrorNote, TableHead, useLoad } from '../ui';
  * note (POST /v1/cash/exceptions/{id}/resolve); resolved ones stay readable with their note.
  */
 export function CashExceptions() {
-  const { client, mode } = useSession();
+  const { client, mode, me } = useSession();
+  // Times in the user's zone (the carrier's, else the browser's), named.
+  const tz = me?.timezone ?? browserZone();
   const [status, setStatus] = useState<'open' | 'resolved'>('open');
   const list = useLoad(
     () => unwrap(client.GET('/v1/cash/exceptions', { params: { query: { status } } })),
@@ -68,7 +70,7 @@ export function CashExceptions() {
                   <td>
                     {x.resolution ? (
                       <small>
-                        {x.resolution.note} <span className="muted">· {when(x.resolution.resolved_at)}</span>
+                        {x.resolution.note} <span className="muted">· {whenIn(x.resolution.resolved_at, tz)}</span>
                       </small>
                     ) : (
                       <form onSubmit={(e) => resolve(e, x.id)} aria-label={`Resolve ${x.courier.name} ${x.day}`}>

@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Schemas, unwrap, when } from '../../shared/api';
+import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { AccountField, useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
@@ -34,7 +34,9 @@ function Count({ n, more }: { n: number | undefined; more: boolean | undefined }
  * stay with each merchant, who owns the endpoint.
  */
 export function WebhookExceptions() {
-  const { client, mode } = useSession();
+  const { client, mode, me } = useSession();
+  // Times in the user's zone (the carrier's, else the browser's), named.
+  const tz = me?.timezone ?? browserZone();
   const accounts = useAccounts();
   const accountName = accounts.nameOf;
   const [draft, setDraft] = useState('');
@@ -102,7 +104,7 @@ export function WebhookExceptions() {
                     <td title={d.account}>{accountName(d.account)}</td>
                     <td>{d.endpoint_url}</td>
                     <td>{outcome(d)}</td>
-                    <td>{when(d.completed_at)}</td>
+                    <td>{whenIn(d.completed_at, tz)}</td>
                   </tr>
                 ))}
               </tbody>
@@ -135,7 +137,7 @@ export function WebhookExceptions() {
                     </td>
                     <td title={e.account}>{accountName(e.account)}</td>
                     <td>{e.disabled_reason ? (REASONS[e.disabled_reason] ?? e.disabled_reason) : '—'}</td>
-                    <td>{when(e.disabled_at)}</td>
+                    <td>{whenIn(e.disabled_at, tz)}</td>
                   </tr>
                 ))}
               </tbody>

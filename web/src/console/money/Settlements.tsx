@@ -168,9 +168,9 @@ export function Settlements({ carrier }: { carrier: boolean }) {
 
 /** `name`: the merchant's, for the carrier; null for the merchant itself. */
 function Lines({ s, name }: { s: Settlement; name: string | null }) {
-  // Every time in the user's zone (the carrier's, else the browser's), named.
-  const tz = useSession().me?.timezone ?? browserZone();
-  const when = (iso: string | null | undefined) => whenIn(iso, tz);
+  // Every time in the settlement's own zone, named: the one its period's days are read in, and its
+  // exports' times (settlements.ts), so the page and the file agree whoever reads them.
+  const when = (iso: string | null | undefined) => whenIn(iso, s.timezone);
   const title = `Lines${name ? ` of ${name}` : ''}, ${s.period_start} – ${s.period_end}`;
   return (
     <div className="table-wrap">

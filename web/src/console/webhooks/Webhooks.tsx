@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useState } from 'react';
-import { unwrap, when } from '../../shared/api';
+import { browserZone, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
 import { EventPicker } from './EventPicker';
@@ -53,7 +53,9 @@ function EndpointEvents({ id, events, onSaved }: { id: string; events: string[];
 }
 
 function Endpoint({ id }: { id: string }) {
-  const { client } = useSession();
+  const { client, me } = useSession();
+  // Times in the user's zone (the merchant's account's, else the browser's), named.
+  const tz = me?.timezone ?? browserZone();
   const ep = useLoad(() => unwrap(client.GET('/v1/webhook_endpoints/{id}', { params: { path: { id } } })), [id]);
   const attempts = useLoad(
     () =>
@@ -152,7 +154,7 @@ function Endpoint({ id }: { id: string }) {
             <tr key={a.id}>
               <td>{a.event}</td>
               <td>{a.attempt}</td>
-              <td>{when(a.started_at)}</td>
+              <td>{whenIn(a.started_at, tz)}</td>
               <td>
                 {a.succeeded ? 'ok' : 'failed'} {a.response_status ?? a.error_class ?? ''} · {a.duration_ms} ms
                 {a.response_body ? <pre className="body">{a.response_body}</pre> : null}
