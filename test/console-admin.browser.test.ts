@@ -3,7 +3,7 @@ import { expect, it } from 'vitest';
 import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
-import { newUser, PASSWORD } from './people-helpers.js';
+import { newUser, PASSWORD, sessionClient, userSession } from './people-helpers.js';
 
 /** The admin pages, the Exceptions page, and the session's guards, driven through the console. */
 describeEachInBrowser('console admin pages in headless Chromium', (engine) => {
@@ -201,11 +201,32 @@ describeEachInBrowser('console admin pages in headless Chromium', (engine) => {
       await expect.poll(async () => keys.getByRole('row').count()).toBe(3);
       const form = page.getByRole('form', { name: 'New api keys of keyed shop' });
       await form.getByLabel('Key environment').selectOption('live');
-      await form.getByRole('button', { name: 'Create key' }).click();
-      const shown = (await page.getByRole('status').textContent()) ?? '';
+      // A double click (two clicks in one task, before React renders the button disabled) creates
+      // one key: a second would be a live credential whose secret nobody saw.
+      const creations = { sent: 0, answered: 0 };
+      const isCreate = (r: { url(): string; method(): string }) =>
+        r.method() === 'POST' && new URL(r.url()).pathname === '/v1/api_keys';
+      page.on('request', (r) => void (isCreate(r) && creations.sent++));
+      page.on('requestfinished', (r) => void (isCreate(r) && creations.answered++));
+      await form.getByRole('button', { name: 'Create key' }).evaluate((b) => {
+        const button = b as unknown as { click(): void };
+        button.click();
+        button.click();
+      });
+      const status = page.getByRole('status').filter({ hasText: 'shown once' });
+      await status.waitFor();
+      const shown = (await status.textContent()) ?? '';
       const secret = /(sk_live_[0-9A-Za-z]{32})/.exec(shown)?.[1];
       expect(secret, shown).toBeDefined();
       await expect.poll(async () => keys.getByRole('row').count()).toBe(4);
+      // Every request sent has its answer: a second creation, if any, is done by now.
+      await expect.poll(() => creations.answered).toBe(creations.sent);
+      expect(creations.sent).toBe(1);
+      // Read back with the API: the account's two first keys and one more, in live.
+      const admin = sessionClient(web.t, await userSession(web.t, 'admin'));
+      const listed = await admin('GET', `/v1/api_keys?account=${shop.accountId}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.data.map((k: { mode: string }) => k.mode).sort()).toEqual(['live', 'live', 'test']);
       // A key of that account, in live: it reads the account's orders, and only those.
       const made = await client(web.t.app, secret as string)('GET', '/v1/orders');
       expect(made.status).toBe(200);

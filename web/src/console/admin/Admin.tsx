@@ -9,8 +9,10 @@ import { Users } from './Users';
  */
 
 /*
- * No Idempotency-Key on the requests in admin/: a replayable answer is stored as sent, and these answers
- * carry secrets (keys, invitation links) that must exist only as hashes once they are shown.
+ * A key or an invitation is asked for with an Idempotency-Key (one per body until it succeeds) and one
+ * action at a time (useGuard): a double click or a retry creates one, never a second secret nobody saw.
+ * The server keeps no copy of these answers (`answersSecret`, src/shared/idempotency.ts): a replay is
+ * refused with `idempotent_secret_withheld`, the secret shown only by the first answer.
  */
 
 export default function Admin({ section }: { section: string }) {

@@ -1,7 +1,7 @@
-import { type FormEvent, useState } from 'react';
-import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useRef, useState } from 'react';
+import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type ApiKey = Schemas['ApiKey'];
@@ -29,39 +29,60 @@ export function KeyManager({ label, account }: { label: string; account?: string
   const [shown, setShown] = useState<{ text: string; secret: string } | null>(null);
   // Times in the user's zone (the carrier's, a merchant's account's, else the browser's), named.
   const tz = session.me?.timezone ?? browserZone();
+  // One action at a time (a ref: two clicks in one task send one request), and one Idempotency-Key
+  // per key asked for: a double click or a retry after a lost answer creates one key, never a
+  // second whose secret nobody saw (a replay of a key's answer is refused, the secret withheld).
+  const { busy, run } = useGuard();
+  const asked = useRef<{ body: string; key: string } | null>(null);
 
-  async function create(e: FormEvent) {
+  /** The API's error under its field; one about the request itself (its Idempotency-Key) under the form. */
+  const formErrors = (err: unknown) =>
+    Object.fromEntries(Object.entries(errorsOf(err)).map(([p, m]) => [p === 'mode' ? p : '', m]));
+
+  function create(e: FormEvent) {
     e.preventDefault();
-    setErrors({});
-    try {
-      const k = await unwrap(client.POST('/v1/api_keys', { body: { mode, ...(account ? { account } : {}) } }));
-      setShown({ text: `New ${k.mode} key ${k.id}, shown once: store it now.`, secret: k.secret });
-      await list.reload();
-    } catch (err) {
-      setErrors(errorsOf(err));
-    }
+    void run('create', async () => {
+      setErrors({});
+      const body = { mode, ...(account ? { account } : {}) };
+      const json = JSON.stringify(body);
+      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
+      try {
+        const k = await unwrap(
+          client.POST('/v1/api_keys', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+        );
+        asked.current = null;
+        setShown({ text: `New ${k.mode} key ${k.id}, shown once: store it now.`, secret: k.secret });
+        await list.reload();
+      } catch (err) {
+        setErrors(formErrors(err));
+      }
+    });
   }
 
-  async function roll(k: ApiKey) {
-    setErrors({});
-    try {
-      const r = await unwrap(client.POST('/v1/api_keys/{id}/roll', { params: { path: { id: k.id } }, body: {} }));
-      setShown({ text: 'New key, shown once (the old one works for 24 h more):', secret: r.secret });
-      await list.reload();
-    } catch (err) {
-      setErrors(errorsOf(err));
-    }
+  function roll(k: ApiKey) {
+    void run(k.id, async () => {
+      setErrors({});
+      try {
+        const r = await unwrap(client.POST('/v1/api_keys/{id}/roll', { params: { path: { id: k.id } }, body: {} }));
+        setShown({ text: 'New key, shown once (the old one works for 24 h more):', secret: r.secret });
+        await list.reload();
+      } catch (err) {
+        setErrors(formErrors(err));
+      }
+    });
   }
 
-  async function revoke(k: ApiKey) {
-    if (!confirm(`Revoke ${k.display}? It stops working at once.`)) return;
-    setErrors({});
-    try {
-      await unwrap(client.DELETE('/v1/api_keys/{id}', { params: { path: { id: k.id } } }));
-      await list.reload();
-    } catch (err) {
-      setErrors(errorsOf(err));
-    }
+  function revoke(k: ApiKey) {
+    void run(k.id, async () => {
+      if (!confirm(`Revoke ${k.display}? It stops working at once.`)) return;
+      setErrors({});
+      try {
+        await unwrap(client.DELETE('/v1/api_keys/{id}', { params: { path: { id: k.id } } }));
+        await list.reload();
+      } catch (err) {
+        setErrors(formErrors(err));
+      }
+    });
   }
 
   return (
@@ -74,7 +95,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
           </select>
         </Field>
         <FormError errors={errors} />
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={busy !== null}>
           Create key
         </button>
       </form>
@@ -105,7 +126,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
                     type="button"
                     aria-label={`Roll ${k.display}`}
                     disabled={!!k.revoked_at}
-                    onClick={() => void roll(k)}
+                    onClick={() => roll(k)}
                   >
                     Roll
                   </button>
@@ -114,7 +135,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
                     className="danger"
                     aria-label={`Revoke ${k.display}`}
                     disabled={!!k.revoked_at}
-                    onClick={() => void revoke(k)}
+                    onClick={() => revoke(k)}
                   >
                     Revoke
                   </button>

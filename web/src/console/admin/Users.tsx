@@ -1,14 +1,15 @@
-import { type FormEvent, useState } from 'react';
-import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useRef, useState } from 'react';
+import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type User = Schemas['User'];
 type UserRole = Schemas['UserRole'];
 
 const ROLES: UserRole[] = ['dispatcher', 'admin', 'merchant'];
+const FIELDS = new Set(['email', 'role', 'account']);
 
 // Users and invitations
 
@@ -27,60 +28,77 @@ export function Users() {
   const [resetLink, setResetLink] = useState<{ email: string; url: string; expires: string } | null>(null);
   // Times in the user's zone (the carrier's, else the browser's), named.
   const tz = me?.timezone ?? browserZone();
+  // One action at a time (a ref: two clicks in one task send one request): a double click on Invite
+  // or Reset password made two links, the first live and never shown. An invitation's body keeps
+  // one Idempotency-Key until it succeeds, so a retry after a lost answer makes no second link either.
+  const { busy, run } = useGuard();
+  const asked = useRef<{ body: string; key: string } | null>(null);
 
-  async function invite(e: FormEvent) {
+  function invite(e: FormEvent) {
     e.preventDefault();
-    setErrors({});
-    setLink(null);
-    try {
+    void run('invite', async () => {
+      setErrors({});
+      setLink(null);
       // The role is always sent (the select's first option is a real choice); the account only for merchants.
-      const inv = await unwrap(
-        client.POST('/v1/invitations', {
-          body: { email, role, ...(role === 'merchant' && account ? { account } : {}) },
-        }),
-      );
-      setLink({ email: inv.email, url: inv.url, expires: inv.expires_at });
-      setEmail('');
-      await invitations.reload();
-    } catch (err) {
-      setErrors(errorsOf(err));
-    }
+      const body = { email, role, ...(role === 'merchant' && account ? { account } : {}) };
+      const json = JSON.stringify(body);
+      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
+      try {
+        const inv = await unwrap(
+          client.POST('/v1/invitations', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+        );
+        asked.current = null;
+        setLink({ email: inv.email, url: inv.url, expires: inv.expires_at });
+        setEmail('');
+        await invitations.reload();
+      } catch (err) {
+        // An error about the request itself (its Idempotency-Key) goes under the form.
+        setErrors(Object.fromEntries(Object.entries(errorsOf(err)).map(([p, m]) => [FIELDS.has(p) ? p : '', m])));
+      }
+    });
   }
 
-  async function setStatus(u: User, status: User['status']) {
-    setRowError(null);
-    try {
-      await unwrap(client.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { status } }));
-      await users.reload();
-    } catch (err) {
-      setRowError(err);
-    }
+  function setStatus(u: User, status: User['status']) {
+    void run(u.id, async () => {
+      setRowError(null);
+      try {
+        await unwrap(client.PATCH('/v1/users/{id}', { params: { path: { id: u.id } }, body: { status } }));
+        await users.reload();
+      } catch (err) {
+        setRowError(err);
+      }
+    });
   }
 
   // The old password stops working and every session of the user ends at once, so it is confirmed.
-  async function resetPassword(u: User) {
-    if (!confirm(`Reset the password of ${u.email}? It stops working now, and they are signed out everywhere.`)) return;
-    setRowError(null);
-    setResetLink(null);
-    try {
-      const r = await unwrap(
-        client.POST('/v1/users/{id}/password_reset', { params: { path: { id: u.id } }, body: {} }),
-      );
-      setResetLink({ email: r.email, url: r.url, expires: r.expires_at });
-    } catch (err) {
-      setRowError(err);
-    }
+  function resetPassword(u: User) {
+    void run(u.id, async () => {
+      if (!confirm(`Reset the password of ${u.email}? It stops working now, and they are signed out everywhere.`))
+        return;
+      setRowError(null);
+      setResetLink(null);
+      try {
+        const r = await unwrap(
+          client.POST('/v1/users/{id}/password_reset', { params: { path: { id: u.id } }, body: {} }),
+        );
+        setResetLink({ email: r.email, url: r.url, expires: r.expires_at });
+      } catch (err) {
+        setRowError(err);
+      }
+    });
   }
 
   // Its link stops working at once; re-inviting sends a new one, so no confirmation is asked.
-  async function revokeInvitation(id: string) {
-    setInvitationError(null);
-    try {
-      await unwrap(client.POST('/v1/invitations/{id}/revoke', { params: { path: { id } }, body: {} }));
-      await invitations.reload();
-    } catch (err) {
-      setInvitationError(err);
-    }
+  function revokeInvitation(id: string) {
+    void run(id, async () => {
+      setInvitationError(null);
+      try {
+        await unwrap(client.POST('/v1/invitations/{id}/revoke', { params: { path: { id } }, body: {} }));
+        await invitations.reload();
+      } catch (err) {
+        setInvitationError(err);
+      }
+    });
   }
 
   return (
@@ -108,7 +126,7 @@ export function Users() {
           </Field>
         )}
         <FormError errors={errors} />
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={busy !== null}>
           Invite
         </button>
       </form>
@@ -144,11 +162,7 @@ export function Users() {
                 <td>{u.status}</td>
                 <td className="buttons">
                   {u.status === 'active' && u.email !== me?.email && (
-                    <button
-                      type="button"
-                      aria-label={`Reset password for ${u.email}`}
-                      onClick={() => void resetPassword(u)}
-                    >
+                    <button type="button" aria-label={`Reset password for ${u.email}`} onClick={() => resetPassword(u)}>
                       Reset password
                     </button>
                   )}
@@ -157,12 +171,12 @@ export function Users() {
                       type="button"
                       className="danger"
                       aria-label={`Disable ${u.email}`}
-                      onClick={() => void setStatus(u, 'disabled')}
+                      onClick={() => setStatus(u, 'disabled')}
                     >
                       Disable
                     </button>
                   ) : (
-                    <button type="button" aria-label={`Enable ${u.email}`} onClick={() => void setStatus(u, 'active')}>
+                    <button type="button" aria-label={`Enable ${u.email}`} onClick={() => setStatus(u, 'active')}>
                       Enable
                     </button>
                   )}
@@ -193,7 +207,7 @@ export function Users() {
                       type="button"
                       className="danger"
                       aria-label={`Revoke the invitation for ${i.email}`}
-                      onClick={() => void revokeInvitation(i.id)}
+                      onClick={() => revokeInvitation(i.id)}
                     >
                       Revoke
                     </button>

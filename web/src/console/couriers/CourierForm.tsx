@@ -1,9 +1,9 @@
-import { type FormEvent, useState } from 'react';
-import { type Courier, type Schemas, unwrap } from '../../shared/api';
+import { type FormEvent, useRef, useState } from 'react';
+import { type Courier, newIdempotencyKey, type Schemas, unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
 import type { Depot } from '../planning/common';
 import { useSession } from '../session';
-import { errorsOf, Field } from '../ui';
+import { errorsOf, Field, useGuard } from '../ui';
 
 type Vehicle = Schemas['Vehicle'];
 const VEHICLES: Vehicle[] = ['on_foot', 'bicycle', 'motorcycle', 'car', 'van', 'truck'];
@@ -92,9 +92,17 @@ export function CourierForm({
   const [shift, setShift] = useState<ShiftForm>(() => shiftFormOf(initial));
   const [errors, setErrors] = useState<Record<string, string>>({});
   const setField = (k: ShiftField) => (v: string) => setShift((f) => ({ ...f, [k]: v }));
+  // One save at a time (a ref: two clicks in one task send one request), and one Idempotency-Key
+  // per new courier's body until it is created: a key per click let a double click add two couriers.
+  const { busy, run } = useGuard();
+  const asked = useRef<{ body: string; key: string } | null>(null);
 
-  async function submit(e: FormEvent) {
+  function submit(e: FormEvent) {
     e.preventDefault();
+    void run('save', save);
+  }
+
+  async function save() {
     setErrors({});
     const fields = shiftBody(shift);
     // "+51 912 345 678" as the API's E.164; a number without its country code is sent as typed, and
@@ -102,25 +110,27 @@ export function CourierForm({
     const typed = phoneE164(phone, null);
     setPhone(typed);
     try {
-      const c = initial
-        ? await unwrap(
-            client.PATCH('/v1/couriers/{id}', {
-              params: { path: { id: initial.id } },
-              body: { name, phone: typed || null, vehicle: (vehicle || null) as Vehicle | null, ...fields },
-            }),
-          )
-        : await unwrap(
-            client.POST('/v1/couriers', {
-              body: {
-                name,
-                ...(typed ? { phone: typed } : {}),
-                ...(vehicle ? { vehicle: vehicle as Vehicle } : {}),
-                // Only what was filled in: a new courier without a shift works its depot's day.
-                ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
-              },
-              headers: { 'Idempotency-Key': crypto.randomUUID() },
-            }),
-          );
+      let c: Courier;
+      if (initial) {
+        c = await unwrap(
+          client.PATCH('/v1/couriers/{id}', {
+            params: { path: { id: initial.id } },
+            body: { name, phone: typed || null, vehicle: (vehicle || null) as Vehicle | null, ...fields },
+          }),
+        );
+      } else {
+        const body = {
+          name,
+          ...(typed ? { phone: typed } : {}),
+          ...(vehicle ? { vehicle: vehicle as Vehicle } : {}),
+          // Only what was filled in: a new courier without a shift works its depot's day.
+          ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
+        };
+        const json = JSON.stringify(body);
+        if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
+        c = await unwrap(client.POST('/v1/couriers', { body, headers: { 'Idempotency-Key': asked.current.key } }));
+        asked.current = null;
+      }
       onSaved(c);
       if (!initial) {
         setName('');
@@ -250,7 +260,7 @@ export function CourierForm({
           {errors['']}
         </p>
       )}
-      <button type="submit" className="primary">
+      <button type="submit" className="primary" disabled={busy !== null}>
         {initial ? 'Save' : 'Add courier'}
       </button>
     </form>

@@ -11,7 +11,7 @@ import {
   whenIn,
 } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, isLoopback, Secret, useLoad } from '../ui';
+import { ErrorNote, isLoopback, Secret, useGuard, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
 
 /** A code as shown: the API's answer and its QR image. */
@@ -27,42 +27,54 @@ export default function Couriers() {
   const [codes, setCodes] = useState<Record<string, SignInCode | string>>({});
   const [notes, setNotes] = useState<Record<string, string>>({});
   const [failures, setFailures] = useState<Record<string, unknown>>({});
+  // One action at a time (a ref: two clicks in one task send one request): a double click on Sign
+  // in a phone made two codes, the first live for 15 minutes and never shown.
+  const { run } = useGuard();
 
   /** Disable (its phones are signed out at once, DESIGN §9) or enable again, then re-read the list. */
-  async function setStatus(c: Courier, status: 'active' | 'disabled') {
-    setFailures((f) => ({ ...f, [c.id]: null }));
-    try {
-      await unwrap(client.PATCH('/v1/couriers/{id}', { params: { path: { id: c.id } }, body: { status } }));
-      setNotes((n) => ({ ...n, [c.id]: status === 'disabled' ? `${c.name} is disabled.` : `${c.name} is enabled.` }));
-      await list.reload();
-    } catch (e) {
-      setFailures((f) => ({ ...f, [c.id]: e }));
-    }
+  function setStatus(c: Courier, status: 'active' | 'disabled') {
+    void run(c.id, async () => {
+      setFailures((f) => ({ ...f, [c.id]: null }));
+      try {
+        await unwrap(client.PATCH('/v1/couriers/{id}', { params: { path: { id: c.id } }, body: { status } }));
+        setNotes((n) => ({
+          ...n,
+          [c.id]: status === 'disabled' ? `${c.name} is disabled.` : `${c.name} is enabled.`,
+        }));
+        await list.reload();
+      } catch (e) {
+        setFailures((f) => ({ ...f, [c.id]: e }));
+      }
+    });
   }
 
   /** A lost phone: every phone session of the courier ends now. */
-  async function signOutEverywhere(c: Courier) {
-    setFailures((f) => ({ ...f, [c.id]: null }));
-    try {
-      const r = await unwrap(
-        client.POST('/v1/couriers/{id}/sign_out_everywhere', { params: { path: { id: c.id } }, body: {} }),
-      );
-      const n = r.sessions_ended;
-      setNotes((x) => ({ ...x, [c.id]: `Signed out of ${n} phone session${n === 1 ? '' : 's'}.` }));
-    } catch (e) {
-      setFailures((f) => ({ ...f, [c.id]: e }));
-    }
+  function signOutEverywhere(c: Courier) {
+    void run(c.id, async () => {
+      setFailures((f) => ({ ...f, [c.id]: null }));
+      try {
+        const r = await unwrap(
+          client.POST('/v1/couriers/{id}/sign_out_everywhere', { params: { path: { id: c.id } }, body: {} }),
+        );
+        const n = r.sessions_ended;
+        setNotes((x) => ({ ...x, [c.id]: `Signed out of ${n} phone session${n === 1 ? '' : 's'}.` }));
+      } catch (e) {
+        setFailures((f) => ({ ...f, [c.id]: e }));
+      }
+    });
   }
 
-  async function signInPhone(c: Courier) {
-    try {
-      const r = await unwrap(client.POST('/v1/couriers/{id}/sign_in_codes', { params: { path: { id: c.id } } }));
-      const target = r.url || `${location.origin}/courier/#code=${r.code}`;
-      const qr = await QRCode.toDataURL(target, { margin: 1, width: 220 });
-      setCodes({ ...codes, [c.id]: { ...r, url: target, qr } });
-    } catch (e) {
-      setCodes({ ...codes, [c.id]: e instanceof Error ? e.message : 'Could not create a code.' });
-    }
+  function signInPhone(c: Courier) {
+    void run(c.id, async () => {
+      try {
+        const r = await unwrap(client.POST('/v1/couriers/{id}/sign_in_codes', { params: { path: { id: c.id } } }));
+        const target = r.url || `${location.origin}/courier/#code=${r.code}`;
+        const qr = await QRCode.toDataURL(target, { margin: 1, width: 220 });
+        setCodes((x) => ({ ...x, [c.id]: { ...r, url: target, qr } }));
+      } catch (e) {
+        setCodes((x) => ({ ...x, [c.id]: e instanceof Error ? e.message : 'Could not create a code.' }));
+      }
+    });
   }
 
   /**
@@ -119,16 +131,13 @@ export default function Couriers() {
                 >
                   Edit
                 </button>
-                <button type="button" onClick={() => void signInPhone(c)} disabled={c.status === 'disabled'}>
+                <button type="button" onClick={() => signInPhone(c)} disabled={c.status === 'disabled'}>
                   Sign in a phone
                 </button>
-                <button
-                  type="button"
-                  onClick={() => void setStatus(c, c.status === 'disabled' ? 'active' : 'disabled')}
-                >
+                <button type="button" onClick={() => setStatus(c, c.status === 'disabled' ? 'active' : 'disabled')}>
                   {c.status === 'disabled' ? 'Enable' : 'Disable'}
                 </button>
-                <button type="button" onClick={() => void signOutEverywhere(c)}>
+                <button type="button" onClick={() => signOutEverywhere(c)}>
                   Sign out everywhere
                 </button>
               </div>

@@ -1,7 +1,7 @@
-import { type FormEvent, useEffect, useState } from 'react';
-import { browserZone, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useEffect, useRef, useState } from 'react';
+import { browserZone, newIdempotencyKey, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
 import { EventPicker } from './EventPicker';
 import './webhooks.css';
 
@@ -65,19 +65,24 @@ function Endpoint({ id }: { id: string }) {
   const [note, setNote] = useState('');
   const [rotated, setRotated] = useState('');
   const [error, setError] = useState<unknown>(null);
-  const key = { 'Idempotency-Key': crypto.randomUUID() };
+  // One action at a time (a ref: two clicks in one task send one request, so a double click on
+  // Rotate secret rotates once), each with an Idempotency-Key of its own: one key per render was
+  // shared by every button, so a second, different action before a re-render was refused as a reuse.
+  const { busy, run } = useGuard();
 
-  async function act(label: string, fn: () => Promise<unknown>) {
-    setError(null);
-    try {
-      const r = await fn();
-      const secret = (r as { secret?: string } | null)?.secret;
-      setNote(secret ? `${label}. New secret, shown once: store it now.` : `${label}.`);
-      setRotated(secret ?? '');
-      await Promise.all([ep.reload(), attempts.reload()]);
-    } catch (e) {
-      setError(e);
-    }
+  function act(label: string, fn: (key: { 'Idempotency-Key': string }) => Promise<unknown>) {
+    void run(label, async () => {
+      setError(null);
+      try {
+        const r = await fn({ 'Idempotency-Key': newIdempotencyKey() });
+        const secret = (r as { secret?: string } | null)?.secret;
+        setNote(secret ? `${label}. New secret, shown once: store it now.` : `${label}.`);
+        setRotated(secret ?? '');
+        await Promise.all([ep.reload(), attempts.reload()]);
+      } catch (e) {
+        setError(e);
+      }
+    });
   }
 
   const e = ep.data;
@@ -98,8 +103,9 @@ function Endpoint({ id }: { id: string }) {
       <div className="buttons">
         <button
           type="button"
+          disabled={busy !== null}
           onClick={() =>
-            void act('Test event sent', () =>
+            act('Test event sent', (key) =>
               unwrap(client.POST('/v1/webhook_endpoints/{id}/test', { params: { path: { id } }, headers: key })),
             )
           }
@@ -108,8 +114,9 @@ function Endpoint({ id }: { id: string }) {
         </button>
         <button
           type="button"
+          disabled={busy !== null}
           onClick={() =>
-            void act('Secret rotated', () =>
+            act('Secret rotated', (key) =>
               unwrap(
                 client.POST('/v1/webhook_endpoints/{id}/rotate_secret', { params: { path: { id } }, headers: key }),
               ),
@@ -120,8 +127,9 @@ function Endpoint({ id }: { id: string }) {
         </button>
         <button
           type="button"
+          disabled={busy !== null}
           onClick={() =>
-            void act(e.status === 'enabled' ? 'Disabled' : 'Enabled', () =>
+            act(e.status === 'enabled' ? 'Disabled' : 'Enabled', () =>
               unwrap(
                 client.PATCH('/v1/webhook_endpoints/{id}', {
                   params: { path: { id } },
@@ -162,8 +170,9 @@ function Endpoint({ id }: { id: string }) {
               <td>
                 <button
                   type="button"
+                  disabled={busy !== null}
                   onClick={() =>
-                    void act('Redelivery queued', () =>
+                    act('Redelivery queued', (key) =>
                       unwrap(
                         client.POST('/v1/events/{id}/redeliver', {
                           params: { path: { id: a.event } },
@@ -192,24 +201,31 @@ export default function Webhooks({ id }: { id?: string }) {
   const [events, setEvents] = useState<string[]>(['*']);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
+  // One creation at a time (a ref: two clicks in one task send one request), and one
+  // Idempotency-Key per body until it succeeds: a key per click let a double click make two endpoints.
+  const { busy, run } = useGuard();
+  const asked = useRef<{ body: string; key: string } | null>(null);
   if (id) return <Endpoint id={id} />;
 
-  async function create(e: FormEvent) {
+  function create(e: FormEvent) {
     e.preventDefault();
-    setErrors({});
-    try {
-      const ep = await unwrap(
-        client.POST('/v1/webhook_endpoints', {
-          body: { url, events },
-          headers: { 'Idempotency-Key': crypto.randomUUID() },
-        }),
-      );
-      setSecret({ url: ep.url, secret: ep.secret ?? '' });
-      setUrl('');
-      await list.reload();
-    } catch (err) {
-      setErrors(fieldErrors(err));
-    }
+    void run('create', async () => {
+      setErrors({});
+      const body = { url, events };
+      const json = JSON.stringify(body);
+      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
+      try {
+        const ep = await unwrap(
+          client.POST('/v1/webhook_endpoints', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+        );
+        asked.current = null;
+        setSecret({ url: ep.url, secret: ep.secret ?? '' });
+        setUrl('');
+        await list.reload();
+      } catch (err) {
+        setErrors(fieldErrors(err));
+      }
+    });
   }
 
   return (
@@ -232,7 +248,7 @@ export default function Webhooks({ id }: { id?: string }) {
             {errors['']}
           </p>
         )}
-        <button type="submit" className="primary">
+        <button type="submit" className="primary" disabled={busy !== null}>
           Add endpoint
         </button>
       </form>
