@@ -157,6 +157,11 @@ describeEachInBrowser('console admin pages in headless Chromium', (engine) => {
       await depotSelect.selectOption({ label: `${depotName} (America/Lima)` });
       await edit.getByRole('button', { name: 'Save account' }).click();
       await row.getByText('base fee 900, per km 150').waitFor();
+      // The form closes on save, and the page says it was saved.
+      await page
+        .getByRole('status')
+        .filter({ hasText: /^Saved\.$/ })
+        .waitFor();
       expect(await row.textContent()).toContain('-12.1, -77.05');
       expect(await row.textContent()).toContain('America/Lima (its depot’s)');
       const after =

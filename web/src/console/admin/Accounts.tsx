@@ -32,12 +32,15 @@ export function Accounts() {
   const [editing, setEditing] = useState<string | null>(null);
   // One account's API keys open at a time, under its row (DESIGN §8: admins manage every key).
   const [keysOf, setKeysOf] = useState<string | null>(null);
+  // The edit form closes on save: this says it was saved, where the list starts.
+  const [saved, setSaved] = useState('');
 
   return (
     <section aria-labelledby="admin-title">
       <h1 id="admin-title">Accounts</h1>
       <AccountForm
         onSaved={(m) => {
+          setSaved('');
           setMade(m ?? null);
           void list.reload();
         }}
@@ -54,6 +57,11 @@ export function Accounts() {
             Live key: <Secret value={made.keys.live} label="live key" />
           </p>
         </ShownOnce>
+      )}
+      {saved && (
+        <p className="note" role="status">
+          {saved}
+        </p>
       )}
       <ErrorNote error={list.error} />
       <ErrorNote error={settings.error} />
@@ -88,7 +96,10 @@ export function Accounts() {
                       type="button"
                       aria-expanded={editing === a.id}
                       aria-label={`Edit ${a.name}`}
-                      onClick={() => setEditing(editing === a.id ? null : a.id)}
+                      onClick={() => {
+                        setSaved('');
+                        setEditing(editing === a.id ? null : a.id);
+                      }}
                     >
                       Edit
                     </button>
@@ -120,6 +131,7 @@ export function Accounts() {
                         initial={a}
                         dispatch={dispatch}
                         onSaved={() => {
+                          setSaved('Saved.');
                           setEditing(null);
                           void list.reload();
                           void settings.reload();
