@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ORDER_STATUSES, type OrderStatus } from '../src/features/orders/schemas.js';
-import { negotiateLang } from '../src/features/tracking/i18n/index.js';
+import { en } from '../src/features/tracking/i18n/en.js';
+import { es } from '../src/features/tracking/i18n/es.js';
+import { fill, negotiateLang } from '../src/features/tracking/i18n/index.js';
+import { pt } from '../src/features/tracking/i18n/pt.js';
 import { escapeHtml, renderTrackingPage } from '../src/features/tracking/page.js';
 import { etaWindow, firstName, LIVE_STATUSES, presentPublic } from '../src/features/tracking/public.js';
 import type { PublicOrderRow } from '../src/features/tracking/public-repo.js';
@@ -183,10 +186,12 @@ describeEach('public tracking', (engine) => {
         'destination',
         'eta_minutes',
         'eta_window',
+        'failure_reason',
         'feedback',
         'lang',
         'next_step',
         'proof',
+        'requested',
         'stops_before',
         'livemode',
         'merchant',
@@ -346,6 +351,10 @@ describe('public tracking presentation', () => {
     safe_place: null,
     feedback_rating: null,
     feedback_comment: null,
+    requested_date: null,
+    time_window: null,
+    failure_reason: null,
+    failure_notes: null,
   } as unknown as PublicOrderRow;
   const NOW = Date.parse('2025-07-01T15:00:00Z');
   const x = { now: NOW, lang: 'en' as const, logoUrl: null, proof: null };
@@ -368,8 +377,15 @@ describe('public tracking presentation', () => {
       },
     ],
   });
-  const present = (status: OrderStatus, stops: number | null = 0, lang: 'en' | 'es' | 'pt' = 'en') =>
-    presentPublic({ ...row, status }, view(status, stops), { ...x, lang });
+  const present = (
+    status: OrderStatus,
+    stops: number | null = 0,
+    lang: 'en' | 'es' | 'pt' = 'en',
+    over: Partial<PublicOrderRow> = {},
+  ) => presentPublic({ ...row, status, ...over }, view(status, stops), { ...x, lang });
+  const h1 = (html: string) => /<h1 id="status">(.*?)<\/h1>/.exec(html)?.[1];
+  const CATALOGS = { en, es, pt } as const;
+  const TILES = { scripts: [], styles: [], tiles: 'https://tiles.example/{z}/{x}/{y}.png', imgOrigins: [] };
 
   it('shows the courier first name between pickup and arrival, its position only on the way to this stop', () => {
     expect(LIVE_STATUSES).toEqual(['picked_up', 'in_transit', 'arriving', 'at_location']);
@@ -448,7 +464,126 @@ describe('public tracking presentation', () => {
     const p = present('in_transit');
     const html = renderTrackingPage({ ...p, customer: { first_name: '<script>alert(1)</script>' } });
     expect(html).not.toContain('<script>');
-    expect(html).toContain('Hi &lt;script&gt;alert(1)&lt;/script&gt;, your parcel is');
+    expect(html).toContain('Hi &lt;script&gt;alert(1)&lt;/script&gt;, your parcel is on its way');
+  });
+
+  it('heads every status with one sentence in each language, with the first name and without', () => {
+    expect(h1(renderTrackingPage(present('pending', 0, 'es')))).toBe('Hola Ana: recibimos tu pedido');
+    expect(h1(renderTrackingPage(present('failed', null, 'en')))).toBe('Hi Ana, we could not deliver your parcel');
+    expect(h1(renderTrackingPage(present('at_location', 0, 'pt')))).toBe('Olá Ana, seu pacote chegou');
+    const nameless = { customer: { name: 'ana@example.com' } } as Partial<PublicOrderRow>;
+    expect(h1(renderTrackingPage(present('pending', 0, 'es', nameless)))).toBe('Recibimos tu pedido');
+    expect(h1(renderTrackingPage(present('returned', 0, 'en', nameless)))).toBe('Your parcel has gone back to Acme');
+    for (const status of ORDER_STATUSES) {
+      for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+        const named = h1(renderTrackingPage(present(status, 0, lang)));
+        const anonymous = h1(renderTrackingPage(present(status, 0, lang, nameless)));
+        const context = `${status} in ${lang}`;
+        expect(named, context).toBe(fill(w.headline[status], { name: 'Ana', merchant: 'Acme' }));
+        expect(anonymous, context).toBe(fill(w.headlineAnonymous[status], { merchant: 'Acme' }));
+        // A greeting, then a sentence that says the status; never the old "…your parcel is" + label.
+        expect(named, context).toMatch(/^(Hi|Hola|Olá) Ana[,:] \p{Ll}/u);
+        expect(anonymous, context).toMatch(/^\p{Lu}/u);
+        expect(named, context).not.toContain('{');
+        expect(named, context).not.toMatch(/(is|está)$/);
+        // The headline has the same meaning without the greeting.
+        expect(named?.replace(/^(Hi|Hola|Olá) Ana[,:] /, '').toLowerCase(), context).toBe(anonymous?.toLowerCase());
+      }
+    }
+  });
+
+  it('drops the arrival box and the stops once the courier is at the door, and after the end', () => {
+    for (const status of [
+      'at_location',
+      'delivered',
+      'partially_delivered',
+      'failed',
+      'returned',
+      'cancelled',
+    ] as const) {
+      const p = present(status, 0, 'es');
+      expect([p.eta_minutes, p.eta_window], status).toEqual([null, null]);
+      const html = renderTrackingPage(p);
+      expect(html, status).not.toContain('id="eta"');
+      expect(html, status).not.toContain('id="stops"');
+      expect(html, status).not.toContain(es.ui.etaNow);
+    }
+    const arrived = renderTrackingPage(present('at_location', 0, 'es'));
+    expect(arrived).toContain('Juan está en la dirección de entrega.');
+    expect(arrived).not.toContain(es.ui.stopsBeforeNone);
+    expect(renderTrackingPage(present('arriving'))).toContain('id="eta"');
+  });
+
+  it('shows the requested day and time window, in the delivery zone, until the courier sets off', () => {
+    // 03:00Z on the 15th is still Monday the 14th in Lima.
+    const asked = { requested_date: '2025-07-15T03:00:00Z', time_window: { start: '14:00', end: '18:00' } };
+    const p = present('pending', null, 'en', asked as Partial<PublicOrderRow>);
+    expect(p.requested).toEqual({ day: '2025-07-14', time_window: { start: '14:00', end: '18:00' } });
+    const html = renderTrackingPage(p);
+    expect(html).toContain(
+      '<span>Expected delivery</span> <b>Monday 14 July, 14:00–18:00</b> <span class="small">(Lima)</span>',
+    );
+    expect(renderTrackingPage(present('validated', null, 'es', asked as Partial<PublicOrderRow>))).toContain(
+      '<b>lunes, 14 de julio, de 14:00 a 18:00</b>',
+    );
+    expect(renderTrackingPage(present('rescheduled', null, 'pt', asked as Partial<PublicOrderRow>))).toContain(
+      '<b>segunda-feira, 14 de julho, das 14:00 às 18:00</b>',
+    );
+    const windowOnly = present('assigned', null, 'es', { time_window: asked.time_window } as Partial<PublicOrderRow>);
+    expect(renderTrackingPage(windowOnly)).toContain('<b>de 14:00 a 18:00</b>');
+    // Once on its way, the arrival window takes over.
+    expect(present('in_transit', 0, 'en', asked as Partial<PublicOrderRow>).requested).toBeNull();
+    expect(renderTrackingPage(present('pending'))).not.toContain('id="requested"');
+  });
+
+  it("says why an attempt failed in the customer's language, never the courier's notes", () => {
+    const failed = {
+      failure_reason: 'customer_absent',
+      failure_notes: 'SECRET dog in the garden',
+    } as Partial<PublicOrderRow>;
+    for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+      const p = present('failed', null, lang, failed);
+      expect(p.failure_reason).toBe('customer_absent');
+      const html = renderTrackingPage(p);
+      expect(html, lang).toContain(`<p class="notice">${escapeHtml(w.failure.customer_absent)}</p>`);
+      expect(html + JSON.stringify(p), lang).not.toContain('SECRET');
+    }
+    expect(renderTrackingPage(present('failed', null, 'es', failed))).toContain(
+      'El repartidor pasó, pero no había nadie en la dirección.',
+    );
+    // Only while failed: a returned parcel keeps its reason to itself.
+    expect(present('returned', null, 'en', failed).failure_reason).toBeNull();
+  });
+
+  it('says nothing of a courier pin on the map when there is none, and draws no map after the end', () => {
+    const here = {
+      delivery_address: { district: 'Miraflores', lat: -12.1211, lng: -77.0297 },
+    } as Partial<PublicOrderRow>;
+    for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+      const waiting = renderTrackingPage(present('pending', null, lang, here), TILES);
+      expect(waiting, lang).toContain(`hidden>${escapeHtml(w.ui.mapNoTilesDest)}</p>`);
+      expect(w.ui.mapNoTilesDest, lang).not.toContain(w.ui.mapCourier.toLowerCase());
+      const onTheWay = renderTrackingPage(present('in_transit', 0, lang, here), TILES);
+      expect(onTheWay, lang).toContain(`hidden>${escapeHtml(w.ui.mapNoTiles)}</p>`);
+      for (const status of ['delivered', 'failed', 'cancelled'] as const) {
+        expect(renderTrackingPage(present(status, null, lang, here), TILES), status).not.toContain('id="map-card"');
+      }
+    }
+  });
+
+  it('names the instructions once, and leaves the new day for the customer to choose', () => {
+    for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+      const html = renderTrackingPage(present('pending', null, lang));
+      expect(html.split(escapeHtml(w.ui.instructions)).length - 1, lang).toBe(1);
+      expect(html).toContain('<textarea id="instr" name="instructions" maxlength="500" aria-labelledby="instr-h"');
+      const failed = renderTrackingPage(present('failed', null, lang));
+      const radios = failed.match(/<input type="radio" name="day"[^>]*>/g) ?? [];
+      expect(radios, lang).toHaveLength(5);
+      for (const r of radios) {
+        expect(r, lang).not.toContain('checked');
+        expect(r, lang).toContain('required');
+      }
+    }
   });
 
   it('picks the language from ?lang=, then Accept-Language by quality, else English', () => {

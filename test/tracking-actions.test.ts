@@ -117,6 +117,53 @@ describeEach('tracking page actions and live stream', (engine) => {
     expect((await post(delivered.tracking_code, 'reschedule', { day })).status).toBe(409);
   });
 
+  it('says the requested day and window, why an attempt failed, and no arrival at the door, through real moves', async () => {
+    const page = async (code: string, lang: string) => (await anon()('GET', `/track/${code}?lang=${lang}`)).raw.body;
+    // Pending, asked for the 14th from 14:00 to 18:00 (the account's zone, as the order's).
+    const asked = await orderAt('pending', {
+      requested_date: '2030-01-14',
+      time_window: { start: '14:00', end: '18:00' },
+    });
+    const pending = await pub(asked.tracking_code);
+    expect(pending.requested).toEqual({ day: '2030-01-14', time_window: { start: '14:00', end: '18:00' } });
+    const es = await page(asked.tracking_code, 'es');
+    expect(es).toContain('<h1 id="status">Hola Ana: recibimos tu pedido</h1>');
+    expect(es).toContain('<b>lunes, 14 de enero, de 14:00 a 18:00</b>');
+    expect(await page(asked.tracking_code, 'en')).toContain('<b>Monday 14 January, 14:00–18:00</b>');
+
+    // Failed with the courier's notes: the reason in words, the notes nowhere.
+    const failing = await orderAt('picked_up');
+    const fail = await op('POST', `/v1/orders/${failing.id}/fail`, {
+      reason: 'customer_absent',
+      notes: 'NOTE-SECRET neighbour says away',
+    });
+    expect(fail.status, JSON.stringify(fail.body)).toBe(200);
+    const failed = await pub(failing.tracking_code);
+    expect([failed.status, failed.failure_reason, failed.requested]).toEqual(['failed', 'customer_absent', null]);
+    const pt = await page(failing.tracking_code, 'pt');
+    expect(pt).toContain('<h1 id="status">Olá Ana, não conseguimos entregar seu pacote</h1>');
+    expect(pt).toContain('O entregador passou, mas não havia ninguém no endereço.');
+    expect(await page(failing.tracking_code, 'en')).toContain('The courier came, but nobody was at the address.');
+    expect(pt + JSON.stringify(failed)).not.toContain('NOTE-SECRET');
+    expect(pt).not.toMatch(/name="day"[^>]*checked/);
+
+    // At the door: no arrival to wait for, on the JSON, the page and the stream.
+    const door = await orderAt('at_location');
+    const there = await pub(door.tracking_code);
+    expect([there.eta_minutes, there.eta_window]).toEqual([null, null]);
+    const html = await page(door.tracking_code, 'es');
+    expect(html).toContain('Rosa está en la dirección de entrega.');
+    expect(html).not.toContain('id="eta"');
+    expect(html).not.toContain('en cualquier momento');
+    const s = await openStream(t.app, undefined, {}, 10_000, `/track/${door.tracking_code}/events?lang=es`);
+    try {
+      const first = await s.next((x) => x.event === 'tracking', 'the first state');
+      expect([first.data.status, first.data.eta, first.data.stops]).toEqual(['at_location', null, null]);
+    } finally {
+      s.close();
+    }
+  });
+
   it('takes one 1-5 rating with a comment after delivery, and the courier average follows', async () => {
     const courier = (await op('POST', '/v1/couriers', { name: 'Luis Rated' })).body.id;
     const before = await orderIn(t, m.live, opKey, courier, 'in_transit');

@@ -3,12 +3,13 @@ import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { en } from '../src/features/tracking/i18n/en.js';
 import { es } from '../src/features/tracking/i18n/es.js';
+import { fill } from '../src/features/tracking/i18n/index.js';
 import { pt } from '../src/features/tracking/i18n/pt.js';
 import { hasChromium, IMAGES, launch, openPage, serveApp, skipNote } from './browser-helpers.js';
-import { client, type Merchant, newMerchant, newOperator, type TestApp } from './helpers.js';
+import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, type TestApp } from './helpers.js';
 import { bodyFor, orderIn, tinyPng, upload } from './lifecycle-helpers.js';
 import { sessionClient, userSession } from './people-helpers.js';
 
@@ -45,9 +46,9 @@ function startTiles(): Promise<{ server: Server; url: string; up: { on: boolean 
 }
 
 // The new tracking page in Chromium (issue #20): every status in three languages, the map with and
-// without tiles, live update without reload, the three actions, a brand, axe on every state. Not
-// per engine: the data path is covered on both in tracking-actions.
-describe('tracking page in headless Chromium', () => {
+// without tiles, live update without reload, the three actions, a brand, axe on every state. On
+// each engine of RUTA_TEST_BROWSER_ENGINES; the data path is covered on both in tracking-actions.
+describeEachInBrowser('tracking page in headless Chromium', (engine) => {
   let t: TestApp;
   let base: string;
   let browser: Browser;
@@ -60,7 +61,7 @@ describe('tracking page in headless Chromium', () => {
   beforeAll(async () => {
     if (!hasChromium) return;
     tiles = await startTiles();
-    ({ t, base } = await serveApp('sqlite', {
+    ({ t, base } = await serveApp(engine, {
       RUTA_TRACK_REFRESH_MS: '200',
       RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '0',
       RUTA_MAP_TILES_URL: tiles.url,
@@ -90,16 +91,19 @@ describe('tracking page in headless Chromium', () => {
       // bypassCSP: axe-core is injected as an inline script, which the page's CSP rightly refuses.
       const page = await openPage(browser, { viewport, bypassCSP: true });
       await page.goto(`${base}/track/${o.tracking_code}`);
-      await expect(page.locator('h1').textContent()).resolves.toBe('Picked up');
-      // The map draws the destination without tiles (they come from a port nothing listens on).
+      await expect(page.locator('h1').textContent()).resolves.toBe('Hi Ana, your parcel will be on its way soon');
+      // The map draws the destination without tiles (they come from a port nothing listens on),
+      // and its note speaks of the one pin there is: no courier is shown before departure.
       await page.locator('#map-card:not([hidden]) .leaflet-container').waitFor();
       await page.locator('#map-note:not([hidden])').waitFor();
       expect(await page.locator('#map path.leaflet-interactive').count()).toBe(1);
+      await expect(page.locator('#map-note').textContent()).resolves.toBe(en.ui.mapNoTilesDest);
       await page.evaluate('window.__same = true');
       await op('POST', `/v1/orders/${o.id}/depart`);
-      await page.locator('h1:text("On the way")').waitFor();
+      await page.locator('h1:text("Hi Ana, your parcel is on its way")').waitFor();
       // The courier appears on the map once on its way here; the page is the same document.
       await page.locator('#map path.leaflet-interactive >> nth=1').waitFor();
+      await page.locator(`#map-note:text("${en.ui.mapNoTiles}")`).waitFor();
       expect(await page.evaluate('window.__same')).toBe(true);
       await expect(page.locator('#eta-text').textContent()).resolves.toMatch(/\d\d:\d\d–\d\d:\d\d/);
       expect(await axeViolations(page)).toEqual([]);
@@ -114,15 +118,17 @@ describe('tracking page in headless Chromium', () => {
     const page = await openPage(browser, { viewport: { width: 360, height: 740 }, locale: 'es-PE', bypassCSP: true });
     await page.goto(`${base}/track/${o.tracking_code}`);
     await expect(page.locator('html').getAttribute('lang')).resolves.toBe('es');
-    await expect(page.locator('h1').textContent()).resolves.toBe('Repartidor asignado');
-    await page.locator('#instr').fill('Tocar dos veces');
+    await expect(page.locator('h1').textContent()).resolves.toBe('Hola Ana: estamos preparando tu paquete');
+    // One heading names the instructions; it is also the box's name.
+    expect(await page.getByText(es.ui.instructions, { exact: true }).count()).toBe(1);
+    await page.getByRole('textbox', { name: es.ui.instructions }).fill('Tocar dos veces');
     await page.getByRole('button', { name: 'Guardar instrucciones' }).click();
     await page.locator('.form-msg:text("Gracias")').waitFor();
     await expect(page.locator('#instr').inputValue()).resolves.toBe('Tocar dos veces');
     expect(await axeViolations(page)).toEqual([]);
     // Portuguese by the switch at the foot.
     await page.getByRole('link', { name: 'Português' }).click();
-    await expect(page.locator('h1').textContent()).resolves.toBe('Entregador designado');
+    await expect(page.locator('h1').textContent()).resolves.toBe('Olá Ana, estamos preparando seu pacote');
     await page.context().close();
   });
 
@@ -133,15 +139,21 @@ describe('tracking page in headless Chromium', () => {
         'pending',
         'assigned',
         'in_transit',
+        'at_location',
         'delivered',
         'failed',
         'returned',
         'rescheduled',
         'cancelled',
-      ];
+      ] as const;
+      const finished = ['delivered', 'failed', 'returned', 'cancelled'];
       const page = await phone();
       for (const status of statuses) {
-        const o = await orderIn(t, m.live, opKey, courier, status, { delivery_address: address });
+        const o = await orderIn(t, m.live, opKey, courier, status, {
+          delivery_address: address,
+          requested_date: '2030-01-14',
+          time_window: { start: '14:00', end: '18:00' },
+        });
         for (const [lang, catalog] of [
           ['en', en],
           ['es', es],
@@ -150,16 +162,42 @@ describe('tracking page in headless Chromium', () => {
           await page.goto(`${base}/track/${o.tracking_code}?lang=${lang}`);
           const context = `${status} in ${lang}`;
           await expect(page.locator('html').getAttribute('lang'), context).resolves.toBe(lang);
+          // One sentence: the greeting and the status together ("Hola Ana: recibimos tu pedido").
           await expect(page.locator('h1').textContent(), context).resolves.toBe(
-            catalog.status[status as keyof typeof catalog.status],
+            fill(catalog.headline[status], { name: 'Ana', merchant: 'Acme Shoes' }),
           );
+          // The page's live line says the stream is up: every frame it sent so far is applied.
+          await page.locator(`#live:text("${catalog.ui.live}")`).waitFor();
+          const main = (await page.locator('main').textContent()) ?? '';
           // Never the customer's phone; axe on each state (the languages share one markup).
-          expect((await page.locator('main').textContent()) ?? '', context).not.toContain('+51');
+          expect(main, context).not.toContain('+51');
           // "Estimated arrival" shows only with a time in it: never an empty box (its `hidden` was
-          // once overridden by the box's own `display:flex`), and never on a finished order.
-          const eta = ((await page.locator('#eta-text').textContent()) ?? '').trim();
-          expect(await page.locator('#eta').isVisible(), `${context}: ETA "${eta}"`).toBe(eta !== '');
-          if (status === 'delivered' || status === 'cancelled') expect(eta, context).toBe('');
+          // once overridden by the box's own `display:flex`), and there is no box at all once the
+          // courier is at the door ("any minute now" under "Rosa is at the delivery address") or
+          // the attempt is over.
+          if (status === 'at_location' || finished.includes(status)) {
+            expect(await page.locator('#eta, #stops').count(), context).toBe(0);
+            expect(main, context).not.toContain(catalog.ui.etaNow);
+          } else {
+            const eta = ((await page.locator('#eta-text').textContent()) ?? '').trim();
+            expect(await page.locator('#eta').isVisible(), `${context}: ETA "${eta}"`).toBe(eta !== '');
+          }
+          // The day and window asked for, until the courier sets off (and on the new day).
+          const requested = page.locator('#requested');
+          if (status === 'pending' || status === 'assigned' || status === 'rescheduled') {
+            await expect(requested.textContent(), context).resolves.toContain(
+              fill(catalog.ui.window, { from: '14:00', to: '18:00' }),
+            );
+          } else expect(await requested.count(), context).toBe(0);
+          // Why the attempt failed, in the customer's words.
+          if (status === 'failed') {
+            await expect(page.locator('.notice').textContent(), context).resolves.toBe(catalog.failure.customer_absent);
+          }
+          // The map's note speaks of a courier's pin only when there is one; no map after the end.
+          if (finished.includes(status)) expect(await page.locator('#map-card').count(), context).toBe(0);
+          else if (status === 'pending') {
+            await expect(page.locator('#map-note').textContent(), context).resolves.toBe(catalog.ui.mapNoTilesDest);
+          }
           if (lang === 'en') expect(await axeViolations(page), context).toEqual([]);
         }
       }
@@ -195,9 +233,20 @@ describe('tracking page in headless Chromium', () => {
       const failed = await orderIn(t, m.live, opKey, courier, 'failed', { delivery_address: address });
       const page = await phone();
       await page.goto(`${base}/track/${failed.tracking_code}`);
+      // No day is chosen for the customer; sending without one is stopped by the form itself.
+      expect(await page.locator('input[name="day"]:checked').count()).toBe(0);
+      await page.getByRole('button', { name: en.ui.rescheduleSend }).click();
+      expect(await page.evaluate(`document.querySelector('input[name="day"]').validity.valueMissing`)).toBe(true);
+      expect((await client(t.app, m.live)('GET', `/v1/orders/${failed.id}`)).body.status).toBe('failed');
+      const choice = page.locator('label.choice').nth(1);
+      const label = ((await choice.textContent()) ?? '').trim();
+      await choice.click();
       const day = await page.locator('input[name="day"]:checked').inputValue();
       await page.getByRole('button', { name: en.ui.rescheduleSend }).click();
-      await page.locator('h1:text("Delivery rescheduled")').waitFor();
+      await page.locator('main[data-status="rescheduled"]').waitFor();
+      await expect(page.locator('h1').textContent()).resolves.toBe('Hi Ana, your delivery has a new date');
+      // The thanks names the day chosen (it once read "we will deliver on {day}").
+      await expect(page.locator('#live').textContent()).resolves.toBe(fill(en.ui.rescheduled, { day: label }));
       const moved = (await client(t.app, m.live)('GET', `/v1/orders/${failed.id}`)).body;
       expect([moved.status, moved.requested_day]).toEqual(['rescheduled', day]);
       expect(await axeViolations(page)).toEqual([]);

@@ -336,9 +336,10 @@ export class TrackingHub {
     const enRoute = EN_ROUTE.has(w.status) && w.courierId !== null;
     const stopsBefore = !enRoute ? null : w.status === 'at_location' ? 0 : (w.ahead?.length ?? 0);
     const visible = POSITION_STATUSES.has(w.status) && stopsBefore === 0 && w.courier !== null;
+    // At the door there is no arrival left to estimate, nor stops before it to count: the page shows neither.
+    const arrived = w.status === 'at_location';
     let minutes: number | null = null;
-    if (w.status === 'at_location') minutes = 0;
-    else if (enRoute && w.courier && w.dest && !(w.ahead ?? []).includes(null)) {
+    if (!arrived && enRoute && w.courier && w.dest && !(w.ahead ?? []).includes(null)) {
       let km = 0;
       let from = w.courier;
       for (const p of [...((w.ahead ?? []) as Point[]), w.dest]) {
@@ -353,7 +354,7 @@ export class TrackingHub {
       rev: w.rev,
       minutes,
       window: minutes === null ? null : etaWindow(this.ctx.clock(), minutes),
-      stopsBefore,
+      stopsBefore: arrived ? null : stopsBefore,
       courier: visible && w.courier ? { lat: w.courier.lat, lng: w.courier.lng } : null,
       tz: w.tz,
     };

@@ -1,5 +1,6 @@
 import { escapeHtml } from './html.js';
 import { type Catalog, fill } from './i18n/index.js';
+import { NO_MAP_STATUSES } from './public.js';
 import type { PublicTracking } from './public-schemas.js';
 
 const point = (lat: number | null | undefined, lng: number | null | undefined): string =>
@@ -8,15 +9,18 @@ const point = (lat: number | null | undefined, lng: number | null | undefined): 
 /**
  * The map's place and what the script needs to draw it: the tiles, the destination and the
  * courier (only when the view shows its position). Hidden until the script draws it; with no
- * tiles the two pins still say where the courier is and where the parcel goes.
+ * tiles the pins still say where the parcel goes (and where the courier is, when it is shown: the
+ * note names the courier's pin only then). Once the attempt is over (delivered, failed, returned,
+ * cancelled) there is nothing to follow on a map, and none is drawn.
  */
 export function mapSection(t: PublicTracking, w: Catalog, tiles: string | undefined): string {
   const dest = point(t.destination.lat, t.destination.lng);
-  if (!tiles || !dest) return '';
+  if (!tiles || !dest || NO_MAP_STATUSES.includes(t.status)) return '';
   const courier = point(t.courier?.lat, t.courier?.lng);
+  const note = courier ? w.ui.mapNoTiles : w.ui.mapNoTilesDest;
   return `<section class="card" id="map-card" aria-labelledby="map-h" hidden><h2 id="map-h">${escapeHtml(w.ui.map)}</h2>
 <div id="map" data-tiles="${escapeHtml(tiles)}" data-dest="${dest}" data-courier="${courier}" data-dest-label="${escapeHtml(w.ui.mapDestination)}" data-courier-label="${escapeHtml(w.ui.mapCourier)}"></div>
-<p class="small map-note" id="map-note" hidden>${escapeHtml(w.ui.mapNoTiles)}</p></section>
+<p class="small map-note" id="map-note" data-both="${escapeHtml(w.ui.mapNoTiles)}" data-dest="${escapeHtml(w.ui.mapNoTilesDest)}" hidden>${escapeHtml(note)}</p></section>
 `;
 }
 
@@ -28,9 +32,8 @@ function instructionsForm(t: PublicTracking, w: Catalog): string {
   const code = escapeHtml(t.tracking_code);
   return `<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">${escapeHtml(w.ui.instructions)}</h2>
 <form method="post" action="/track/${code}/instructions" data-action="instructions">
-<label for="instr">${escapeHtml(w.ui.instructions)}</label>
 <p class="small" id="instr-hint">${escapeHtml(w.ui.instructionsHint)}</p>
-<textarea id="instr" name="instructions" maxlength="500" aria-describedby="instr-hint">${escapeHtml(t.delivery.instructions ?? '')}</textarea>
+<textarea id="instr" name="instructions" maxlength="500" aria-labelledby="instr-h" aria-describedby="instr-hint">${escapeHtml(t.delivery.instructions ?? '')}</textarea>
 <label for="safe">${escapeHtml(w.ui.safePlace)}</label>
 <input type="text" id="safe" name="safe_place" maxlength="200" value="${escapeHtml(t.delivery.safe_place ?? '')}">
 <button type="submit">${escapeHtml(w.ui.save)}</button>
@@ -43,8 +46,8 @@ function rescheduleForm(t: PublicTracking, w: Catalog, days: string[]): string {
   const fmt = new Intl.DateTimeFormat(w.locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
   const choices = days
     .map(
-      (d, i) =>
-        `<label class="choice"><input type="radio" name="day" value="${escapeHtml(d)}"${i === 0 ? ' checked' : ''}> ${escapeHtml(fmt.format(new Date(`${d}T12:00:00Z`)))}</label>`,
+      (d) =>
+        `<label class="choice"><input type="radio" name="day" value="${escapeHtml(d)}" required> ${escapeHtml(fmt.format(new Date(`${d}T12:00:00Z`)))}</label>`,
     )
     .join('');
   return `<section class="card" aria-labelledby="resch-h"><h2 id="resch-h">${escapeHtml(w.ui.reschedule)}</h2>

@@ -13,13 +13,13 @@ main{max-width:34rem;margin:0 auto;padding:1rem 1rem 2rem}
 .brand strong{color:var(--on-brand,var(--fg));font-size:1rem}
 .brand{padding:.5rem .75rem;border-radius:.75rem;background:var(--brand,transparent);color:var(--on-brand,var(--muted))}
 .card{background:var(--card);border-radius:1rem;padding:1.25rem;box-shadow:0 1px 2px rgba(0,0,0,.06),0 4px 16px rgba(0,0,0,.05);margin-bottom:1rem}
-.hello{margin:0;color:var(--muted)}
-h1{margin:.125rem 0 .5rem;font-size:1.75rem;line-height:1.2}
+h1{margin:.125rem 0 .5rem;font-size:1.5rem;line-height:1.25}
 h2{margin:0 0 .75rem;font-size:1rem}
 .lead{margin:0;color:var(--muted)}
 .lead+.lead{margin-top:.75rem}
 .eta{display:flex;align-items:baseline;gap:.5rem;margin:1rem 0 0;padding:.75rem 1rem;border-radius:.75rem;background:var(--bg)}
 .eta b{font-size:1.25rem;color:var(--accent)}
+#requested b{font-size:1.0625rem}
 .steps{display:flex;list-style:none;margin:1.5rem 0 .25rem;padding:0}
 .steps li{flex:1;position:relative;padding-top:1.75rem;text-align:center;font-size:.75rem;line-height:1.25;color:var(--muted)}
 .steps li::before{content:"";position:absolute;z-index:1;top:0;left:50%;width:1.25rem;height:1.25rem;margin-left:-.625rem;border:2px solid var(--line);border-radius:50%;background:var(--card);color:var(--on-accent);font-size:.75rem;line-height:1rem;text-align:center}

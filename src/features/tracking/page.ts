@@ -4,6 +4,7 @@ import { escapeHtml } from './html.js';
 import { type Catalog, catalogOf, fill, LANGUAGES, type Lang } from './i18n/index.js';
 import { actionsSection, mapSection, proofSection } from './page-sections.js';
 import { CSS } from './page-style.js';
+import { NO_ETA_STATUSES } from './public.js';
 import type { PublicTracking } from './public-schemas.js';
 
 const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
@@ -97,6 +98,24 @@ export function etaText(t: Pick<PublicTracking, 'eta_window' | 'eta_minutes' | '
   return `${from}–${formatClock(t.eta_window.to, t.timezone, w.locale)}`;
 }
 
+/**
+ * The requested day and time window ("Tuesday 14 July, 14:00–18:00"), as the order stores them: a
+ * day and times of day in the delivery's zone, which the page names beside them.
+ */
+export function requestedText(t: Pick<PublicTracking, 'requested'>, w: Catalog): string | null {
+  const r = t.requested;
+  if (!r) return null;
+  const day = r.day
+    ? new Intl.DateTimeFormat(w.locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' }).format(
+        new Date(`${r.day}T12:00:00Z`),
+      )
+    : null;
+  const win = r.time_window;
+  if (day && win) return fill(w.ui.dayAndWindow, { day, from: win.start, to: win.end });
+  if (win) return fill(w.ui.window, { from: win.start, to: win.end });
+  return day;
+}
+
 export function stopsText(n: number | null, w: Catalog): string | null {
   if (n === null) return null;
   if (n === 0) return w.ui.stopsBeforeNone;
@@ -173,18 +192,34 @@ ${body}
 export function renderTrackingPage(t: PublicTracking, assets?: PageAssets): string {
   const w = catalogOf(t.lang);
   const merchant = escapeHtml(t.merchant.name);
-  const hello = t.customer.first_name
-    ? escapeHtml(fill(w.ui.hello, { name: t.customer.first_name }))
-    : escapeHtml(w.ui.helloAnonymous);
-  const status = escapeHtml(t.status_label);
-  const now = escapeHtml(
-    fill(w.now[t.status], { merchant: t.merchant.name, courier: t.courier?.name ?? w.ui.courierAnonymous }),
+  const headline = escapeHtml(
+    t.customer.first_name
+      ? fill(w.headline[t.status], { name: t.customer.first_name, merchant: t.merchant.name })
+      : fill(w.headlineAnonymous[t.status], { merchant: t.merchant.name }),
   );
+  const status = escapeHtml(t.status_label);
+  // After a failure, why (in the customer's words for the reason); otherwise what is happening now.
+  const now = escapeHtml(
+    t.failure_reason
+      ? w.failure[t.failure_reason]
+      : fill(w.now[t.status], { merchant: t.merchant.name, courier: t.courier?.name ?? w.ui.courierAnonymous }),
+  );
+  // The arrival and the stops before it, while there is an arrival to wait for: not once the
+  // courier is at the door, nor after the end (the live script fills and shows them).
+  const waiting = !NO_ETA_STATUSES.includes(t.status);
   const eta = etaText(t, w);
   const stops = stopsText(t.stops_before, w);
   const zone = escapeHtml(zoneName(t.timezone));
-  const etaBlock = `<p class="eta" id="eta"${eta === null ? ' hidden' : ''}><span>${escapeHtml(w.ui.eta)}</span> <b id="eta-text">${escapeHtml(eta ?? '')}</b> <span class="small">(${zone})</span></p>`;
-  const stopsBlock = `<p class="stops" id="stops"${stops === null ? ' hidden' : ''}>${escapeHtml(stops ?? '')}</p>`;
+  const etaBlock = waiting
+    ? `<p class="eta" id="eta"${eta === null ? ' hidden' : ''}><span>${escapeHtml(w.ui.eta)}</span> <b id="eta-text">${escapeHtml(eta ?? '')}</b> <span class="small">(${zone})</span></p>`
+    : '';
+  const stopsBlock = waiting
+    ? `<p class="stops" id="stops"${stops === null ? ' hidden' : ''}>${escapeHtml(stops ?? '')}</p>`
+    : '';
+  const requested = requestedText(t, w);
+  const requestedBlock = requested
+    ? `<p class="eta" id="requested"><span>${escapeHtml(w.ui.expected)}</span> <b>${escapeHtml(requested)}</b> <span class="small">(${zone})</span></p>`
+    : '';
   const problem = PROBLEMS.includes(t.status);
   const place = [t.destination.district, t.destination.city].filter((p) => p !== null).map(escapeHtml);
   const history = [...t.timeline]
@@ -199,9 +234,8 @@ export function renderTrackingPage(t: PublicTracking, assets?: PageAssets): stri
 ${t.livemode ? '' : `<p class="testmode" role="note">${escapeHtml(w.ui.testMode)}</p>`}
 <header class="brand">${logo}<span>${escapeHtml(w.ui.from)}</span> <strong>${merchant}</strong></header>
 <section class="card" aria-labelledby="status">
-<p class="hello">${hello}</p>
-<h1 id="status">${status}</h1>
-<p class="${problem ? 'notice' : 'lead'}">${now}</p>${etaBlock}${stopsBlock}
+<h1 id="status">${headline}</h1>
+<p class="${problem ? 'notice' : 'lead'}">${now}</p>${requestedBlock}${etaBlock}${stopsBlock}
 ${stepper(t, w)}
 </section>
 <section class="card" aria-labelledby="next"><h2 id="next">${escapeHtml(w.ui.whatNext)}</h2><p class="lead">${escapeHtml(t.next_step)}</p></section>

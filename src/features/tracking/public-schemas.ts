@@ -1,5 +1,6 @@
 import { type Static, Type } from 'typebox';
 import { Nullable } from '../../shared/params.js';
+import { FAILURE_REASONS } from '../lifecycle/transitions.js';
 import { OrderStatusSchema } from '../orders/schemas.js';
 
 export const TrackingCodeParams = Type.Object({
@@ -64,7 +65,12 @@ export const PublicTracking = Type.Object(
         },
       ),
     ),
-    eta_minutes: Nullable(Type.Integer({ description: 'Estimated minutes to arrival; null when unknown' })),
+    eta_minutes: Nullable(
+      Type.Integer({
+        description:
+          'Estimated minutes to arrival; null when unknown, once the courier is at the address, and once the order is finished',
+      }),
+    ),
     eta_window: Nullable(
       Type.Object(
         { from: Type.String({ format: 'date-time' }), to: Type.String({ format: 'date-time' }) },
@@ -73,6 +79,29 @@ export const PublicTracking = Type.Object(
     ),
     stops_before: Nullable(
       Type.Integer({ description: "Unfinished stops before this one on the courier's route; null without a courier" }),
+    ),
+    requested: Nullable(
+      Type.Object(
+        {
+          day: Nullable(Type.String({ format: 'date', description: 'The requested day, in `timezone`' })),
+          time_window: Nullable(
+            Type.Object(
+              { start: Type.String(), end: Type.String() },
+              { description: 'The requested time window, `HH:mm` in `timezone`' },
+            ),
+          ),
+        },
+        {
+          description:
+            'The delivery day and time window asked for, before departure (pending, validated, assigned, ready_for_pickup) and once rescheduled; null otherwise or when the order has neither',
+        },
+      ),
+    ),
+    failure_reason: Nullable(
+      Type.Enum([...FAILURE_REASONS], {
+        description:
+          'Why the last attempt failed (the reason of the fail move), while the order is failed; null otherwise. The courier\u2019s notes are never shown',
+      }),
     ),
     delivery: Type.Object({
       instructions: Nullable(Type.String({ description: "The customer's own delivery instructions" })),

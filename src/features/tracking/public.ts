@@ -4,7 +4,9 @@ import { addDays, localDay } from '../../shared/local-time.js';
 import { iso } from '../../shared/time.js';
 import { fileUrl } from '../files/service.js';
 import { findProof } from '../lifecycle/repo.js';
-import { type OrderStatus, TERMINAL_STATUSES } from '../orders/schemas.js';
+import { FAILURE_REASONS, type FailureReason, FINISHED_STATUSES } from '../lifecycle/transitions.js';
+import { requestedDay } from '../orders/local-days.js';
+import type { OrderStatus } from '../orders/schemas.js';
 import { catalogOf, fill, type Lang } from './i18n/index.js';
 import { findOrderByTrackingCode, type PublicOrderRow } from './public-repo.js';
 import type { PublicTracking } from './public-schemas.js';
@@ -17,6 +19,15 @@ const POSITION_STATUSES: readonly OrderStatus[] = ['in_transit', 'arriving', 'at
 /** Before departure the customer may still tell the courier how to deliver. */
 export const INSTRUCTION_STATUSES: readonly OrderStatus[] = ['pending', 'validated', 'assigned', 'ready_for_pickup'];
 export const DELIVERED: readonly OrderStatus[] = ['delivered', 'partially_delivered'];
+/**
+ * No arrival to estimate: the courier is at the door, or this attempt is over (the view's ETA of 0
+ * at the door read "any minute now" under "the courier is at the delivery address").
+ */
+export const NO_ETA_STATUSES: readonly OrderStatus[] = ['at_location', ...FINISHED_STATUSES];
+/** Nothing to follow on a map once the attempt is over: delivered, failed, returned, cancelled. */
+export const NO_MAP_STATUSES: readonly OrderStatus[] = FINISHED_STATUSES;
+/** The day and time window asked for are the customer's best guide until the courier sets off (and once moved). */
+export const REQUESTED_STATUSES: readonly OrderStatus[] = [...INSTRUCTION_STATUSES, 'rescheduled'];
 /** The receiver's name and the photos stay on the page this long after delivery (DESIGN §15). */
 export const PROOF_DAYS = 7;
 /** Days offered after a failure: the next ones in the delivery's zone. */
@@ -33,6 +44,17 @@ export function firstName(name: unknown): string | null {
   const first = name.trim().split(/\s+/)[0]?.slice(0, 40) ?? '';
   if (first === '' || /[@\d]/.test(first)) return null;
   return first;
+}
+
+const isFailureReason = (v: unknown): v is FailureReason => (FAILURE_REASONS as readonly unknown[]).includes(v);
+
+/** The requested day and time window, in the order's zone, while they are what the customer waits for. */
+function requestedOf(row: PublicOrderRow): PublicTracking['requested'] {
+  if (!REQUESTED_STATUSES.includes(row.status)) return null;
+  const day = requestedDay(row.requested_date, row.timezone);
+  const w = row.time_window;
+  if (day === null && w === null) return null;
+  return { day, time_window: w === null ? null : { start: w.start, end: w.end } };
 }
 
 function text(value: unknown): string | null {
@@ -79,7 +101,7 @@ export function presentPublic(row: PublicOrderRow, view: TrackingView, x: Public
   const merchant = row.brand_name ?? row.account_name;
   const courierName = view.courier ? firstName(view.courier.name) : null;
   const onTheWay = POSITION_STATUSES.includes(status) && view.stops_before === 0;
-  const eta = TERMINAL_STATUSES.includes(status) ? null : (view.eta_minutes ?? null);
+  const eta = NO_ETA_STATUSES.includes(status) ? null : (view.eta_minutes ?? null);
   const d = row.delivery_address;
   return {
     object: 'public_tracking',
@@ -103,6 +125,9 @@ export function presentPublic(row: PublicOrderRow, view: TrackingView, x: Public
     eta_minutes: eta,
     eta_window: eta === null ? null : etaWindow(x.now, eta),
     stops_before: LIVE_STATUSES.includes(status) ? view.stops_before : null,
+    requested: requestedOf(row),
+    // The reason's code only (the page says it in words): the courier's notes are internal.
+    failure_reason: status === 'failed' && isFailureReason(row.failure_reason) ? row.failure_reason : null,
     delivery: { instructions: row.delivery_instructions, safe_place: row.safe_place },
     actions: {
       instructions: INSTRUCTION_STATUSES.includes(status),

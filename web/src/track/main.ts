@@ -12,7 +12,7 @@ function start(root: HTMLElement): void {
   const lang = root.dataset.lang ?? 'en';
   let status = root.dataset.status ?? '';
   let rev: number | null = null;
-  const map = TrackMap.mount();
+  let map = TrackMap.mount();
   const live = document.getElementById('live');
   // The thanks for the customer's last action, shown again after every re-read of the page: the
   // action's own event also reaches the stream, whose re-read would otherwise wipe it.
@@ -34,6 +34,8 @@ function start(root: HTMLElement): void {
     }
     status = fresh.dataset.status ?? status;
     current.replaceWith(fresh);
+    // A map the page did not have (none is drawn once an attempt is over; a new day brings it back).
+    if (!oldMap && newMap) map = TrackMap.mount();
     document.title = doc.title;
     bindForms();
     showThanks();
@@ -90,7 +92,9 @@ function start(root: HTMLElement): void {
       });
       if (!res.ok) throw new Error(String(res.status));
       // The thanks goes where the form was (the same form on the new page, else the page's status line).
-      thanks = { action: form.dataset.action ?? '', text: msg?.dataset.ok ?? '' };
+      // "{day}": the day chosen, as the form wrote it.
+      const day = form.querySelector('input[name="day"]:checked')?.parentElement?.textContent?.trim() ?? '';
+      thanks = { action: form.dataset.action ?? '', text: (msg?.dataset.ok ?? '').replace('{day}', day) };
       await reload();
     } catch {
       if (msg) msg.textContent = msg.dataset.fail ?? '';

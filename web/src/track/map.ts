@@ -6,6 +6,13 @@ const parse = (s: string | undefined): L.LatLngTuple | null => {
   return lat !== undefined && lng !== undefined && Number.isFinite(lat) && Number.isFinite(lng) ? [lat, lng] : null;
 };
 
+/** The no-tiles note names the courier's pin only while there is one. */
+function noteFor(courier: boolean): void {
+  const note = document.getElementById('map-note');
+  const text = note?.dataset[courier ? 'both' : 'dest'];
+  if (note && text && note.textContent !== text) note.textContent = text;
+}
+
 /**
  * The destination and the courier as vector markers (SVG circles with labels): they draw with no
  * image at all, so when the tiles do not load the customer still sees both points and a note.
@@ -55,6 +62,7 @@ export class TrackMap {
     if (!p) {
       this.courier?.remove();
       this.courier = null;
+      noteFor(false);
       return;
     }
     if (!this.courier) {
@@ -68,6 +76,7 @@ export class TrackMap {
         .bindTooltip(this.courierLabel, { permanent: true, direction: 'bottom' })
         .addTo(this.map);
       this.map.fitBounds(L.latLngBounds([this.dest, [p.lat, p.lng]]).pad(0.3), { maxZoom: 16 });
+      noteFor(true);
     } else this.courier.setLatLng([p.lat, p.lng]);
     document.getElementById('map')?.setAttribute('data-courier', `${p.lat},${p.lng}`);
   }

@@ -1,3 +1,4 @@
+import type { FailureReason } from '../../lifecycle/transitions.js';
 import type { OrderStatus } from '../../orders/schemas.js';
 
 export const LANGUAGES = ['en', 'es', 'pt'] as const;
@@ -11,17 +12,23 @@ export interface Catalog {
   /** BCP 47 tag for Intl's dates and times. */
   locale: string;
   status: Record<OrderStatus, string>;
+  /**
+   * The page's headline, per status: one sentence that greets the customer by `{name}`, and the
+   * same sentence without a greeting when the order has no usable first name.
+   */
+  headline: Record<OrderStatus, string>;
+  headlineAnonymous: Record<OrderStatus, string>;
   stages: [string, string, string, string, string];
   /** What is happening now, per status. */
   now: Record<OrderStatus, string>;
   /** What happens next, in plain words, per status. */
   next: Record<OrderStatus, string>;
+  /** Why the last attempt failed, per reason of the fail move, in words for the customer (never the courier's notes). */
+  failure: Record<FailureReason, string>;
   ui: Record<UiKey, string>;
 }
 
 export type UiKey =
-  | 'hello'
-  | 'helloAnonymous'
   | 'from'
   | 'testMode'
   | 'eta'
@@ -29,6 +36,9 @@ export type UiKey =
   | 'stopsBefore'
   | 'stopsBeforeOne'
   | 'stopsBeforeNone'
+  | 'expected'
+  | 'window'
+  | 'dayAndWindow'
   | 'progress'
   | 'stepDone'
   | 'stepCurrent'
@@ -42,6 +52,7 @@ export type UiKey =
   | 'mapDestination'
   | 'mapCourier'
   | 'mapNoTiles'
+  | 'mapNoTilesDest'
   | 'details'
   | 'deliveringTo'
   | 'trackingCode'
