@@ -266,22 +266,25 @@ describeEach('local calendar days', (engine) => {
     // jobs, whose open transactions would keep the newest rows from being marked visible to all;
     // FREEZE waits for a pinned page instead of skipping it).
     await t.jobs.idle();
-    if (engine === 'postgres') await sql`vacuum (freeze, analyze) orders`.execute(db);
     for (const scope of [
       { mode: 'test' as const, accountId: m.accountId },
       { mode: 'test' as const, accountId: null },
     ]) {
-      const plan = await explain(
-        db,
-        engine,
-        countOrdersQuery(db, { scope, dueDay: '2026-11-25' }).compile(),
-        INDEX_ONLY,
-      );
+      const planOf = async () => {
+        // Another test file's transaction still open on the shared database keeps VACUUM from
+        // marking the newest pages all-visible, and the planner then prices the heap visits an
+        // index-only scan would need like a plain index scan's; so vacuum and ask again until
+        // it can (the plan, not the timing, is what is checked).
+        if (engine === 'postgres') await sql`vacuum (freeze, analyze) orders`.execute(db);
+        return (await explain(db, engine, countOrdersQuery(db, { scope, dueDay: '2026-11-25' }).compile(), INDEX_ONLY))
+          .text;
+      };
       // On PostgreSQL the reports' index (mode, due_day, …; 017_money) serves as well: an index alone.
-      expect(plan.text, plan.text).toMatch(
-        engine === 'sqlite' ? /COVERING INDEX orders_due_day/ : /Index Only Scan using orders_(due_day|report)/,
-      );
-      expect(plan.text, plan.text).not.toMatch(/SCAN orders\b(?! USING)|Seq Scan|Heap/);
+      const indexAlone =
+        engine === 'sqlite' ? /COVERING INDEX orders_due_day/ : /Index Only Scan using orders_(due_day|report)/;
+      await expect.poll(planOf, { timeout: 30_000, interval: 500 }).toMatch(indexAlone);
+      const text = await planOf();
+      expect(text, text).not.toMatch(/SCAN orders\b(?! USING)|Seq Scan|Heap/);
     }
   });
 });
