@@ -1,4 +1,6 @@
+import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { backfill } from '../src/shared/db/migrations/043_routes_planned_depots.js';
 import {
   client,
   describeEach,
@@ -69,6 +71,24 @@ describeEach('live dispatch: where a courier on duty starts', (engine) => {
       routes[c.id] = committed.route_ids[0];
     }
 
+    // The route keeps the depots its plan set it off from; routes committed before
+    // 043_routes_planned_depots get them from their plans, and a route made by hand keeps none.
+    const ids = Object.values(routes);
+    const depotsOf = async () =>
+      (
+        await sql<{
+          id: string;
+          start_depot: string | null;
+          end_depot: string | null;
+        }>`select id, start_depot, end_depot
+          from routes where id in (${sql.join(ids)}) order by id`.execute(t.ctx.db)
+      ).rows;
+    const kept = ids.sort().map((id) => ({ id, start_depot: surquillo.id, end_depot: surquillo.id }));
+    expect(await depotsOf()).toEqual(kept);
+    await sql`update routes set start_depot = null, end_depot = null where id in (${sql.join(ids)})`.execute(t.ctx.db);
+    await backfill(t.ctx.db, 1);
+    expect(await depotsOf()).toEqual(kept);
+
     const n = ok(await mc('POST', '/v1/orders', at(-12.125, -77.02)), 201);
     const res = ok(await op('GET', `/v1/orders/${n.id}/dispatch_suggestions`));
     expect(res.data.map((x: any) => x.courier.id).sort()).toEqual([luis.id, carmen.id, diego.id].sort());
@@ -98,6 +118,10 @@ describeEach('live dispatch: where a courier on duty starts', (engine) => {
     const o = ok(await mc('POST', '/v1/orders', at(-12.11, -77.03)), 201);
     const route = ok(await mc('POST', '/v1/routes', { courier_id: rosa.id, order_ids: [o.id] }), 201);
     expect(route.date).toBe(DAY);
+    const row = await sql<{
+      start_depot: string | null;
+    }>`select start_depot from routes where id = ${route.id}`.execute(t.ctx.db);
+    expect(row.rows).toEqual([{ start_depot: null }]);
 
     const n = ok(await mc('POST', '/v1/orders', at(-12.12, -77.03)), 201);
     const res = ok(await op('GET', `/v1/orders/${n.id}/dispatch_suggestions`));

@@ -25,13 +25,15 @@ export interface PreparedRoute {
  * Checks a route's orders and builds each one's assign move, writing nothing: a route plan's commit
  * prepares all its routes first and writes them in one transaction (writeRoute). `stops`: the stop
  * order when the caller has one (a plan's, with each pair's pickup where the solver put it); without
- * it a paired order's pickup goes just before its delivery.
+ * it a paired order's pickup goes just before its delivery. `depots`: where a plan set the courier off
+ * from and back to, kept on the route for live dispatch; none for a route made by hand.
  */
 export async function prepareRoute(
   ctx: AppContext,
   scope: Scope,
   body: RouteCreate,
   stops?: dispatch.StopRef[],
+  depots?: { start: string; end: string },
 ): Promise<PreparedRoute> {
   const now = ctx.clock();
   const routeId = newId('rte', now);
@@ -64,6 +66,8 @@ export async function prepareRoute(
     courier_id: body.courier_id,
     date: body.date ?? localDay(now, await zone()),
     created_at: now,
+    start_depot: depots?.start ?? null,
+    end_depot: depots?.end ?? null,
   };
   const ids = planned.map((p) => p.order.id);
   if (new Set(ids).size !== ids.length) {

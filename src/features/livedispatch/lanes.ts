@@ -119,18 +119,11 @@ export async function situations(
     db,
     [...current.values()].map((r) => r.id),
   );
-  // A route a plan made started at the plan's depot (docs/dispatch.md): wanted for a courier
-  // without a start depot of its own, which is what the plan started it from too.
-  const byId = new Map(couriers.map((c) => [c.id, c]));
-  const planned = await repo.plannedDepots(
-    db,
-    mode,
-    d.day,
-    [...current.values()].filter((r) => !byId.get(r.courier_id)?.start_depot).map((r) => r.id),
-  );
   const depotIds = new Set<string>();
   for (const c of couriers) for (const id of [c.start_depot, c.end_depot, o.fallbackDepot]) if (id) depotIds.add(id);
-  for (const p of planned.values()) for (const id of [p.start, p.end]) depotIds.add(id);
+  // A route a plan made started at the depots the plan set it off from (docs/dispatch.md): wanted
+  // for a courier without a start depot of its own, which is what the plan started it from too.
+  for (const r of current.values()) for (const id of [r.start_depot, r.end_depot]) if (id) depotIds.add(id);
   const depots = new Map((await repo.depotsByIds(db, mode, [...depotIds])).map((x) => [x.id, x]));
   const out: Situation[] = [];
   for (const c of couriers) {
@@ -140,9 +133,9 @@ export async function situations(
     const own = route ? stops.filter((s) => s.route_id === route.id && s.order.id !== o.exclude) : [];
     const ahead: LaneStop[] = own.filter(repo.isAhead).map((s) => s.order);
     // Its own depot, else the one its route was planned from, else the account's.
-    const plan = c.start_depot ? undefined : route ? planned.get(route.id) : undefined;
-    const startDepot = depots.get(c.start_depot ?? plan?.start ?? o.fallbackDepot ?? '') ?? null;
-    const endDepot = depots.get(c.end_depot ?? plan?.end ?? '') ?? startDepot;
+    const planned = c.start_depot ? null : route;
+    const startDepot = depots.get(c.start_depot ?? planned?.start_depot ?? o.fallbackDepot ?? '') ?? null;
+    const endDepot = depots.get(c.end_depot ?? planned?.end_depot ?? '') ?? startDepot;
     const shift = shiftOf(c, startDepot ?? { shift_start: null, shift_end: null }, config);
     const zone = startDepot?.timezone ?? d.tz;
     const at = minuteAt(d, zone);

@@ -11,7 +11,6 @@ import { COURIER_ACTIVE_STATUSES } from '../../shared/db/tables/orders.js';
 import type { StopKind } from '../../shared/db/tables/route_stops.js';
 import type { StopRef } from '../dispatch/repo.js';
 import { fromColumns, type OrderRow } from '../orders/repo.js';
-import type { StoredRequest, StoredResult } from '../planning/stored.js';
 
 /** The carrier's own row of dispatch_settings (an account's row overrides it). */
 export const CARRIER = '';
@@ -111,52 +110,6 @@ export async function dayRoutes(db: Executor, mode: Mode, courierIds: string[], 
     .orderBy('created_at', 'desc')
     .orderBy('id', 'desc')
     .execute();
-}
-
-/** The depots a committed route plan planned one of its routes from, for that route's courier. */
-export interface PlannedDepots {
-  start: string;
-  end: string;
-}
-
-/**
- * The depots committed route plans of the day planned these routes from (route id → depots). A
- * route names no plan: the plan names its routes (`route_ids` in its result, written at commit, in
- * the order of its `routes`), and its request the start and end depots resolved for each courier
- * (the plan's depot unless the courier or the plan named others). Plans are few a day; their JSON
- * is read only when some route of the day needs it.
- */
-export async function plannedDepots(
-  db: Executor,
-  mode: Mode,
-  day: string,
-  routeIds: string[],
-): Promise<Map<string, PlannedDepots>> {
-  const out = new Map<string, PlannedDepots>();
-  if (routeIds.length === 0) return out;
-  const wanted = new Set(routeIds);
-  const plans = await db
-    .selectFrom('route_plans')
-    .select(['depot_id', 'request', 'result'])
-    .where('mode', '=', mode)
-    .where('date', '=', day)
-    .where('committed_at', 'is not', null)
-    .execute();
-  for (const plan of plans) {
-    if (plan.result === null || !routeIds.some((id) => plan.result?.includes(`"${id}"`))) continue;
-    const result = JSON.parse(plan.result) as Pick<StoredResult, 'routes' | 'route_ids'>;
-    const request = JSON.parse(plan.request) as Partial<Pick<StoredRequest, 'planned'>>;
-    for (const [i, routeId] of (result.route_ids ?? []).entries()) {
-      if (!wanted.has(routeId)) continue;
-      const courierId = result.routes[i]?.courier_id;
-      const planned = request.planned?.find((c) => c.courier_id === courierId);
-      out.set(routeId, {
-        start: planned?.start_depot ?? plan.depot_id,
-        end: planned?.end_depot ?? planned?.start_depot ?? plan.depot_id,
-      });
-    }
-  }
-  return out;
 }
 
 /** What timing a stop needs of its order (a route of 30 stops × 50 couriers is read on every suggestion). */

@@ -39,6 +39,9 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
   const prepared: PreparedRoute[] = [];
   for (const r of result.routes) {
     const stops = r.stops.map((s) => ({ order_id: s.order_id, kind: s.kind ?? ('delivery' as const) }));
+    // The depots the plan resolved for this courier (its own, an override, else the plan's).
+    const planned = plan.request.planned?.find((c) => c.courier_id === r.courier_id);
+    const start = planned?.start_depot ?? plan.depot_id;
     prepared.push(
       await prepareRoute(
         ctx,
@@ -49,6 +52,7 @@ export async function commitPlan(ctx: AppContext, scope: Scope, id: string, body
           date: plan.date,
         },
         stops,
+        { start, end: planned?.end_depot ?? start },
       ),
     );
   }
