@@ -684,6 +684,47 @@ describeEach('order imports', (engine) => {
     expect(again, JSON.stringify(again.errors)).toMatchObject({ status: 'succeeded', created: 2, failed: 0 });
   });
 
+  it('failed_rows.csv of a `;` file is `;`-separated (BOM, error column, decimal commas) and uploads again as it is; an .xlsx one is comma-separated', async () => {
+    const head = ['Pedido', 'Nombre', 'Dirección', 'Latitud', 'Longitud', 'Producto', 'Peso', 'Contra entrega'];
+    const rows = [
+      head,
+      ['SC-1', 'Ana', 'Av. 1', '-12,05', '-77,04', 'Caja', '2,5', '10,5'],
+      ['SC-2', '', 'Jr. Cañete 5; Lima', '-12,06', '-77,03', 'Caja', '1,25', '99,90'],
+    ];
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(csv(rows, ';'))]);
+    const done = await run(body);
+    expect(done).toMatchObject({ created: 1, failed: 1 });
+    const text: string = (await get(`/v1/order_imports/${done.id}/failed_rows.csv`)).raw.body;
+    expect(text.charCodeAt(0)).toBe(0xfeff);
+    const lines = text.slice(1).trimEnd().split('\r\n');
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe('Pedido;Nombre;Dirección;Latitud;Longitud;Producto;Peso;Contra entrega;error');
+    // A cell holding either separator is quoted: a decimal comma too, which spreadsheets still read as a number.
+    expect(lines[1]).toBe(
+      'SC-2;;"Jr. Cañete 5; Lima";"-12,06";"-77,03";Caja;"1,25";"99,90";Row 3 (column Nombre): Missing required parameter: customer.name.',
+    );
+    // Fixed in a spreadsheet (the name filled in) and uploaded as it is, error column included.
+    const again = await run(text.replace('SC-2;;', 'SC-2;Eva;'));
+    expect(again, JSON.stringify(again.errors)).toMatchObject({ status: 'succeeded', created: 1, failed: 0 });
+    const [o] = await orderBy('SC-2');
+    expect(o).toMatchObject({
+      customer: { name: 'Eva' },
+      delivery_address: { address: 'Jr. Cañete 5; Lima', lat: -12.06, lng: -77.03 },
+      items: [{ description: 'Caja', weight_kg: 1.25 }],
+      cash_on_delivery: 99.9,
+    });
+
+    // A workbook has no separator of its own: its failed rows come back with commas.
+    const book = await xlsx([head, ['SC-3', '', 'Av. 3', -12.07, -77.02, 'Caja', 2.5, 10.5]]);
+    const fromBook = await run(book, XLSX);
+    expect(fromBook).toMatchObject({ created: 0, failed: 1 });
+    const bookText: string = (await get(`/v1/order_imports/${fromBook.id}/failed_rows.csv`)).raw.body;
+    expect(bookText.slice(1).split('\r\n').slice(0, 2)).toEqual([
+      'Pedido,Nombre,Dirección,Latitud,Longitud,Producto,Peso,Contra entrega,error',
+      'SC-3,,Av. 3,-12.07,-77.02,Caja,2.5,10.5,Row 2 (column Nombre): Missing required parameter: customer.name.',
+    ]);
+  });
+
   it('templates: CSV and XLSX with every column, and each imports as one order with two items', async () => {
     const tcsv = await get('/v1/order_imports/template.csv');
     expect(tcsv.status).toBe(200);

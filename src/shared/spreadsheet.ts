@@ -27,13 +27,18 @@ export function unmarkFormula(value: string): string {
   return value.charCodeAt(0) === 0x27 && TRIGGER.test(value.slice(1, 2)) ? value.slice(1) : value;
 }
 
-/** RFC 4180 CSV (quotes where needed, CRLF), every cell neutralised: the one way Ruta writes CSV. */
-export function toCsv(rows: string[][]): string {
+/**
+ * RFC 4180 CSV (quotes where needed, CRLF), every cell neutralised: the one way Ruta writes CSV.
+ * `delimiter`: `;` for a file that goes back to where `;` is the list separator (failed_rows.csv of
+ * a `;` upload). A cell holding either separator is quoted, whichever one the file uses, so no cell
+ * of the header row can make a reader guess the other.
+ */
+export function toCsv(rows: string[][], delimiter: ',' | ';' = ','): string {
   const cell = (raw: string) => {
     const v = neutraliseFormula(raw);
     return /[",\r\n;]/.test(v) ? `"${v.replace(/"/g, '""')}"` : v;
   };
-  return `${rows.map((r) => r.map(cell).join(',')).join('\r\n')}\r\n`;
+  return `${rows.map((r) => r.map(cell).join(delimiter)).join('\r\n')}\r\n`;
 }
 
 /** A cell of a report Ruta writes: numbers stay numbers, text is neutralised like every CSV cell. */

@@ -27,13 +27,17 @@ export type { Cell, SheetRow };
 export interface OpenSheet {
   headers: string[];
   rows: AsyncGenerator<SheetRow, void>;
+  /** The CSV's separator, as read from its header row (`,` for a workbook): what failed_rows.csv writes back. */
+  delimiter: Delimiter;
 }
+
+export type Delimiter = ',' | ';';
 
 export const isBlank = (c: Cell | undefined): boolean =>
   c === null || c === undefined || (typeof c === 'string' && c.trim() === '');
 
 /** `,` or `;` (Excel in Spanish, Portuguese or German locales writes `;`): whichever the header row has more of, outside quotes. */
-export function detectDelimiter(text: string): ',' | ';' {
+export function detectDelimiter(text: string): Delimiter {
   let commas = 0;
   let semicolons = 0;
   let quoted = false;
@@ -71,13 +75,17 @@ async function* utf8Slices(bytes: Buffer): AsyncGenerator<Buffer, void> {
   }
 }
 
-/** Every CSV record (blank lines included, so that record i is spreadsheet row i + 1), read in slices. */
-async function* csvRows(bytes: Buffer): AsyncGenerator<SheetRow, void> {
+/**
+ * Every CSV record (blank lines included, so that record i is spreadsheet row i + 1), read in slices.
+ * `found.delimiter` is set to the separator once the first slice is read.
+ */
+async function* csvRows(bytes: Buffer, found: { delimiter: Delimiter }): AsyncGenerator<SheetRow, void> {
   const slices = utf8Slices(bytes);
   const head = await slices.next();
   if (head.done) return;
+  found.delimiter = detectDelimiter(head.value.toString('utf8'));
   const parser = csvParser({
-    delimiter: detectDelimiter(head.value.toString('utf8')),
+    delimiter: found.delimiter,
     relax_column_count: true,
     skip_empty_lines: false,
   });
@@ -148,7 +156,8 @@ async function* dataRows(records: AsyncGenerator<SheetRow, void>): AsyncGenerato
  * stops at the first row over the limit, so no file holds the API up while it is read (issue #18).
  */
 export async function openSheet(type: ImportType, bytes: Buffer): Promise<OpenSheet> {
-  const records = type === XLSX_TYPE ? xlsxCells(bytes) : csvRows(bytes);
+  const found: { delimiter: Delimiter } = { delimiter: ',' };
+  const records = type === XLSX_TYPE ? xlsxCells(bytes) : csvRows(bytes, found);
   const first = await records.next().catch(async (err) => {
     await records.return();
     throw err;
@@ -158,7 +167,7 @@ export async function openSheet(type: ImportType, bytes: Buffer): Promise<OpenSh
     throw new ApiError('parameter_invalid', 'The file has no header row: row 1 must name the columns.');
   }
   const headers = first.value.cells.map((c) => (c === null ? '' : c instanceof Date ? c.toISOString() : String(c)));
-  return { headers, rows: dataRows(records) };
+  return { headers, rows: dataRows(records), delimiter: found.delimiter };
 }
 
 /** A cell as text, for failed_rows.csv: what the merchant typed, as near as the file lets us say. */

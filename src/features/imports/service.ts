@@ -138,8 +138,9 @@ export async function failedRowsCsv(ctx: AppContext, owner: Owner, id: string): 
     lines.push([...cells, said.join('\n')]);
   }
   // A BOM, so Excel opens the file as UTF-8 (accents intact); the import strips it again. toCsv
-  // neutralises cells that a spreadsheet would take for formulas (docs/imports.md).
-  return `\uFEFF${toCsv(lines)}`;
+  // neutralises cells that a spreadsheet would take for formulas (docs/imports.md). The upload's own
+  // separator: Excel where `;` is the list separator opens a `,` file as one column.
+  return `\uFEFF${toCsv(lines, sheet.delimiter)}`;
 }
 
 const EXAMPLE: Record<string, string | number | boolean> = {
