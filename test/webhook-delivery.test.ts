@@ -154,7 +154,7 @@ describeEach('webhook delivery', (engine) => {
     const e = await endpoint(m.test, '/exhaust');
     rx.respond = () => ({ status: 500, body: 'boom '.repeat(400) });
     dispatcher();
-    await order(m.test);
+    const o = await order(m.test);
     const got = await waitFor(() => rx.on('/exhaust').length === 4 && rx.on('/exhaust'));
     expect(got.map((r) => r.headers['service-attempt'])).toEqual(['1', '2', '3', '4']);
     expect(new Set(got.map((r) => r.body)).size).toBe(1);
@@ -176,6 +176,16 @@ describeEach('webhook delivery', (engine) => {
       error_class: 'http',
     });
     expect(log.body.data[0].response_body.length).toBe(1024);
+    // Each attempt names its event's type and order; the last one says the delivery gave up, and
+    // no attempt of it waits for a retry any more.
+    for (const a of log.body.data) expect(a).toMatchObject({ event_type: 'order.created', order: o.id });
+    expect(log.body.data.map((a: { gave_up: boolean }) => a.gave_up)).toEqual([true, false, false, false]);
+    expect(log.body.data.map((a: { next_attempt_at: string | null }) => a.next_attempt_at)).toEqual([
+      null,
+      null,
+      null,
+      null,
+    ]);
     expect(log.body.data[0].duration_ms).toBeGreaterThanOrEqual(0);
     const failing = await call('GET', '/v1/events?delivery_success=false');
     expect(failing.body.data.map((x: { id: string }) => x.id)).toContain(eventId);
@@ -212,6 +222,16 @@ describeEach('webhook delivery', (engine) => {
     );
     await settled(eventId, e.id, 1);
     expect((await delivery(eventId, e.id)).next_attempt_at).toBe(clock.t + 100); // 3600 s clamped to 2 × 50 ms
+    // The attempt log says when the failed attempt is tried again, and that it has not given up.
+    const log = async () => (await api(m.test)('GET', `/v1/webhook_endpoints/${e.id}/deliveries`)).body.data;
+    expect((await log())[0]).toMatchObject({
+      attempt: 1,
+      succeeded: false,
+      response_status: 503,
+      event_type: 'order.created',
+      next_attempt_at: new Date(clock.t + 100).toISOString(),
+      gave_up: false,
+    });
     clock.advance(100);
     await settled(eventId, e.id, 2);
     expect((await delivery(eventId, e.id)).next_attempt_at).toBe(clock.t + 50); // 0 s raised to the 50 ms schedule
@@ -223,6 +243,43 @@ describeEach('webhook delivery', (engine) => {
     clock.advance(200);
     await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('succeeded'));
     expect(rx.on('/retry-after').map((r) => r.headers['service-attempt'])).toEqual(['1', '2', '3', '4']);
+    // Once it succeeded, no attempt waits nor gave up: the failed ones were retried.
+    const after = await waitFor(async () => {
+      const rows = await log();
+      return rows.length === 4 && rows;
+    });
+    expect(after.map((a: { succeeded: boolean }) => a.succeeded)).toEqual([true, false, false, false]);
+    for (const a of after) expect(a).toMatchObject({ next_attempt_at: null, gave_up: false });
+  });
+
+  it("marks the last attempt gave_up when the endpoint is disabled before the retry; a test event's has no order", async () => {
+    const clock = new Clock();
+    const e = await endpoint(m.test, '/disabled-before-retry', ['order.created']);
+    rx.respond = () => ({ status: 500 });
+    dispatcher({ clock });
+    const call = api(m.test);
+    const o = await order(m.test);
+    const got = () => rx.on('/disabled-before-retry');
+    const eventId = await waitFor(() => got().length === 1 && String(got()[0].headers['service-event-id']));
+    await settled(eventId, e.id, 1);
+    const log = async () => (await call('GET', `/v1/webhook_endpoints/${e.id}/deliveries`)).body.data;
+    const waiting = (await log())[0];
+    expect(waiting).toMatchObject({ event_type: 'order.created', order: o.id, gave_up: false });
+    expect(waiting.next_attempt_at).toBe(new Date((await delivery(eventId, e.id)).next_attempt_at).toISOString());
+    // Disabled before the retry: the retry is cancelled unsent, and the attempt made was the last.
+    await call('PATCH', `/v1/webhook_endpoints/${e.id}`, { status: 'disabled' });
+    clock.advance(1000);
+    await waitFor(async () => expect((await delivery(eventId, e.id)).status).toBe('failed'));
+    expect(await log()).toEqual([expect.objectContaining({ attempt: 1, next_attempt_at: null, gave_up: true })]);
+    expect(got()).toHaveLength(1);
+    // A test event (sent even to a disabled endpoint) is about no order.
+    rx.respond = () => ({ status: 200 });
+    expect((await call('POST', `/v1/webhook_endpoints/${e.id}/test`)).status).toBe(202);
+    const test = await waitFor(async () => {
+      const rows = await log();
+      return rows.length === 2 && rows[0];
+    });
+    expect(test).toMatchObject({ event_type: 'webhook.test', order: null, succeeded: true, gave_up: false });
   });
 
   it('filters by subscription and isolates accounts and environments', async () => {

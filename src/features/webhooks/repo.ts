@@ -159,17 +159,45 @@ export async function attemptExists(db: Executor, endpointId: string, id: string
   return r !== undefined;
 }
 
-/** Newest first by keyset on the time-ordered id (index webhook_attempts_endpoint). */
+/**
+ * An attempt as the log shows it: with its event's type and order, and where its delivery stands
+ * now (its status, attempts so far and next try), which tells whether this attempt was retried,
+ * will be, or was the last.
+ */
+export type LoggedAttempt = AttemptRow & {
+  event_type: string;
+  order_id: string | null;
+  delivery_status: WebhookDeliveriesTable['status'];
+  delivery_attempts: number;
+  delivery_next_attempt_at: number;
+};
+
+/**
+ * Newest first by keyset on the time-ordered id (index webhook_attempts_endpoint); each row's event
+ * and delivery are read by their primary keys.
+ */
 export async function listAttempts(
   db: Executor,
   endpointId: string,
   opts: { after?: string; event?: string; limit: number },
-): Promise<AttemptRow[]> {
-  let q = db.selectFrom('webhook_attempts').selectAll().where('endpoint_id', '=', endpointId);
-  if (opts.after !== undefined) q = q.where('id', '<', opts.after);
-  if (opts.event !== undefined) q = q.where('event_id', '=', opts.event);
+): Promise<LoggedAttempt[]> {
+  let q = db
+    .selectFrom('webhook_attempts as a')
+    .innerJoin('webhook_deliveries as d', 'd.id', 'a.delivery_id')
+    .innerJoin('events as e', 'e.id', 'a.event_id')
+    .selectAll('a')
+    .select([
+      'e.type as event_type',
+      'e.order_id as order_id',
+      'd.status as delivery_status',
+      'd.attempts as delivery_attempts',
+      'd.next_attempt_at as delivery_next_attempt_at',
+    ])
+    .where('a.endpoint_id', '=', endpointId);
+  if (opts.after !== undefined) q = q.where('a.id', '<', opts.after);
+  if (opts.event !== undefined) q = q.where('a.event_id', '=', opts.event);
   return q
-    .orderBy('id', 'desc')
+    .orderBy('a.id', 'desc')
     .limit(opts.limit + 1)
     .execute();
 }

@@ -94,6 +94,8 @@ export const Attempt = Type.Object(
     object: Type.Literal('webhook_attempt'),
     delivery: Type.String(),
     event: Type.String(),
+    event_type: Type.String({ description: "The event's type: order.delivered, …, or webhook.test" }),
+    order: Nullable(Type.String({ description: 'The order the event is about (ord_…); null for webhook.test' })),
     attempt: Type.Integer(),
     succeeded: Type.Boolean(),
     started_at: Type.String({ format: 'date-time' }),
@@ -103,6 +105,17 @@ export const Attempt = Type.Object(
     error_class: Nullable(Type.Enum([...ERROR_CLASSES])),
     error_message: Nullable(Type.String()),
     response_body: Nullable(Type.String({ description: 'The first KiB of the response body' })),
+    next_attempt_at: Nullable(
+      Type.String({
+        format: 'date-time',
+        description:
+          "When the delivery tries again: set on a failed attempt that is its delivery's latest while a retry is scheduled; null otherwise",
+      }),
+    ),
+    gave_up: Type.Boolean({
+      description:
+        'True on the last attempt of a delivery that failed for good: its retries (24 h) are spent, the endpoint answered 410, or it was disabled or deleted before the next try. Nothing more is sent unless the event is redelivered',
+    }),
   },
   { $id: 'WebhookAttempt' },
 );

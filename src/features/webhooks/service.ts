@@ -212,20 +212,36 @@ export async function listAttempts(
   return {
     object: 'list' as const,
     has_more: rows.length > limit,
-    data: rows.slice(0, limit).map((a) => ({
-      id: a.id,
-      object: 'webhook_attempt' as const,
-      delivery: a.delivery_id,
-      event: a.event_id,
-      attempt: a.attempt,
-      succeeded: a.succeeded === 1,
-      started_at: iso(a.started_at),
-      finished_at: iso(a.finished_at),
-      duration_ms: a.duration_ms,
-      response_status: a.response_status,
-      error_class: a.error_class,
-      error_message: a.error_message,
-      response_body: a.response_body,
-    })),
+    data: rows.slice(0, limit).map(presentAttempt),
+  };
+}
+
+/**
+ * One row of the attempt log. A failed attempt that is its delivery's latest either waits for its
+ * retry (`next_attempt_at`) or was the last one: the delivery failed for good (`gave_up`: its 24 h of
+ * retries are spent, the endpoint answered 410, or it was disabled or deleted before the next try).
+ * An attempt the delivery already tried again after has neither. While the next try is under way,
+ * the delivery has counted it (claimDue) and the latest attempt has neither either.
+ */
+export function presentAttempt(a: repo.LoggedAttempt) {
+  const latest = a.succeeded !== 1 && a.attempt === a.delivery_attempts;
+  return {
+    id: a.id,
+    object: 'webhook_attempt' as const,
+    delivery: a.delivery_id,
+    event: a.event_id,
+    event_type: a.event_type,
+    order: a.order_id,
+    attempt: a.attempt,
+    succeeded: a.succeeded === 1,
+    started_at: iso(a.started_at),
+    finished_at: iso(a.finished_at),
+    duration_ms: a.duration_ms,
+    response_status: a.response_status,
+    error_class: a.error_class,
+    error_message: a.error_message,
+    response_body: a.response_body,
+    next_attempt_at: latest && a.delivery_status === 'pending' ? iso(a.delivery_next_attempt_at) : null,
+    gave_up: latest && a.delivery_status === 'failed',
   };
 }

@@ -1,5 +1,5 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
-import { browserZone, newIdempotencyKey, unwrap, whenIn } from '../../shared/api';
+import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
 import { EventPicker } from './EventPicker';
@@ -10,8 +10,24 @@ function fieldErrors(err: unknown): Record<string, string> {
   return Object.fromEntries(Object.entries(errorsOf(err)).map(([k, v]) => [k.startsWith('events') ? 'events' : k, v]));
 }
 
-/** DESIGN §8: a merchant edits which events an endpoint receives (PATCH /v1/webhook_endpoints/{id}). */
-function EndpointEvents({ id, events, onSaved }: { id: string; events: string[]; onSaved: () => Promise<unknown> }) {
+type Guard = ReturnType<typeof useGuard>;
+
+/**
+ * DESIGN §8: a merchant edits which events an endpoint receives (PATCH /v1/webhook_endpoints/{id}).
+ * Saving is one of the page's actions (its guard): a double click sends one PATCH, and no other
+ * button of the page runs meanwhile.
+ */
+function EndpointEvents({
+  id,
+  events,
+  onSaved,
+  guard,
+}: {
+  id: string;
+  events: string[];
+  onSaved: () => Promise<unknown>;
+  guard: Guard;
+}) {
   const { client } = useSession();
   const [draft, setDraft] = useState(events);
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -20,17 +36,19 @@ function EndpointEvents({ id, events, onSaved }: { id: string; events: string[];
   // biome-ignore lint/correctness/useExhaustiveDependencies: reset when the saved list changes
   useEffect(() => setDraft(events), [current]);
 
-  async function save(e: FormEvent) {
+  function save(e: FormEvent) {
     e.preventDefault();
-    setErrors({});
-    setSaved('');
-    try {
-      await unwrap(client.PATCH('/v1/webhook_endpoints/{id}', { params: { path: { id } }, body: { events: draft } }));
-      setSaved('Events saved.');
-      await onSaved();
-    } catch (err) {
-      setErrors(fieldErrors(err));
-    }
+    void guard.run('save-events', async () => {
+      setErrors({});
+      setSaved('');
+      try {
+        await unwrap(client.PATCH('/v1/webhook_endpoints/{id}', { params: { path: { id } }, body: { events: draft } }));
+        setSaved('Events saved.');
+        await onSaved();
+      } catch (err) {
+        setErrors(fieldErrors(err));
+      }
+    });
   }
 
   return (
@@ -43,7 +61,7 @@ function EndpointEvents({ id, events, onSaved }: { id: string; events: string[];
         </p>
       )}
       <div className="buttons">
-        <button type="submit" className="primary" disabled={JSON.stringify(draft) === current}>
+        <button type="submit" className="primary" disabled={guard.busy !== null || JSON.stringify(draft) === current}>
           Save events
         </button>
         {saved && <span role="status">{saved}</span>}
@@ -52,23 +70,84 @@ function EndpointEvents({ id, events, onSaved }: { id: string; events: string[];
   );
 }
 
+type Attempt = Schemas['WebhookAttempt'];
+/** The attempt log's page: the API's largest. */
+const PAGE = 100;
+
+/** What an attempt came to: its answer, and for a failure, whether its delivery tries again, when, or gave up. */
+function AttemptResult({ a, tz }: { a: Attempt; tz: string }) {
+  const answer = `${a.succeeded ? 'ok' : 'failed'} ${a.response_status ?? a.error_class ?? ''} · ${a.duration_ms} ms`;
+  return (
+    <>
+      {answer}
+      {a.gave_up ? (
+        <p className="gave-up">
+          <strong>Gave up — no more retries</strong>
+          {a.response_status === 410 ? ' (410 Gone disables the endpoint)' : ''}
+        </p>
+      ) : a.next_attempt_at ? (
+        <p className="next-retry">Next retry at {whenIn(a.next_attempt_at, tz)}</p>
+      ) : !a.succeeded ? (
+        <p className="muted">Retried</p>
+      ) : null}
+      {a.response_body ? <pre className="body">{a.response_body}</pre> : null}
+    </>
+  );
+}
+
 function Endpoint({ id }: { id: string }) {
   const { client, me } = useSession();
   // Times in the user's zone (the merchant's account's, else the browser's), named.
   const tz = me?.timezone ?? browserZone();
   const ep = useLoad(() => unwrap(client.GET('/v1/webhook_endpoints/{id}', { params: { path: { id } } })), [id]);
-  const attempts = useLoad(
-    () =>
-      unwrap(client.GET('/v1/webhook_endpoints/{id}/deliveries', { params: { path: { id }, query: { limit: 100 } } })),
-    [id],
-  );
+  // The log in pages of PAGE, newest first; "Show older" reads the next with the API's cursor. A
+  // reload after an action reads as many as are shown, so the older pages stay without a gap.
+  const shown = useRef({ id, n: PAGE });
+  if (shown.current.id !== id) shown.current = { id, n: PAGE };
+  const attempts = useLoad(async () => {
+    const rows: Attempt[] = [];
+    let hasMore = false;
+    do {
+      const after = rows.at(-1)?.id;
+      const page = await unwrap(
+        client.GET('/v1/webhook_endpoints/{id}/deliveries', {
+          params: { path: { id }, query: { limit: PAGE, ...(after ? { starting_after: after } : {}) } },
+        }),
+      );
+      rows.push(...page.data);
+      hasMore = page.has_more;
+    } while (hasMore && rows.length < shown.current.n);
+    return { rows, hasMore };
+  }, [id]);
   const [note, setNote] = useState('');
   const [rotated, setRotated] = useState('');
   const [error, setError] = useState<unknown>(null);
   // One action at a time (a ref: two clicks in one task send one request, so a double click on
   // Rotate secret rotates once), each with an Idempotency-Key of its own: one key per render was
   // shared by every button, so a second, different action before a re-render was refused as a reuse.
-  const { busy, run } = useGuard();
+  const guard = useGuard();
+  const { busy, run } = guard;
+
+  function older() {
+    void run('older', async () => {
+      const log = attempts.data;
+      const last = log?.rows.at(-1);
+      if (!log || !last) return;
+      setError(null);
+      try {
+        const page = await unwrap(
+          client.GET('/v1/webhook_endpoints/{id}/deliveries', {
+            params: { path: { id }, query: { limit: PAGE, starting_after: last.id } },
+          }),
+        );
+        const rows = [...log.rows, ...page.data];
+        shown.current = { id, n: rows.length };
+        attempts.setData({ rows, hasMore: page.has_more });
+      } catch (e) {
+        setError(e);
+      }
+    });
+  }
 
   function act(label: string, fn: (key: { 'Idempotency-Key': string }) => Promise<unknown>) {
     void run(label, async () => {
@@ -153,19 +232,24 @@ function Endpoint({ id }: { id: string }) {
         </p>
       )}
       <ErrorNote error={error} />
-      <EndpointEvents id={id} events={e.events} onSaved={ep.reload} />
-      <h2>Attempt log</h2>
-      <table className="table">
-        <TableHead columns={['Event', 'Attempt', 'Started', 'Result']} actions />
+      <EndpointEvents id={id} events={e.events} onSaved={ep.reload} guard={guard} />
+      <h2 id="ep-log">Attempt log</h2>
+      <ErrorNote error={attempts.error} />
+      <table className="table attempt-log" aria-labelledby="ep-log">
+        <TableHead columns={['Event', 'Order', 'Attempt', 'Started', 'Result']} actions />
         <tbody>
-          {(attempts.data?.data ?? []).map((a) => (
-            <tr key={a.id}>
-              <td>{a.event}</td>
+          {(attempts.data?.rows ?? []).map((a) => (
+            <tr key={a.id} className={a.gave_up ? 'gave-up' : undefined}>
+              <td>
+                <strong>{a.event_type}</strong>
+                <br />
+                <span className="muted">{a.event}</span>
+              </td>
+              <td>{a.order ? <a href={`#/orders/${a.order}`}>{a.order}</a> : '—'}</td>
               <td>{a.attempt}</td>
               <td>{whenIn(a.started_at, tz)}</td>
               <td>
-                {a.succeeded ? 'ok' : 'failed'} {a.response_status ?? a.error_class ?? ''} · {a.duration_ms} ms
-                {a.response_body ? <pre className="body">{a.response_body}</pre> : null}
+                <AttemptResult a={a} tz={tz} />
               </td>
               <td>
                 <button
@@ -190,6 +274,14 @@ function Endpoint({ id }: { id: string }) {
           ))}
         </tbody>
       </table>
+      {attempts.data?.rows.length === 0 && <p className="muted">No attempt yet.</p>}
+      {attempts.data?.hasMore && (
+        <p>
+          <button type="button" disabled={busy !== null} onClick={older}>
+            Show older
+          </button>
+        </p>
+      )}
     </article>
   );
 }
