@@ -76,7 +76,7 @@ describeEach('order import errors, every one of a row', (engine) => {
     const text: string = (await get(`/v1/order_imports/${done.id}/failed_rows.csv`)).raw.body;
     expect(text.slice(1)).toContain(
       [
-        '"Row 2 (column COD): Invalid cash_on_delivery: must be of type number.',
+        '"Row 2 (column COD): Invalid cash_on_delivery: must be a number (got ""abc"").',
         'Row 2 (column Nombre): Missing required parameter: customer.name.',
         'Row 2 (column Email): Invalid customer.email',
       ].join('\n'),
@@ -125,6 +125,134 @@ describeEach('order import errors, every one of a row', (engine) => {
     ];
     expected.forEach((e, i) => {
       expect(done.errors[i]).toMatchObject({ code: e.code, param: e.param, message: e.message });
+    });
+  });
+
+  it('says what a cell it could not read must be, with what it got; the codes and params are the API’s, whose own words stay', async () => {
+    const head = [
+      'Nombre',
+      'Dirección',
+      'Latitud',
+      'Prioridad',
+      'Urgente',
+      'Fecha',
+      'Desde',
+      'Hasta',
+      'Producto',
+      'Cantidad',
+      'Peso',
+    ];
+    const done = await run(
+      csv([
+        head,
+        ['Ana', 'Av. 1', 'abc', 'two', 'maybe', 'tomorrow', '9am', '10:00', 'Caja', '1.5', 'x'], // 2
+        ['Eva', 'Av. 2', '', '1.5', '2', '2026-02-30', '25:00', '12:00', 'Caja', '', ''], // 3
+        ['Luz', 'Av. 3', '', '', '', '', '', '', 'Caja', 'dos', ''], // 4
+      ]),
+    );
+    expect(done).toMatchObject({ created: 0, failed: 3 });
+    expect((done.errors as Shown[]).map((e) => [e.row, e.column, e.param, e.code, e.message])).toEqual([
+      [
+        2,
+        'Latitud',
+        'delivery_address.lat',
+        'parameter_invalid',
+        'Invalid delivery_address.lat: must be a number (got "abc").',
+      ],
+      [2, 'Prioridad', 'priority', 'parameter_invalid', 'Invalid priority: must be a whole number (got "two").'],
+      [2, 'Urgente', 'is_urgent', 'parameter_invalid', 'Invalid is_urgent: must be true or false (got "maybe").'],
+      [
+        2,
+        'Fecha',
+        'requested_date',
+        'parameter_invalid',
+        'Invalid requested_date: must be a date like 2026-12-24 (got "tomorrow").',
+      ],
+      // The end is a fine time: no "must be after time_window.start (9am)" beside the start's error.
+      [
+        2,
+        'Desde',
+        'time_window.start',
+        'parameter_invalid',
+        'Invalid time_window.start: must be a time like 09:30 (got "9am").',
+      ],
+      [
+        2,
+        'Cantidad',
+        'items[0].quantity',
+        'parameter_invalid',
+        'Invalid items[0].quantity: must be a whole number (got "1.5").',
+      ],
+      [2, 'Peso', 'items[0].weight_kg', 'parameter_invalid', 'Invalid items[0].weight_kg: must be a number (got "x").'],
+      [3, 'Prioridad', 'priority', 'parameter_invalid', 'Invalid priority: must be a whole number (got "1.5").'],
+      [3, 'Urgente', 'is_urgent', 'parameter_invalid', 'Invalid is_urgent: must be true or false (got "2").'],
+      [
+        3,
+        'Fecha',
+        'requested_date',
+        'parameter_invalid',
+        'Invalid requested_date: must be a date like 2026-12-24 (got "2026-02-30").',
+      ],
+      [
+        3,
+        'Desde',
+        'time_window.start',
+        'parameter_invalid',
+        'Invalid time_window.start: must be a time like 09:30 (got "25:00").',
+      ],
+      [
+        4,
+        'Cantidad',
+        'items[0].quantity',
+        'parameter_invalid',
+        'Invalid items[0].quantity: must be a whole number (got "dos").',
+      ],
+    ]);
+
+    // POST /v1/orders with the same values: the same code and param, in the API's own words, unchanged.
+    const api = client(t.app, m.test);
+    const alone = async (extra: Record<string, unknown>, item: Record<string, unknown> = {}) =>
+      (
+        await api('POST', '/v1/orders', {
+          customer: { name: 'Ana' },
+          delivery_address: { address: 'Av. 1' },
+          items: [{ description: 'Caja', ...item }],
+          ...extra,
+        })
+      ).body.error;
+    const viaApi = [
+      await alone({ delivery_address: { address: 'Av. 1', lat: 'abc' } }),
+      await alone({ priority: 'two' }),
+      await alone({ is_urgent: 'maybe' }),
+      await alone({ requested_date: 'tomorrow' }),
+      await alone({ time_window: { start: '9am', end: '10:00' } }),
+      await alone({}, { quantity: 1.5 }),
+      await alone({}, { weight_kg: 'x' }),
+    ];
+    expect(viaApi.map((e) => [e.code, e.param, e.message])).toEqual([
+      ['parameter_invalid', 'delivery_address.lat', 'Invalid delivery_address.lat: must be of type number.'],
+      ['parameter_invalid', 'priority', 'Invalid priority: must be of type integer.'],
+      ['parameter_invalid', 'is_urgent', 'Invalid is_urgent: must be of type boolean.'],
+      [
+        'parameter_invalid',
+        'requested_date',
+        'Invalid requested_date: must be a date-time with offset (an instant, e.g. 2026-11-25T09:00:00-05:00) or a date YYYY-MM-DD (a calendar day in the order’s time zone).',
+      ],
+      [
+        'parameter_invalid',
+        'time_window.start',
+        'Invalid time_window.start: has the wrong format (expected HH:mm, 00:00 to 23:59).',
+      ],
+      ['parameter_invalid', 'items[0].quantity', 'Invalid items[0].quantity: must be of type integer.'],
+      ['parameter_invalid', 'items[0].weight_kg', 'Invalid items[0].weight_kg: must be of type number.'],
+    ]);
+    viaApi.forEach((e, i) => {
+      expect(done.errors[i]).toMatchObject({ code: e.code, param: e.param });
+    });
+    // The API still checks a window's order once both ends are times.
+    expect(await alone({ time_window: { start: '14:00', end: '10:00' } })).toMatchObject({
+      param: 'time_window.end',
+      message: 'Invalid time_window.end: must be after time_window.start (14:00).',
     });
   });
 

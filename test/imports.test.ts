@@ -391,7 +391,9 @@ describeEach('order imports', (engine) => {
     expect(err(14)).toBeUndefined();
     expect(done.errors).toHaveLength(expected.length);
     expect(err(12).message).toContain('date_format=DMY');
-    expect(err(5).message).toBe('Invalid delivery_address.lat: must be of type number.');
+    expect(err(5).message).toBe('Invalid delivery_address.lat: must be a number (got "north").');
+    expect(err(11).message).toBe('Invalid is_urgent: must be true or false (got "maybe").');
+    expect(err(15).message).toBe('Invalid items[1].quantity: must be a whole number (got "two").');
     expect(await orderBy('OK-1')).toHaveLength(1);
     expect(await orderBy('G-14')).toHaveLength(0);
   });

@@ -1,4 +1,6 @@
 import { ApiError } from '../../shared/errors.js';
+import { bodyValidator } from '../../shared/validation.js';
+import { RequestedDate, TIME_OF_DAY } from '../orders/schemas.js';
 import { aliasesOf, resolveHeader, type Target } from './columns.js';
 import { date, time } from './dates.js';
 import type { Cell, SheetRow } from './parse.js';
@@ -17,8 +19,11 @@ export interface Group {
   body: Record<string, unknown>;
   /** Spreadsheet row of items[i]. */
   itemRows: number[];
-  /** A value no conversion could read (an ambiguous date): the group is rejected with it. */
-  error?: ApiError;
+  /**
+   * Cells no conversion could read (an ambiguous date, a word in a number column), in column order:
+   * the group is rejected with them.
+   */
+  errors: ApiError[];
 }
 
 /**
@@ -111,7 +116,7 @@ function number(v: Cell): unknown {
   if (/^[+-]?(\d+\.?\d*|\.\d+)$/.test(s)) return Number(s);
   // A decimal comma, as spreadsheets in Spanish locales write it (only when there is no dot).
   if (/^[+-]?\d+,\d+$/.test(s)) return Number(s.replace(',', '.'));
-  return s; // the schema says "must be of type number", as it would for the API
+  return s; // unreadable: see EXPECTED
 }
 
 const TRUE = new Set(['true', 'yes', 'y', 'si', 'sí', 's', '1', 'x', 'verdadero']);
@@ -170,6 +175,45 @@ function convert(v: Cell, kind: Target['kind'], format: DateFormat | null, { tz,
   }
 }
 
+/** Whether a value passes the API's own check of `schema`, compiled on first use (most files have no bad date). */
+function passes(schema: object): (v: unknown) => boolean {
+  let check: ((v: unknown) => ApiError | undefined) | undefined;
+  return (v) => {
+    check ??= bodyValidator(schema);
+    return check(v) === undefined;
+  };
+}
+
+const TIME = new RegExp(TIME_OF_DAY);
+
+/**
+ * What a cell of a typed column must be, in words for the person who filled the spreadsheet, and
+ * whether the value it was read as is one. The API's "must be of type number" speaks of JSON types
+ * that a spreadsheet does not show; an import says what it could not read instead. Only the words
+ * differ: the code (`parameter_invalid`) and the param are those POST /v1/orders gives the same value.
+ */
+const EXPECTED: Partial<Record<Target['kind'], { words: string; reads: (v: unknown) => boolean }>> = {
+  number: { words: 'must be a number', reads: (v) => typeof v === 'number' },
+  integer: { words: 'must be a whole number', reads: (v) => Number.isInteger(v) },
+  boolean: { words: 'must be true or false', reads: (v) => typeof v === 'boolean' },
+  date: { words: 'must be a date like 2026-12-24', reads: passes(RequestedDate) },
+  time: { words: 'must be a time like 09:30', reads: (v) => typeof v === 'string' && TIME.test(v) },
+};
+
+/** A cell as the error quotes it: text in quotes (cut at 40 characters), anything else as it reads. */
+function quoted(v: Cell): string {
+  if (typeof v !== 'string') return v instanceof Date ? v.toISOString() : String(v);
+  const s = v.trim();
+  return `"${s.length > 40 ? `${s.slice(0, 40)}…` : s}"`;
+}
+
+/** The error of a cell its column's kind could not read (`value` is what it was read as), or none. */
+function unreadable(kind: Target['kind'], cell: Cell, value: unknown, param: string): ApiError | undefined {
+  const want = EXPECTED[kind];
+  if (want === undefined || want.reads(value)) return undefined;
+  return new ApiError('parameter_invalid', `Invalid ${param}: ${want.words} (got ${quoted(cell)}).`, param);
+}
+
 function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
   let o = obj;
   for (const key of path.slice(0, -1)) {
@@ -208,7 +252,7 @@ export async function* groupsOf(
     const continues = current !== undefined && ((id !== '' && id === currentId) || itemOnly);
     if (!continues) {
       if (current) yield current;
-      current = { rows: [], body: { source: 'excel', customer: {}, delivery_address: {} }, itemRows: [] };
+      current = { rows: [], body: { source: 'excel', customer: {}, delivery_address: {} }, itemRows: [], errors: [] };
       currentId = id;
       for (const c of orderColumns) {
         const v = r.cells[c.index];
@@ -222,10 +266,14 @@ export async function* groupsOf(
         }
         try {
           // A format named in the header wins (a contradicting parameter was refused at upload).
-          setPath(current.body, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading));
+          const value = convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading);
+          // Kept in the body as read: the checks that follow see the row as the API would.
+          setPath(current.body, c.target.path, value);
+          const bad = unreadable(c.target.kind, v as Cell, value, c.target.path.join('.'));
+          if (bad) current.errors.push(bad);
         } catch (err) {
           if (!(err instanceof ApiError)) throw err;
-          current.error ??= err;
+          current.errors.push(err);
         }
       }
     }
@@ -233,14 +281,18 @@ export async function* groupsOf(
     g.rows.push(r);
     if (itemColumns.some((c) => !isEmpty(r.cells[c.index]))) {
       const item: Record<string, unknown> = {};
+      g.body.items ??= [];
+      const items = g.body.items as unknown[];
       for (const c of itemColumns) {
         const v = r.cells[c.index];
         if (!isEmpty(v) && c.kind === 'field') {
-          setPath(item, c.target.path, convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading));
+          const value = convert(v as Cell, c.target.kind, c.dateFormat ?? format, reading);
+          setPath(item, c.target.path, value);
+          const bad = unreadable(c.target.kind, v as Cell, value, `items[${items.length}].${c.target.path.join('.')}`);
+          if (bad) g.errors.push(bad);
         }
       }
-      g.body.items ??= [];
-      (g.body.items as unknown[]).push(item);
+      items.push(item);
       g.itemRows.push(r.row);
     }
   }

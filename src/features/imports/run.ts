@@ -70,9 +70,12 @@ async function check(
   return { group, error: errorRows(imp.id, columns, group, problems) };
 }
 
-/** A cell no conversion could read, text that cannot be stored, every field the schema or the row's rules refuse: one error per parameter. */
+/**
+ * The cells no conversion could read, text that cannot be stored, every field the schema or the
+ * row's rules refuse: one error per parameter, the reading's (in the import's own words) first.
+ */
 function problemsOf(group: Group): ApiError[] {
-  const found: ApiError[] = group.error ? [group.error] : [];
+  const found: ApiError[] = [...group.errors];
   const bad = findUnstorable(group.body);
   if (bad) found.push(new ApiError('parameter_invalid', `Invalid ${bad.param}: ${bad.problem}.`, bad.param));
   // The API's validator first: a valid row (nearly all of them) pays for one check, not two.

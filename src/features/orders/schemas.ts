@@ -114,7 +114,9 @@ export const RequestedDate = Type.Union(
   },
 );
 
-const HHMM = Type.String({ pattern: '^([01][0-9]|2[0-3]):[0-5][0-9]$', description: 'HH:mm, 00:00 to 23:59' });
+/** A time of day, `HH:mm`: the pattern of a time window's ends. */
+export const TIME_OF_DAY = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
+const HHMM = Type.String({ pattern: TIME_OF_DAY, description: 'HH:mm, 00:00 to 23:59' });
 export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false, $id: 'TimeWindow' });
 
 export const Metadata = Type.Unsafe<Record<string, string | number | boolean>>({

@@ -33,6 +33,7 @@ import {
   OrderCreate,
   type OrderStatus,
   TERMINAL_STATUSES,
+  TIME_OF_DAY,
 } from './schemas.js';
 
 interface Computed {
@@ -45,6 +46,9 @@ interface Computed {
   /** The zone the order's days are read in. */
   timezone: string;
 }
+
+const TIME_OF_DAY_RE = new RegExp(TIME_OF_DAY);
+const isTimeOfDay = (v: unknown): v is string => typeof v === 'string' && TIME_OF_DAY_RE.test(v);
 
 /**
  * The rules a JSON schema cannot express, every one the body breaks, in the order `compute` checks
@@ -76,7 +80,8 @@ export function orderRuleErrors(body: unknown): ApiError[] {
     });
   }
   const [start, end] = [at(at(body, 'time_window'), 'start'), at(at(body, 'time_window'), 'end')];
-  if (typeof start === 'string' && typeof end === 'string' && start >= end) {
+  // Two times of day (the schema's HH:mm): "9am" is no start an end can come before.
+  if (isTimeOfDay(start) && isTimeOfDay(end) && start >= end) {
     out.push(
       new ApiError(
         'parameter_invalid',
