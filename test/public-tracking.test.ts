@@ -586,6 +586,26 @@ describe('public tracking presentation', () => {
     }
   });
 
+  it('preselects no rating: the stars are a required radio group, and Send waits for one, saying so', () => {
+    for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+      const html = renderTrackingPage(present('delivered', null, lang));
+      const radios = html.match(/<input type="radio" name="rating"[^>]*>/g) ?? [];
+      expect(radios, lang).toHaveLength(5);
+      for (const r of radios) {
+        expect(r, lang).not.toContain('checked');
+        expect(r, lang).toContain('required');
+      }
+      expect(html, lang).toContain(
+        `<fieldset role="radiogroup" aria-required="true" aria-describedby="rate-hint"><legend>${escapeHtml(w.ui.rating)}</legend>`,
+      );
+      expect(html, lang).toContain(`<p class="small form-hint" id="rate-hint">${escapeHtml(w.ui.chooseRating)}</p>`);
+      expect(html, lang).toContain(
+        `<button type="submit" disabled aria-describedby="rate-hint">${escapeHtml(w.ui.send)}</button>`,
+      );
+    }
+    expect(CATALOGS.en.ui.chooseRating).toBe('Choose 1 to 5 stars');
+  });
+
   it('picks the language from ?lang=, then Accept-Language by quality, else English', () => {
     expect(negotiateLang('pt', 'es')).toBe('pt');
     expect(negotiateLang('xx', 'fr;q=1, pt-BR;q=0.8, es;q=0.5')).toBe('pt');

@@ -259,12 +259,36 @@ describeEachInBrowser('tracking page in headless Chromium', (engine) => {
         photo_files: [photo.body.id],
       });
       expect(done.status, JSON.stringify(done.body)).toBe(200);
+      // No star is chosen for the customer: Send waits for one, and says so, in each language.
+      for (const [lang, catalog] of [
+        ['es', es],
+        ['pt', pt],
+      ] as const) {
+        await page.goto(`${base}/track/${o.tracking_code}?lang=${lang}`);
+        await page.locator(`#live:text("${catalog.ui.live}")`).waitFor();
+        expect(await page.getByRole('button', { name: catalog.ui.send }).isDisabled(), lang).toBe(true);
+        await expect(page.locator('#rate-hint').textContent(), lang).resolves.toBe(catalog.ui.chooseRating);
+        expect(await page.getByRole('radiogroup', { name: catalog.ui.rating }).isVisible(), lang).toBe(true);
+      }
       await page.goto(`${base}/track/${o.tracking_code}`);
       await expect(page.locator('.proof').textContent()).resolves.toContain('Received by Ana');
       await page.locator('.proof img').waitFor();
-      await page.locator('input[name="rating"][value="4"]').check();
+      await page.locator(`#live:text("${en.ui.live}")`).waitFor();
+      const stars = page.getByRole('radiogroup', { name: en.ui.rating });
+      const send = page.getByRole('button', { name: en.ui.send });
+      expect(await page.locator('input[name="rating"]:checked').count()).toBe(0);
+      expect(await send.isDisabled()).toBe(true);
+      expect(await page.locator('#rate-hint').isVisible()).toBe(true);
+      expect(await axeViolations(page)).toEqual([]);
+      // By keyboard: Space chooses the focused star, the arrow keys move the choice.
+      await stars.getByRole('radio', { name: fill(en.ui.stars, { n: 1 }) }).focus();
+      await page.keyboard.press('Space');
+      expect(await send.isDisabled()).toBe(false);
+      expect(await page.locator('#rate-hint').isHidden()).toBe(true);
+      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowRight');
+      expect(await stars.getByRole('radio', { name: fill(en.ui.stars, { n: 4 }) }).isChecked()).toBe(true);
       await page.locator('#comment').fill('Muy amable');
-      await page.getByRole('button', { name: en.ui.send }).click();
+      await send.click();
       // The form gives way to the rating given; the thanks moves to the page's status line.
       await page.locator('h2:text("Your rating: 4 of 5")').waitFor();
       await expect(page.locator('#live').textContent()).resolves.toBe(en.ui.thanks);

@@ -58,20 +58,26 @@ ${message(w, w.ui.rescheduled)}</form></section>
 `;
 }
 
+/**
+ * The rating: no star is chosen for the customer. The stars are one radio group (arrow keys move
+ * and choose), required; "Send rating" stays disabled, with a line saying why, until one is
+ * chosen (data-wait: the script enables it then, web/src/track/main.ts).
+ */
 function feedbackForm(t: PublicTracking, w: Catalog): string {
   const code = escapeHtml(t.tracking_code);
   const stars = [1, 2, 3, 4, 5]
     .map(
       (n) =>
-        `<label class="choice"><input type="radio" name="rating" value="${n}"${n === 5 ? ' checked' : ''}> ${'★'.repeat(n)}<span class="vh"> ${escapeHtml(fill(w.ui.stars, { n }))}</span></label>`,
+        `<label class="choice"><input type="radio" name="rating" value="${n}" required> <span aria-hidden="true">${'★'.repeat(n)}</span><span class="vh">${escapeHtml(fill(w.ui.stars, { n }))}</span></label>`,
     )
     .join('');
   return `<section class="card" aria-labelledby="rate-h"><h2 id="rate-h">${escapeHtml(w.ui.rate)}</h2>
-<form method="post" action="/track/${code}/feedback" data-action="feedback">
-<fieldset><legend>${escapeHtml(w.ui.rating)}</legend>${stars}</fieldset>
+<form method="post" action="/track/${code}/feedback" data-action="feedback" data-wait="rating">
+<fieldset role="radiogroup" aria-required="true" aria-describedby="rate-hint"><legend>${escapeHtml(w.ui.rating)}</legend>${stars}</fieldset>
 <label for="comment">${escapeHtml(w.ui.comment)}</label>
 <textarea id="comment" name="comment" maxlength="1000"></textarea>
-<button type="submit">${escapeHtml(w.ui.send)}</button>
+<p class="small form-hint" id="rate-hint">${escapeHtml(w.ui.chooseRating)}</p>
+<button type="submit" disabled aria-describedby="rate-hint">${escapeHtml(w.ui.send)}</button>
 ${message(w, w.ui.thanks)}</form></section>
 `;
 }

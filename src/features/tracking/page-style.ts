@@ -58,10 +58,13 @@ label{font-weight:600}
 textarea,input[type=text]{width:100%;font:inherit;padding:.5rem .625rem;border:1px solid var(--muted);border-radius:.5rem;background:var(--card);color:var(--fg)}
 textarea{min-height:4.5rem}
 button{justify-self:start;font:inherit;font-weight:600;padding:.625rem 1rem;min-height:2.75rem;border:0;border-radius:.5rem;background:var(--brand,var(--accent));color:var(--on-brand,var(--on-accent));cursor:pointer}
+button:disabled{opacity:.55;cursor:not-allowed}
 button:focus-visible,textarea:focus-visible,input:focus-visible,a:focus-visible{outline:3px solid var(--ring);outline-offset:2px}
 fieldset{border:0;margin:0;padding:0;display:flex;flex-wrap:wrap;gap:.5rem}
 legend{font-weight:600;margin-bottom:.25rem;padding:0}
 .choice{display:flex;align-items:center;gap:.375rem;padding:.5rem .75rem;min-height:2.75rem;border:1px solid var(--line);border-radius:.5rem;font-weight:400}
+.choice:has(input:checked){border-color:var(--accent);box-shadow:inset 0 0 0 1px var(--accent)}
+.choice span[aria-hidden]{color:var(--accent);letter-spacing:.05em}
 .form-msg{margin:0;min-height:1.5rem}
 .proof img{display:block;max-width:100%;border-radius:.5rem;margin-top:.5rem}
 .langs{display:flex;justify-content:center;gap:1rem;list-style:none;padding:0;margin:0 0 .5rem}

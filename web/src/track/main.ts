@@ -72,8 +72,14 @@ function start(root: HTMLElement): void {
     for (const form of document.querySelectorAll<HTMLFormElement>('form[data-action]')) {
       form.addEventListener('submit', (e) => {
         e.preventDefault();
-        void send(form);
+        if (ready(form)) void send(form);
       });
+      // A form that waits for a choice (the rating's stars) is sent only once one is made: its
+      // button is enabled, and the line saying what to choose hidden, from then on.
+      if (form.dataset.wait) {
+        form.addEventListener('change', () => sync(form));
+        sync(form);
+      }
     }
   }
 
@@ -99,12 +105,30 @@ function start(root: HTMLElement): void {
     } catch {
       if (msg) msg.textContent = msg.dataset.fail ?? '';
     } finally {
-      if (button) button.disabled = false;
+      if (button) button.disabled = !ready(form);
     }
   }
 
   bindForms();
   follow(code, lang, apply, onLine);
+}
+
+/** Whether the choice a form waits for (data-wait: the name of its radio group) is made. */
+function ready(form: HTMLFormElement): boolean {
+  const wait = form.dataset.wait;
+  return !wait || form.querySelector(`input[name="${wait}"]:checked`) !== null;
+}
+
+function sync(form: HTMLFormElement): void {
+  const ok = ready(form);
+  const hint = form.querySelector<HTMLElement>('.form-hint');
+  if (hint) hint.hidden = ok;
+  const button = form.querySelector('button');
+  if (!button) return;
+  button.disabled = !ok;
+  // The button is described by the line only while it says why the button is disabled.
+  if (ok) button.removeAttribute('aria-describedby');
+  else if (hint) button.setAttribute('aria-describedby', hint.id);
 }
 
 function setText(boxId: string, textId: string | null, text: string | null): void {

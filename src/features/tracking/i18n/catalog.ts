@@ -70,6 +70,7 @@ export type UiKey =
   | 'rate'
   | 'rating'
   | 'stars'
+  | 'chooseRating'
   | 'comment'
   | 'send'
   | 'thanks'

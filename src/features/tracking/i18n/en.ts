@@ -135,6 +135,7 @@ export const en: Catalog = {
     rate: 'Rate the delivery',
     rating: 'Your rating',
     stars: '{n} of 5',
+    chooseRating: 'Choose 1 to 5 stars',
     comment: 'Comment (optional)',
     send: 'Send rating',
     thanks: 'Thank you for your rating.',

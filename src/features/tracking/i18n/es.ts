@@ -134,6 +134,7 @@ export const es: Catalog = {
     rate: 'Valora la entrega',
     rating: 'Tu valoración',
     stars: '{n} de 5',
+    chooseRating: 'Elige de 1 a 5 estrellas',
     comment: 'Comentario (opcional)',
     send: 'Enviar valoración',
     thanks: 'Gracias por tu valoración.',

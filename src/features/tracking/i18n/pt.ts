@@ -134,6 +134,7 @@ export const pt: Catalog = {
     rate: 'Avalie a entrega',
     rating: 'Sua avaliação',
     stars: '{n} de 5',
+    chooseRating: 'Escolha de 1 a 5 estrelas',
     comment: 'Comentário (opcional)',
     send: 'Enviar avaliação',
     thanks: 'Obrigado pela sua avaliação.',
