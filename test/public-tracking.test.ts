@@ -443,7 +443,7 @@ describe('public tracking presentation', () => {
 
   it('renders the courier on the page during the live window only', () => {
     const during = renderTrackingPage(present('arriving'));
-    expect(during).toContain('<strong>Juan is bringing your parcel</strong>');
+    expect(during).toContain('<strong>Juan is almost at your door</strong>');
     expect(during).not.toContain('Pérez');
     const before = renderTrackingPage(present('ready_for_pickup'));
     expect(before).not.toContain('Juan');
@@ -584,6 +584,32 @@ describe('public tracking presentation', () => {
         expect(r, lang).toContain('required');
       }
     }
+  });
+
+  it('says where the courier is with the parcel, per status, and shows no courier card before pickup or after the attempt', () => {
+    const card = (html: string) => /<section class="card courier"[^>]*>.*?<strong>(.*?)<\/strong>/.exec(html)?.[1];
+    for (const [lang, w] of Object.entries(CATALOGS) as [keyof typeof CATALOGS, (typeof CATALOGS)['en']][]) {
+      // A line for every status the view names a courier in, and for no other.
+      expect(Object.keys(w.courierCard), lang).toEqual([...LIVE_STATUSES]);
+      for (const status of ORDER_STATUSES) {
+        const html = renderTrackingPage(present(status, 0, lang));
+        const line = (w.courierCard as Partial<Record<OrderStatus, string>>)[status];
+        if (line) expect(card(html), `${status} ${lang}`).toBe(escapeHtml(fill(line, { name: 'Juan' })));
+        else expect(html, `${status} ${lang}`).not.toContain('class="card courier"');
+      }
+      // Without a usable first name, "your courier".
+      const anonymous = renderTrackingPage(
+        presentPublic(
+          { ...row, status: 'at_location' },
+          { ...view('at_location'), courier: { name: '+51 999 888 777', lat: -12.05, lng: -77.04 } },
+          { ...x, lang },
+        ),
+      );
+      expect(card(anonymous), lang).toBe(escapeHtml(fill(w.courierCard.at_location, { name: w.ui.courierAnonymous })));
+    }
+    expect(fill(en.courierCard.at_location, { name: 'Juan' })).toBe('Juan is at your door');
+    expect(fill(es.courierCard.at_location, { name: 'Juan' })).toBe('Juan está en tu puerta');
+    expect(fill(pt.courierCard.at_location, { name: 'Juan' })).toBe('Juan está na sua porta');
   });
 
   it('preselects no rating: the stars are a required radio group, and Send waits for one, saying so', () => {

@@ -193,6 +193,12 @@ describeEachInBrowser('tracking page in headless Chromium', (engine) => {
           if (status === 'failed') {
             await expect(page.locator('.notice').textContent(), context).resolves.toBe(catalog.failure.customer_absent);
           }
+          // The courier card says where the courier is with the parcel ("Rosa is at your door" once
+          // there); none before pickup, nor once the attempt is over.
+          const card = page.locator('section.courier');
+          const line = (catalog.courierCard as Partial<Record<string, string>>)[status];
+          if (line) await expect(card.textContent(), context).resolves.toBe(fill(line, { name: 'Rosa' }));
+          else expect(await card.count(), context).toBe(0);
           // The map's note speaks of a courier's pin only when there is one; no map after the end.
           if (finished.includes(status)) expect(await page.locator('#map-card').count(), context).toBe(0);
           else if (status === 'pending') {

@@ -148,9 +148,15 @@ function stepper(t: PublicTracking, w: Catalog): string {
 
 const PIN = `<svg width="40" height="40" viewBox="0 0 40 40" aria-hidden="true"><circle cx="20" cy="20" r="20" fill="#0f766e"/><path d="M20 9a8 8 0 0 0-8 8c0 6 8 14 8 14s8-8 8-14a8 8 0 0 0-8-8zm0 11a3 3 0 1 1 0-6 3 3 0 0 1 0 6z" fill="#fff"/></svg>`;
 
+/**
+ * Who has the parcel, in words for its status ("Rosa is at your door" once there): only while the
+ * parcel is with the courier. Before, no courier is named; after the attempt, the headline and the
+ * history say how it ended.
+ */
 function courierCard(t: PublicTracking, w: Catalog): string {
-  if (!t.courier) return '';
-  const line = escapeHtml(fill(w.ui.courierBringing, { name: t.courier.name ?? w.ui.courierAnonymous }));
+  const words = (w.courierCard as Partial<Record<string, string>>)[t.status];
+  if (!t.courier || words === undefined) return '';
+  const line = escapeHtml(fill(words, { name: t.courier.name ?? w.ui.courierAnonymous }));
   return `<section class="card courier" aria-label="${escapeHtml(w.ui.courier)}">${PIN}<p><strong>${line}</strong></p></section>`;
 }
 

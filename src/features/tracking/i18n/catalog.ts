@@ -1,6 +1,9 @@
 import type { FailureReason } from '../../lifecycle/transitions.js';
 import type { OrderStatus } from '../../orders/schemas.js';
 
+/** The statuses the page shows a courier card in: the parcel is with the courier (public.ts LIVE_STATUSES). */
+export type CourierCardStatus = 'picked_up' | 'in_transit' | 'arriving' | 'at_location';
+
 export const LANGUAGES = ['en', 'es', 'pt'] as const;
 export type Lang = (typeof LANGUAGES)[number];
 
@@ -21,6 +24,12 @@ export interface Catalog {
   stages: [string, string, string, string, string];
   /** What is happening now, per status. */
   now: Record<OrderStatus, string>;
+  /**
+   * The courier card's line, `{name}` the courier's first name (else `ui.courierAnonymous`), per
+   * status while the parcel is with the courier (LIVE_STATUSES, the only ones the view names a
+   * courier in): no card before, nor once the attempt is over.
+   */
+  courierCard: Record<CourierCardStatus, string>;
   /** What happens next, in plain words, per status. */
   next: Record<OrderStatus, string>;
   /** Why the last attempt failed, per reason of the fail move, in words for the customer (never the courier's notes). */
@@ -46,7 +55,6 @@ export type UiKey =
   | 'stepLater'
   | 'whatNext'
   | 'courier'
-  | 'courierBringing'
   | 'courierAnonymous'
   | 'map'
   | 'mapDestination'

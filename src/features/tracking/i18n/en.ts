@@ -68,6 +68,12 @@ export const en: Catalog = {
     rescheduled: 'We will bring it on the new day.',
     cancelled: 'Contact {merchant} if you have questions.',
   },
+  courierCard: {
+    picked_up: '{name} has your parcel',
+    in_transit: '{name} is bringing your parcel',
+    arriving: '{name} is almost at your door',
+    at_location: '{name} is at your door',
+  },
   next: {
     pending:
       'Next, {merchant} confirms the order and hands it to a courier. You can leave delivery instructions below.',
@@ -111,7 +117,6 @@ export const en: Catalog = {
     stepLater: 'not yet',
     whatNext: 'What happens next',
     courier: 'Courier',
-    courierBringing: '{name} is bringing your parcel',
     courierAnonymous: 'Your courier',
     map: 'Map of the delivery',
     mapDestination: 'Delivery address',

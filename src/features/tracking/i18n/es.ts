@@ -67,6 +67,12 @@ export const es: Catalog = {
     rescheduled: 'Te lo llevaremos el nuevo día.',
     cancelled: 'Contacta con {merchant} si tienes dudas.',
   },
+  courierCard: {
+    picked_up: '{name} tiene tu paquete',
+    in_transit: '{name} lleva tu paquete',
+    arriving: '{name} está por llegar a tu puerta',
+    at_location: '{name} está en tu puerta',
+  },
   next: {
     pending:
       'Ahora {merchant} confirma el pedido y lo entrega a un repartidor. Puedes dejar instrucciones de entrega abajo.',
@@ -110,7 +116,6 @@ export const es: Catalog = {
     stepLater: 'pendiente',
     whatNext: 'Qué pasa ahora',
     courier: 'Repartidor',
-    courierBringing: '{name} lleva tu paquete',
     courierAnonymous: 'Tu repartidor',
     map: 'Mapa de la entrega',
     mapDestination: 'Dirección de entrega',

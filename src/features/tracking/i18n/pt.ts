@@ -67,6 +67,12 @@ export const pt: Catalog = {
     rescheduled: 'Vamos levá-lo no novo dia.',
     cancelled: 'Fale com {merchant} se tiver dúvidas.',
   },
+  courierCard: {
+    picked_up: '{name} está com seu pacote',
+    in_transit: '{name} está levando seu pacote',
+    arriving: '{name} está quase na sua porta',
+    at_location: '{name} está na sua porta',
+  },
   next: {
     pending:
       'Agora {merchant} confirma o pedido e o entrega a um entregador. Você pode deixar instruções de entrega abaixo.',
@@ -110,7 +116,6 @@ export const pt: Catalog = {
     stepLater: 'ainda não',
     whatNext: 'O que acontece agora',
     courier: 'Entregador',
-    courierBringing: '{name} está levando seu pacote',
     courierAnonymous: 'Seu entregador',
     map: 'Mapa da entrega',
     mapDestination: 'Endereço de entrega',
