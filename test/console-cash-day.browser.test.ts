@@ -14,9 +14,10 @@ type Css = { getComputedStyle(el: unknown): { textDecorationLine: string } };
  * The Money page's courier cash on a day the user picks (docs/money.md, "In the console"): a
  * dispatcher records a mistyped handover, voids it with a reason (asked first), sees it struck
  * through with the reason and the courier's line as before it; picks yesterday, sees that day's
- * table with no handover form, and downloads it as CSV. The server and the page are held on one
- * day in Lima (noon), so the test reads the same at any hour; yesterday's cash is made with the
- * server's clock a day back.
+ * table, downloads it as CSV, and records yesterday's missing cash for yesterday (the form's day is
+ * the day shown, its zone named): yesterday balanced, today as it was. The server and the page are
+ * held on one day in Lima (noon), so the test reads the same at any hour; yesterday's cash is made
+ * with the server's clock a day back.
  */
 describeEachInBrowser('console money: a day of courier cash, a handover voided', (engine) => {
   const day = heldDay('America/Lima', '12:00', '2030-03-05');
@@ -56,11 +57,15 @@ describeEachInBrowser('console money: a day of courier cash, a handover voided',
     // Today in the user's zone, named.
     await section.getByRole('heading', { name: `Courier cash · ${day.date} (America/Lima)` }).waitFor();
     expect(await section.getByLabel('Day').inputValue()).toBe(day.date);
-    await section.getByText('America/Lima', { exact: true }).waitFor();
+    await section.locator('.filters').getByText('America/Lima', { exact: true }).waitFor();
 
     const lines = section.getByRole('table', { name: 'Courier cash' });
     const vera = lines.getByRole('row', { name: /Vera Browser/ });
     await vera.getByRole('cell', { name: /to hand over\D*40[.,]00/ }).waitFor();
+    // The handover's day: the day shown, in the zone named beside it.
+    expect(await vera.getByLabel('Counts for (America/Lima)').inputValue()).toBe(day.date);
+    expect(await vera.getByLabel('Counts for (America/Lima)').getAttribute('max')).toBe(day.date);
+    await vera.getByText('America/Lima', { exact: true }).waitFor();
     // 400 typed for 40: the day reads over by 360.
     await vera.getByLabel('Amount').fill('400');
     await vera.getByLabel('Received by').fill('Caja 9');
@@ -103,17 +108,16 @@ describeEachInBrowser('console money: a day of courier cash, a handover voided',
     ]);
     await section.screenshot({ path: join(IMAGES, 'console-cash-day.png') });
 
-    // Yesterday: that day's table, short 5 (the day is over), and no handover form (one counts today).
+    // Yesterday: that day's table, short 5 (the day is over).
     await section.getByLabel('Day').fill(yesterday);
     await section.getByRole('heading', { name: `Courier cash · ${yesterday} (America/Lima)` }).waitFor();
     const before = lines.getByRole('row', { name: /Vera Browser/ });
     await before.getByRole('cell', { name: /^short\D*5[.,]00$/ }).waitFor();
-    expect(await before.getByRole('cell').allTextContents()).toEqual(
+    expect((await before.getByRole('cell').allTextContents()).slice(0, 6)).toEqual(
       ['Vera Browser', /25[.,]00/, /25[.,]00/, /20[.,]00/, /short/, /5[.,]00/].map((x) =>
         typeof x === 'string' ? x : expect.stringMatching(x),
       ),
     );
-    expect(await section.getByRole('button', { name: 'Record handover' }).count()).toBe(0);
     await section
       .getByRole('table', { name: `Handovers of ${yesterday}` })
       .getByRole('row', { name: /Vera Browser.*Caja Ayer.*Counts/ })
@@ -134,9 +138,27 @@ describeEachInBrowser('console money: a day of courier cash, a handover voided',
     );
     expect(rows).toContain(`Vera Browser,${courier},PEN,1,25,25,20,-5,5,short,cex_${courier}_${yesterday}_PEN`);
 
-    // Back to today.
+    // The missing 5 found today, recorded for yesterday: the form's day is the day shown.
+    expect(await before.getByLabel('Counts for (America/Lima)').inputValue()).toBe(yesterday);
+    await before.getByLabel('Amount').fill('5');
+    await before.getByLabel('Received by').fill('Caja Hoy');
+    await before.getByRole('button', { name: 'Record handover' }).click();
+    await before.getByRole('cell', { name: 'balanced' }).waitFor();
+    await section
+      .getByRole('table', { name: `Handovers of ${yesterday}` })
+      .getByRole('row', { name: /Vera Browser.*Caja Hoy.*Counts/ })
+      .waitFor();
+    const late = (await api('GET', `/v1/couriers/${courier}/cash`)).body.handovers.find(
+      (h: any) => h.received_by === 'Caja Hoy',
+    );
+    expect(late).toMatchObject({ amount: 5, day: yesterday });
+
+    // Back to today: as it was, the 40 of today to hand over and nothing carried from yesterday.
     await section.getByRole('button', { name: 'Today' }).click();
     await section.getByRole('heading', { name: `Courier cash · ${day.date} (America/Lima)` }).waitFor();
-    await vera.getByRole('button', { name: 'Record handover' }).waitFor();
+    await vera.getByRole('cell', { name: /to hand over\D*40[.,]00/ }).waitFor();
+    expect((await vera.getByRole('cell').allTextContents())[5]).toMatch(/^\D*40[.,]00$/); // holds
+    expect(await handovers.getByRole('row', { name: /Caja Hoy/ }).count()).toBe(0);
+    expect(await vera.getByLabel('Counts for (America/Lima)').inputValue()).toBe(day.date);
   });
 });

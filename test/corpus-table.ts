@@ -1600,6 +1600,8 @@ export const ENDPOINTS: Endpoint[] = [
       ['currency', 'string', ['', 'pen', 'PENN', 'ZZZ', 'XTS', 'XAU']],
       ['received_by', 'string', ['', s500]],
       ['notes', 'string', [s500]],
+      // A calendar day, today or earlier: a day to come is refused, not counted ahead.
+      ['day', 'string', ['', 'yesterday', '2026-02-30', '2026-11-20T10:00:00Z', '2999-01-01']],
     ],
   },
   {

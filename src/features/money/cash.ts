@@ -24,6 +24,22 @@ function dayParam(value: string | undefined, param: string, fallback: string): s
   return value;
 }
 
+/**
+ * A day to come has no cash yet: its zeros would read as a day counted and balanced, and a handover
+ * recorded for it would count before it happened. The one refusal of a day after today, in the
+ * carrier's zone, wherever a cash request names a day.
+ */
+function notAfterToday(day: string, param: string, today: string, zone: string): string {
+  if (day > today) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Invalid ${param}: must be today or earlier (today is ${today} in ${zone}).`,
+      param,
+    );
+  }
+  return day;
+}
+
 export function daySpan(q: { from?: string; to?: string }, today: string, defaultDays: number) {
   const to = dayParam(q.to, 'to', today);
   const from = dayParam(q.from, 'from', addDays(to, -(defaultDays - 1)));
@@ -185,7 +201,11 @@ export async function courierCash(
   };
 }
 
-/** POST /v1/couriers/{id}/cash_handovers: recorded as said, never refused for its amount (it happened). */
+/**
+ * POST /v1/couriers/{id}/cash_handovers: recorded as said, never refused for its amount (it happened).
+ * It counts for `day`, a local day of the carrier's zone (as end_of_day reads days), today by
+ * default: yesterday's cash corrected today counts for yesterday, not short there and over today.
+ */
 export async function recordHandover(
   ctx: AppContext,
   scope: Scope,
@@ -199,6 +219,9 @@ export async function recordHandover(
     throw new ApiError('parameter_invalid', 'Invalid amount: more than 0, at most 2 decimal places.', 'amount');
   }
   const now = ctx.clock();
+  const zone = await carrierZone(ctx);
+  const today = localDay(now, zone);
+  const day = body.day === undefined ? today : notAfterToday(body.day, 'day', today, zone);
   const row: repo.HandoverRow = {
     id: newId('cho', now),
     mode: courier.mode,
@@ -207,7 +230,7 @@ export async function recordHandover(
     currency: body.currency,
     received_by: body.received_by,
     notes: body.notes ?? null,
-    day: localDay(now, await carrierZone(ctx)),
+    day,
     created_by: actorOf(who),
     created_at: now,
     voided_at: null,
@@ -271,15 +294,7 @@ async function everyCourier(ctx: AppContext, mode: Scope['mode'], from: string, 
 export async function endOfDay(ctx: AppContext, scope: Scope, q: { day?: string }): Promise<EndOfDay> {
   const zone = await carrierZone(ctx);
   const today = localDay(ctx.clock(), zone);
-  const day = dayParam(q.day, 'day', today);
-  // A day to come has no cash yet: its zeros would read as a day counted and balanced.
-  if (day > today) {
-    throw new ApiError(
-      'parameter_invalid',
-      `Invalid day: must be today or earlier (today is ${today} in ${zone}).`,
-      'day',
-    );
-  }
+  const day = notAfterToday(dayParam(q.day, 'day', today), 'day', today, zone);
   const { rows, names, running, hands } = await everyCourier(ctx, scope.mode, day, day, zone);
   const lines = rows.map(({ f, balance }) => ({
     courier: { id: f.courier_id, name: names.get(f.courier_id) ?? '' },

@@ -24,6 +24,11 @@ export const HandoverBody = Type.Object(
       description: 'Who received it: a name, a safe, a deposit',
     }),
     notes: Type.Optional(Type.String({ maxLength: 500 })),
+    day: Type.Optional(
+      Day(
+        'The local day (YYYY-MM-DD, the carrier\u2019s zone) the cash counts for, today or earlier (a day after today is 422); default: today. A correction of an earlier day\u2019s handover names that day',
+      ),
+    ),
   },
   { additionalProperties: false, $id: 'CashHandoverParams' },
 );
@@ -38,7 +43,9 @@ export const CashHandover = Type.Object(
     currency: Type.String(),
     received_by: Type.String(),
     notes: Nullable(Type.String()),
-    day: Type.String({ description: 'The local day it counts for' }),
+    day: Type.String({
+      description: 'The local day it counts for: the day it was recorded for, else the day it was recorded',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     voided_at: Nullable(
       Type.String({

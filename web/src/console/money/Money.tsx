@@ -44,8 +44,9 @@ function differenceText(l: CashLine, today: boolean): string {
 
 /**
  * The end of day of one local day (GET /v1/cash/end_of_day?day=), today by default, in the user's
- * zone (the carrier's, which the API reads days in): each courier's line, today's with a handover
- * form, the day's handovers (a wrong one voided with a reason) and the table as CSV.
+ * zone (the carrier's, which the API reads days in): each courier's line with a handover form (for
+ * the day shown, or another day up to today), the day's handovers (a wrong one voided with a
+ * reason) and the table as CSV.
  */
 function CashDay() {
   const { client, mode, me } = useSession();
@@ -60,7 +61,13 @@ function CashDay() {
     e.preventDefault();
     const el = e.currentTarget;
     const form = new FormData(el);
-    const body = { amount: Number(form.get('amount')), currency, received_by: String(form.get('received_by')) };
+    const body = {
+      amount: Number(form.get('amount')),
+      currency,
+      received_by: String(form.get('received_by')),
+      // The day it counts for: the day shown unless changed (yesterday's cash found today counts for yesterday).
+      day: String(form.get('day')),
+    };
     // One handover at a time (a double-click sent it twice), with a key so a retried request is one too.
     return run(`${courier}-${currency}`, async () => {
       setError(null);
@@ -151,10 +158,7 @@ function CashDay() {
       {lines.length > 0 && (
         <div className="table-wrap">
           <table className="table" aria-label="Courier cash">
-            <TableHead
-              columns={['Courier', 'Expected', 'Collected', 'Handed over', 'Difference', 'Holds']}
-              actions={isToday}
-            />
+            <TableHead columns={['Courier', 'Expected', 'Collected', 'Handed over', 'Difference', 'Holds']} actions />
             <tbody>
               {lines.map((l) => (
                 <tr key={`${l.courier.id}-${l.currency}`}>
@@ -166,29 +170,36 @@ function CashDay() {
                     {differenceText(l, isToday)}
                   </td>
                   <td className="amount">{money(l.balance, l.currency)}</td>
-                  {/* A handover counts for the day it is recorded: the form is today's only. */}
-                  {isToday && (
-                    <td>
-                      <form
-                        onSubmit={(e) => handover(e, l.courier.id, l.currency)}
-                        aria-label={`Handover of ${l.courier.name}`}
-                      >
-                        <input
-                          name="amount"
-                          type="number"
-                          step="0.01"
-                          min="0.01"
-                          required
-                          placeholder="Amount"
-                          aria-label="Amount"
-                        />
-                        <input name="received_by" required placeholder="Received by" aria-label="Received by" />
-                        <button type="submit" disabled={busy === `${l.courier.id}-${l.currency}`}>
-                          Record handover
-                        </button>
-                      </form>
-                    </td>
-                  )}
+                  <td>
+                    <form
+                      onSubmit={(e) => handover(e, l.courier.id, l.currency)}
+                      aria-label={`Handover of ${l.courier.name}`}
+                    >
+                      <input
+                        name="amount"
+                        type="number"
+                        step="0.01"
+                        min="0.01"
+                        required
+                        placeholder="Amount"
+                        aria-label="Amount"
+                      />
+                      <input name="received_by" required placeholder="Received by" aria-label="Received by" />
+                      {/* The day the cash counts for, in the zone named beside it: the day shown by default. */}
+                      <input
+                        name="day"
+                        type="date"
+                        defaultValue={day}
+                        max={today}
+                        required
+                        aria-label={`Counts for (${tz})`}
+                      />{' '}
+                      <small className="muted">{tz}</small>{' '}
+                      <button type="submit" disabled={busy === `${l.courier.id}-${l.currency}`}>
+                        Record handover
+                      </button>
+                    </form>
+                  </td>
                 </tr>
               ))}
             </tbody>
