@@ -1582,6 +1582,8 @@ export const ENDPOINTS: Endpoint[] = [
       ['zzz=1', 'zzz', 'parameter_unknown'],
       ['from=2026-01-02&to=2026-01-01', 'from', 'parameter_invalid'],
       ['from=2020-01-01&to=2026-01-01', 'from', 'parameter_invalid'],
+      // A day to come: refused, not answered with zeros.
+      ['to=2999-01-01', 'to', 'parameter_invalid'],
     ],
   },
   {
@@ -1660,6 +1662,7 @@ export const ENDPOINTS: Endpoint[] = [
     query: [
       ['status=closed', 'status', 'parameter_invalid'],
       ['to=2026-02-30', 'to', 'parameter_invalid'],
+      ['to=2999-01-01', 'to', 'parameter_invalid'],
     ],
     okQueries: ['', 'status=open', 'status=resolved&from=2026-11-01&to=2026-11-20'],
   },

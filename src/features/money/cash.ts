@@ -50,6 +50,12 @@ export function daySpan(q: { from?: string; to?: string }, today: string, defaul
   return { from, to };
 }
 
+/** A cash request's span of days: daySpan's, ending today or earlier (reports' spans may end later: orders due then). */
+function cashSpan(q: { from?: string; to?: string }, today: string, zone: string, defaultDays: number) {
+  const to = notAfterToday(dayParam(q.to, 'to', today), 'to', today, zone);
+  return daySpan({ ...q, to }, today, defaultDays);
+}
+
 type Key = string;
 const keyOf = (courier: string, day: string, currency: string): Key => `${courier}\u0000${day}\u0000${currency}`;
 
@@ -168,7 +174,7 @@ export async function courierCash(
 ): Promise<CourierCash> {
   const courier = await courierOr404(ctx, scope, id);
   const zone = await carrierZone(ctx);
-  const { from, to } = daySpan(q, localDay(ctx.clock(), zone), 14);
+  const { from, to } = cashSpan(q, localDay(ctx.clock(), zone), zone, 14);
   const who = { mode: courier.mode, courierId: courier.id };
   const cols = await repo.collections(ctx.db, who, startOfDay(from, zone), dayRange(to, zone).end);
   const hands = await repo.handovers(ctx.db, who, from, to);
@@ -355,10 +361,7 @@ export function endOfDayTable(eod: EndOfDay): ReportCell[][] {
   ];
 }
 
-/**
- * A day is counted once it is over, or as soon as cash was handed over on it (the courier came back
- * to the depot): its short or over amount is then an exception until a note resolves it.
- */
+/** GET /v1/cash/exceptions: the short and over days of a span ending today or earlier, newest first. */
 export async function listExceptions(
   ctx: AppContext,
   scope: Scope,
@@ -366,7 +369,26 @@ export async function listExceptions(
 ): Promise<{ object: 'list'; data: CashException[] }> {
   const zone = await carrierZone(ctx);
   const today = localDay(ctx.clock(), zone);
-  const { from, to } = daySpan(q, today, 31);
+  const { from, to } = cashSpan(q, today, zone, 31);
+  const data = (await exceptionsOf(ctx, scope, from, to, today, zone)).filter(
+    (e) => q.status === undefined || (q.status === 'resolved') === e.resolved,
+  );
+  return { object: 'list', data };
+}
+
+/**
+ * The exceptions of days [from, to], newest first. A day is counted once it is over, or as soon as
+ * cash was handed over on it (the courier came back to the depot): its short or over amount is then
+ * an exception until a note resolves it.
+ */
+async function exceptionsOf(
+  ctx: AppContext,
+  scope: Scope,
+  from: string,
+  to: string,
+  today: string,
+  zone: string,
+): Promise<CashException[]> {
   const { rows, names } = await everyCourier(ctx, scope.mode, from, to, zone);
   const notes = new Map(
     (await repo.resolutions(ctx.db, { mode: scope.mode }, from, to)).map((r) => [
@@ -388,9 +410,8 @@ export async function listExceptions(
         resolved,
         resolution: r ? { note: r.note, difference: toMajor(r.difference), resolved_at: iso(r.resolved_at) } : null,
       };
-    })
-    .filter((e) => q.status === undefined || (q.status === 'resolved') === e.resolved);
-  return { object: 'list', data: newestFirst(data) };
+    });
+  return newestFirst(data);
 }
 
 const EXCEPTION_ID = /^cex_(cou_[0-9A-Za-z]+)_(\d{4}-\d{2}-\d{2})_([A-Z]{3})$/;
@@ -408,7 +429,9 @@ export async function resolveException(
   const [, courierId, day, currency] = m as unknown as [string, string, string, string];
   const courier = await findCourier(ctx.db, scope, courierId);
   if (!courier) throw notFound('cash exception', id);
-  const found = (await listExceptions(ctx, scope, { from: day, to: day })).data.find((e) => e.id === id);
+  // The day the id names, read as it stands (a day to come has none: nothing to resolve, not a bad span).
+  const zone = await carrierZone(ctx);
+  const found = (await exceptionsOf(ctx, scope, day, day, localDay(ctx.clock(), zone), zone)).find((e) => e.id === id);
   if (!found)
     throw new ApiError(
       'cash_balanced',

@@ -6,10 +6,11 @@ const Day = (description: string) => Type.String({ format: 'date', description }
 const Amount = (description: string) => Type.Number({ description: `${description} (major units, 2 decimals)` });
 const Ref = Type.Object({ id: Type.String(), name: Type.String() });
 
+const cashTo = Day('Last local day, inclusive, today or earlier (a day after today is 422); default: today');
 export const DaysQuery = Type.Object(
   {
     from: Type.Optional(Day('First local day (YYYY-MM-DD), in the carrier\u2019s zone; default: 13 days before to')),
-    to: Type.Optional(Day('Last local day, inclusive; default: today')),
+    to: Type.Optional(cashTo),
   },
   { additionalProperties: false },
 );
@@ -137,7 +138,7 @@ export type EndOfDay = Static<typeof EndOfDay>;
 export const ExceptionsQuery = Type.Object(
   {
     from: Type.Optional(Day('First local day; default: 30 days before to')),
-    to: Type.Optional(Day('Last local day, inclusive; default: today')),
+    to: Type.Optional(cashTo),
     status: Type.Optional(Type.Enum(['open', 'resolved'])),
   },
   { additionalProperties: false },
