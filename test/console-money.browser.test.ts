@@ -8,7 +8,7 @@ import { newUser } from './people-helpers.js';
 
 /**
  * Money in the browsers (issue #22): on the console a handover recorded and shown short, the short
- * day resolved on the Exceptions page, a settlement drafted, issued, paid and exported, the report's
+ * day resolved on the Exceptions page (a double click sends one POST), a settlement drafted, issued, paid and exported, the report's
  * charts and a figure's orders; the merchant reads its settlement only; the courier's phone shows
  * its balance, and the last known one offline. One app and one browser per engine, five page loads.
  */
@@ -156,8 +156,17 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       await page.locator('section[aria-labelledby="exc-cash"]').screenshot({
         path: join(IMAGES, 'console-cash-exceptions.png'),
       });
-      await short.getByRole('button', { name: 'Resolve' }).click();
+      // A double click resolves once: one POST, with an Idempotency-Key.
+      const resolves: (string | undefined)[] = [];
+      page.on('request', (r) => {
+        if (r.method() === 'POST' && /\/v1\/cash\/exceptions\/[^/]+\/resolve$/.test(r.url())) {
+          resolves.push(r.headers()['idempotency-key']);
+        }
+      });
+      await short.getByRole('button', { name: 'Resolve' }).dblclick();
       await page.getByText('No open cash exceptions.').waitFor();
+      expect(resolves).toEqual([expect.stringMatching(/^[0-9a-f-]{36}$/)]);
+      expect(await page.locator('section[aria-labelledby="exc-cash"] [role="alert"]').count()).toBe(0);
       const resolved = await client(web.t.app, op)('GET', '/v1/cash/exceptions?status=resolved');
       expect(resolved.body.data.map((x: any) => [x.courier.name, x.kind, x.resolution.note])).toEqual([
         ['Rosa Cash', 'short', 'Rosa paid a fuel receipt of 2.00'],

@@ -1,7 +1,7 @@
-import { type FormEvent, useState } from 'react';
-import { browserZone, money, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useRef, useState } from 'react';
+import { browserZone, money, newIdempotencyKey, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useLoad } from '../ui';
+import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
 
 /**
  * DESIGN §17: a courier's day whose cash handed over differs from the cash on delivery it was
@@ -19,17 +19,32 @@ export function CashExceptions() {
   );
   const [error, setError] = useState<unknown>(null);
   const rows = list.data?.data ?? [];
+  // One resolve at a time (a ref: the two clicks of a double click send one POST), and one
+  // Idempotency-Key per note asked for until it is saved: a retry after a lost answer is the same request.
+  const { busy, run } = useGuard();
+  const asked = useRef<{ body: string; key: string } | null>(null);
 
-  async function resolve(e: FormEvent<HTMLFormElement>, id: string) {
+  function resolve(e: FormEvent<HTMLFormElement>, id: string) {
     e.preventDefault();
     const note = String(new FormData(e.currentTarget).get('note') ?? '').trim();
-    setError(null);
-    try {
-      await unwrap(client.POST('/v1/cash/exceptions/{id}/resolve', { params: { path: { id } }, body: { note } }));
-      await list.reload();
-    } catch (err) {
-      setError(err);
-    }
+    void run(id, async () => {
+      setError(null);
+      const json = JSON.stringify({ id, note });
+      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
+      try {
+        await unwrap(
+          client.POST('/v1/cash/exceptions/{id}/resolve', {
+            params: { path: { id } },
+            body: { note },
+            headers: { 'Idempotency-Key': asked.current.key },
+          }),
+        );
+        asked.current = null;
+        await list.reload();
+      } catch (err) {
+        setError(err);
+      }
+    });
   }
 
   return (
@@ -75,7 +90,9 @@ export function CashExceptions() {
                     ) : (
                       <form onSubmit={(e) => resolve(e, x.id)} aria-label={`Resolve ${x.courier.name} ${x.day}`}>
                         <input name="note" required maxLength={500} placeholder="Why" aria-label="Note" />
-                        <button type="submit">Resolve</button>
+                        <button type="submit" disabled={busy !== null}>
+                          Resolve
+                        </button>
                       </form>
                     )}
                   </td>
