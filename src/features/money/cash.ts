@@ -5,20 +5,19 @@ import { ApiError, notFound } from '../../shared/errors.js';
 import { newId } from '../../shared/ids.js';
 import { addDays, dayRange, isCalendarDay, localDay, startOfDay } from '../../shared/local-time.js';
 import { fromMajor, toMajor } from '../../shared/money.js';
-import type { ReportCell } from '../../shared/spreadsheet.js';
 import { iso } from '../../shared/time.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { findCourier } from '../dispatch/repo.js';
 import * as repo from './cash-repo.js';
-import type { CashDayLine, CashException, CashHandover, CourierCash, EndOfDay, HandoverBody } from './schemas.js';
+import type { CashDayLine, CashException, CashHandover, CourierCash } from './schemas.js';
 
 /** The longest span of days one request reads. */
 export const MAX_DAYS = 92;
 
 /** Couriers are the carrier's people: their days are the carrier's (RUTA_DEFAULT_TIMEZONE). */
-const carrierZone = (ctx: AppContext) => zoneOfScope(ctx, null);
+export const carrierZone = (ctx: AppContext) => zoneOfScope(ctx, null);
 
-function dayParam(value: string | undefined, param: string, fallback: string): string {
+export function dayParam(value: string | undefined, param: string, fallback: string): string {
   if (value === undefined) return fallback;
   if (!isCalendarDay(value)) throw new ApiError('parameter_invalid', `Invalid ${param}: a day as YYYY-MM-DD.`, param);
   return value;
@@ -29,7 +28,7 @@ function dayParam(value: string | undefined, param: string, fallback: string): s
  * recorded for it would count before it happened. The one refusal of a day after today, in the
  * carrier's zone, wherever a cash request names a day.
  */
-function notAfterToday(day: string, param: string, today: string, zone: string): string {
+export function notAfterToday(day: string, param: string, today: string, zone: string): string {
   if (day > today) {
     throw new ApiError(
       'parameter_invalid',
@@ -97,7 +96,7 @@ function figures(zone: string, cols: repo.CollectionRow[], hands: repo.HandoverR
 }
 
 /** handed − expected: negative short, positive over. */
-const differenceOf = (f: Figures) => f.handed - f.expected;
+export const differenceOf = (f: Figures) => f.handed - f.expected;
 const statusOf = (d: number) => (d === 0 ? 'balanced' : d < 0 ? 'short' : 'over');
 
 /** Newest day first; within a day, the order the figures came in (courier, then currency). */
@@ -127,7 +126,7 @@ async function carried(
   return out;
 }
 
-function dayLine(f: Figures, balance: number): CashDayLine {
+export function dayLine(f: Figures, balance: number): CashDayLine {
   const d = differenceOf(f);
   return {
     day: f.day,
@@ -159,7 +158,7 @@ export function presentHandover(h: repo.HandoverRow): CashHandover {
 }
 
 /** A courier visible to the caller: the carrier's any courier of its environment, a courier session itself. */
-async function courierOr404(ctx: AppContext, scope: Scope, id: string) {
+export async function courierOr404(ctx: AppContext, scope: Scope, id: string) {
   const courier = await findCourier(ctx.db, scope, id);
   if (!courier) throw notFound('courier', id);
   return courier;
@@ -207,80 +206,8 @@ export async function courierCash(
   };
 }
 
-/**
- * POST /v1/couriers/{id}/cash_handovers: recorded as said, never refused for its amount (it happened).
- * It counts for `day`, a local day of the carrier's zone (as end_of_day reads days), today by
- * default: yesterday's cash corrected today counts for yesterday, not short there and over today.
- */
-export async function recordHandover(
-  ctx: AppContext,
-  scope: Scope,
-  who: Principal,
-  id: string,
-  body: HandoverBody,
-): Promise<CashHandover> {
-  const courier = await courierOr404(ctx, scope, id);
-  const amount = fromMajor(body.amount);
-  if (amount === undefined || amount <= 0) {
-    throw new ApiError('parameter_invalid', 'Invalid amount: more than 0, at most 2 decimal places.', 'amount');
-  }
-  const now = ctx.clock();
-  const zone = await carrierZone(ctx);
-  const today = localDay(now, zone);
-  const day = body.day === undefined ? today : notAfterToday(body.day, 'day', today, zone);
-  const row: repo.HandoverRow = {
-    id: newId('cho', now),
-    mode: courier.mode,
-    courier_id: courier.id,
-    amount,
-    currency: body.currency,
-    received_by: body.received_by,
-    notes: body.notes ?? null,
-    day,
-    created_by: actorOf(who),
-    created_at: now,
-    voided_at: null,
-    voided_by: null,
-    void_reason: null,
-  };
-  await repo.insertHandover(ctx.db, row);
-  return presentHandover(row);
-}
-
-const alreadyVoided = (h: repo.HandoverRow) =>
-  new ApiError(
-    'handover_already_voided',
-    `Cash handover ${h.id} is already voided${h.voided_at === null ? '' : ` (at ${iso(h.voided_at)})`}: "${h.void_reason ?? ''}". A voided handover stays voided; record a new one for the right amount.`,
-    'id',
-  );
-
-/**
- * POST /v1/cash_handovers/{id}/void: a handover recorded wrong (a mistyped amount) stops counting,
- * and stays listed with when and why. Never deleted: money records are kept, as Stripe keeps a
- * voided invoice. Voiding one already voided is 409 (Stripe refuses to void a void invoice), so a
- * second click never changes the reason nor hides that someone else voided it first. Whoever may
- * record a handover may void one; a handover of a courier the caller cannot see is 404.
- */
-export async function voidHandover(
-  ctx: AppContext,
-  scope: Scope,
-  who: Principal,
-  id: string,
-  reason: string,
-): Promise<CashHandover> {
-  const h = await repo.findHandover(ctx.db, scope.mode, id);
-  if (!h || !(await findCourier(ctx.db, scope, h.courier_id))) throw notFound('cash handover', id);
-  if (h.voided_at !== null) throw alreadyVoided(h);
-  const v = { voided_at: ctx.clock(), voided_by: actorOf(who), void_reason: reason };
-  if (!(await repo.voidHandover(ctx.db, h.id, v))) {
-    // Voided by another request between the read and the write: say so with its reason.
-    throw alreadyVoided((await repo.findHandover(ctx.db, scope.mode, id)) ?? h);
-  }
-  return presentHandover({ ...h, ...v });
-}
-
 /** Every courier's figures for days [from, to], with the balance each carried out of each day. */
-async function everyCourier(ctx: AppContext, mode: Scope['mode'], from: string, to: string, zone: string) {
+export async function everyCourier(ctx: AppContext, mode: Scope['mode'], from: string, to: string, zone: string) {
   const who = { mode };
   const cols = await repo.collections(ctx.db, who, startOfDay(from, zone), dayRange(to, zone).end);
   const hands = await repo.handovers(ctx.db, who, from, to);
@@ -294,71 +221,6 @@ async function everyCourier(ctx: AppContext, mode: Scope['mode'], from: string, 
   const ids = [...rows.map((r) => r.f.courier_id), ...hands.map((h) => h.courier_id)];
   const names = await repo.courierNames(ctx.db, mode, [...new Set(ids)]);
   return { rows, names, running, hands };
-}
-
-/** GET /v1/cash/end_of_day: every courier's expected, collected and handed amounts of one day. */
-export async function endOfDay(ctx: AppContext, scope: Scope, q: { day?: string }): Promise<EndOfDay> {
-  const zone = await carrierZone(ctx);
-  const today = localDay(ctx.clock(), zone);
-  const day = notAfterToday(dayParam(q.day, 'day', today), 'day', today, zone);
-  const { rows, names, running, hands } = await everyCourier(ctx, scope.mode, day, day, zone);
-  const lines = rows.map(({ f, balance }) => ({
-    courier: { id: f.courier_id, name: names.get(f.courier_id) ?? '' },
-    exception: differenceOf(f) === 0 ? null : exceptionId(f.courier_id, f.day, f.currency),
-    ...dayLine(f, balance),
-  }));
-  // A courier still holding cash from earlier days, with nothing on this one, is listed too.
-  const seen = new Set(rows.map((r) => `${r.f.courier_id}\u0000${r.f.currency}`));
-  const idle = [...running.entries()].filter(([k, v]) => v !== 0 && !seen.has(k));
-  const idleNames = await repo.courierNames(
-    ctx.db,
-    scope.mode,
-    idle.map(([k]) => k.split('\u0000')[0] as string),
-  );
-  for (const [k, v] of idle) {
-    const [courier, currency] = k.split('\u0000') as [string, string];
-    const f = { courier_id: courier, day, currency, deliveries: 0, expected: 0, collected: 0, handed: 0 };
-    lines.push({ courier: { id: courier, name: idleNames.get(courier) ?? '' }, exception: null, ...dayLine(f, v) });
-  }
-  lines.sort((a, b) => a.courier.name.localeCompare(b.courier.name) || a.currency.localeCompare(b.currency));
-  const handovers = hands
-    .map((h) => ({ ...presentHandover(h), courier_name: names.get(h.courier_id) ?? '' }))
-    .reverse();
-  return { object: 'cash_end_of_day', day, timezone: zone, lines, handovers };
-}
-
-const EOD_COLUMNS = [
-  'courier',
-  'courier_id',
-  'currency',
-  'deliveries',
-  'expected',
-  'collected',
-  'handed_over',
-  'difference',
-  'balance',
-  'status',
-  'exception',
-];
-
-/** The end of day as a table (GET /v1/cash/end_of_day/export): a header, then one row per line, as the console shows them. */
-export function endOfDayTable(eod: EndOfDay): ReportCell[][] {
-  return [
-    EOD_COLUMNS,
-    ...eod.lines.map((l) => [
-      l.courier.name,
-      l.courier.id,
-      l.currency,
-      l.deliveries,
-      l.expected,
-      l.collected,
-      l.handed_over,
-      l.difference,
-      l.balance,
-      l.status,
-      l.exception,
-    ]),
-  ];
 }
 
 /** GET /v1/cash/exceptions: the short and over days of a span ending today or earlier, newest first. */

@@ -8,6 +8,8 @@ import { errorResponses } from '../../shared/openapi.js';
 import { EmptyBody, IdParams } from '../../shared/params.js';
 import { reportCsv, reportXlsx } from '../../shared/spreadsheet.js';
 import * as cash from './cash.js';
+import { endOfDay, endOfDayTable } from './cash-end-of-day.js';
+import { recordHandover, voidHandover } from './cash-handovers.js';
 import * as reports from './reports.js';
 import {
   CashException,
@@ -80,7 +82,7 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req, reply) => {
       const scope = requireCarrier(req);
       reply.code(201);
-      return cash.recordHandover(ctx, scope, principalOf(req), req.params.id, req.body);
+      return recordHandover(ctx, scope, principalOf(req), req.params.id, req.body);
     },
   );
 
@@ -97,7 +99,7 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: CashHandover, ...errorResponses(401, 403, 404, 409, 422) },
       },
     },
-    async (req) => cash.voidHandover(ctx, requireCarrier(req), principalOf(req), req.params.id, req.body.reason),
+    async (req) => voidHandover(ctx, requireCarrier(req), principalOf(req), req.params.id, req.body.reason),
   );
 
   r.get(
@@ -111,7 +113,7 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
         response: { 200: EndOfDay, ...errorResponses(401, 403, 422) },
       },
     },
-    async (req) => cash.endOfDay(ctx, requireCarrier(req), req.query),
+    async (req) => endOfDay(ctx, requireCarrier(req), req.query),
   );
 
   r.get(
@@ -128,8 +130,8 @@ export function moneyRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req, reply) => {
       const { format = 'csv', ...q } = req.query;
-      const eod = await cash.endOfDay(ctx, requireCarrier(req), q);
-      const rows = cash.endOfDayTable(eod);
+      const eod = await endOfDay(ctx, requireCarrier(req), q);
+      const rows = endOfDayTable(eod);
       return sendTable(
         reply,
         `ruta-cash-${eod.day}`,

@@ -1,17 +1,19 @@
 import { type FormEvent, useState } from 'react';
 import { localDay } from '../../../../src/shared/local-time.js';
-import { browserZone, money, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { browserZone, money, type Schemas, unwrap } from '../../shared/api';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
 import { Bars, Distribution } from './charts';
+import { DayHandovers } from './DayHandovers';
 import { Settlements } from './Settlements';
 
 type Figures = Schemas['ReportFigures'];
 
 /**
- * DESIGN §17 in the console: the day's cash per courier (with a handover form), settlements
- * (Settlements.tsx) and the KPI report drawn as bar charts (charts.tsx, visx).
+ * DESIGN §17 in the console: the day's cash per courier (with a handover form) and its handovers
+ * (DayHandovers.tsx), settlements (Settlements.tsx) and the KPI report drawn as bar charts
+ * (charts.tsx, visx).
  */
 export default function Money() {
   const { me } = useSession();
@@ -27,7 +29,6 @@ export default function Money() {
 }
 
 type CashLine = Schemas['CashEndOfDay']['lines'][number];
-type Handover = Schemas['CashEndOfDayHandover'];
 
 /**
  * Before today's first handover the courier simply holds the cash: "to hand over", not a shortfall.
@@ -56,7 +57,8 @@ function CashDay() {
   const eod = useLoad(() => unwrap(client.GET('/v1/cash/end_of_day', { params: { query: { day } } })), [mode, day]);
   const [error, setError] = useState<unknown>(null);
   // One action at a time, handovers and voids alike: a double-click sent a handover twice.
-  const { busy, run } = useGuard();
+  const guard = useGuard();
+  const { busy, run } = guard;
   const handover = (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
     e.preventDefault();
     const el = e.currentTarget;
@@ -85,30 +87,6 @@ function CashDay() {
       } catch (err) {
         setError(err);
       }
-    });
-  };
-  // A handover recorded wrong is voided, never deleted: it stays listed, struck through, with why.
-  const voidIt = (e: FormEvent<HTMLFormElement>, h: Handover) => {
-    e.preventDefault();
-    const reason = String(new FormData(e.currentTarget).get('reason') ?? '').trim();
-    if (!reason) return;
-    const what = `${money(h.amount, h.currency)} from ${h.courier_name} (received by ${h.received_by})`;
-    if (!confirm(`Void the handover of ${what}? It will count for nothing; it stays listed as voided.`)) return;
-    return run(h.id, async () => {
-      setError(null);
-      try {
-        await unwrap(
-          client.POST('/v1/cash_handovers/{id}/void', {
-            params: { path: { id: h.id } },
-            body: { reason },
-            headers: { 'Idempotency-Key': crypto.randomUUID() },
-          }),
-        );
-      } catch (err) {
-        setError(err);
-      }
-      // Voided, or voided by someone else first (409): either way the day as it now stands.
-      await eod.reload();
     });
   };
   // Fetched by the client, not a plain link: a link sends neither Ruta-Mode nor a console's API key.
@@ -206,38 +184,8 @@ function CashDay() {
           </table>
         </div>
       )}
-      {handovers.length > 0 && <h3>Handovers of {day}</h3>}
       {handovers.length > 0 && (
-        <div className="table-wrap">
-          <table className="table" aria-label={`Handovers of ${day}`}>
-            <TableHead columns={['Courier', 'Amount', 'Received by', 'Recorded', 'Status']} actions />
-            <tbody>
-              {handovers.map((h) => {
-                // A voided handover's figures struck through: still there to read, counted nowhere.
-                const cell = (text: string) => (h.voided_at ? <s>{text}</s> : text);
-                return (
-                  <tr key={h.id} data-handover={h.id} className={h.voided_at ? 'muted' : undefined}>
-                    <td>{cell(h.courier_name)}</td>
-                    <td className="amount">{cell(money(h.amount, h.currency))}</td>
-                    <td>{cell(h.received_by)}</td>
-                    <td>{whenIn(h.created_at, tz)}</td>
-                    <td>{h.voided_at ? `Voided ${whenIn(h.voided_at, tz)}: ${h.void_reason ?? ''}` : 'Counts'}</td>
-                    <td>
-                      {!h.voided_at && (
-                        <form onSubmit={(e) => voidIt(e, h)} aria-label={`Void the handover ${h.id}`}>
-                          <input name="reason" required maxLength={500} placeholder="Why void it" aria-label="Reason" />
-                          <button type="submit" disabled={busy === h.id}>
-                            Void
-                          </button>
-                        </form>
-                      )}
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+        <DayHandovers day={day} tz={tz} handovers={handovers} guard={guard} onError={setError} reload={eod.reload} />
       )}
     </section>
   );
