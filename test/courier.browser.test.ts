@@ -268,6 +268,9 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.getByText('0 of 3 done').waitFor();
+      // Each stop's status in words, never its code ("in_transit").
+      const badges = () => page.locator('li.stop .status .badge:not(.loaded)').allTextContents();
+      await expect.poll(badges).toEqual(['Assigned', 'Assigned', 'Assigned']);
       // The map of the day's stops, lazily loaded, one numbered pin per stop.
       await expect.poll(() => page.locator('.stops-map .stop-pin').count()).toBe(3);
 
@@ -280,6 +283,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await page.getByText('All synced').waitFor({ timeout: 20_000 });
       // Once synced the note no longer promises a sync.
       await page.getByText('Start route: 3 stops saved.').waitFor();
+      await expect.poll(badges).toEqual(['On the way', 'On the way', 'On the way']);
       for (const o of orders) {
         expect((await op('GET', `/v1/orders/${o.id}`)).body.status).toBe('in_transit');
         for (const event of ['order.picked_up', 'order.in_transit']) {
@@ -305,6 +309,9 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       expect((await op('GET', `/v1/orders/${orders[0].id}`)).body.status).toBe('delivered');
       await page.getByText('Done today (1)').click();
       await page.locator('.done-today li', { hasText: 'Lucía Campos' }).getByText('delivered').waitFor();
+      expect(await page.locator('.done-today li', { hasText: 'Lucía Campos' }).locator('.badge').textContent()).toBe(
+        'Delivered',
+      );
       // When, in the phone's zone, named ("09:12 AM UTC").
       expect(await page.locator('.done-today li', { hasText: 'Lucía Campos' }).locator('.muted').textContent()).toMatch(
         /^\d{1,2}:\d{2}( [AP]M)? (UTC|GMT([+-]\d{1,2}(:\d{2})?)?|[A-Z]{3,5})$/,

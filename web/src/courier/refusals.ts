@@ -1,5 +1,6 @@
 import { isFinished } from '../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../shared/api';
+import { statusWords } from './format';
 import type { Failure } from './queue';
 import type { DoneStop } from './storage';
 
@@ -15,19 +16,7 @@ export interface Explained {
 /** The statuses of a stop on its way, in order: a move to one of them is done once the stop is there or further. */
 const ON_THE_WAY = ['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location'];
 
-const WORDS: Record<string, string> = {
-  ready_for_pickup: 'ready for pickup',
-  picked_up: 'picked up',
-  in_transit: 'on the way',
-  arriving: 'arriving',
-  at_location: 'at the door',
-  delivered: 'delivered',
-  partially_delivered: 'partly delivered',
-  failed: 'failed',
-  returned: 'returned',
-  cancelled: 'cancelled',
-};
-const word = (status: string) => WORDS[status] ?? status.replace(/_/g, ' ');
+const word = (status: string) => statusWords(status).toLowerCase();
 
 /** A refused action as a noun ("the delivery was not recorded"); `what` as queue.ts records it. */
 const ACTS: Record<string, string> = {

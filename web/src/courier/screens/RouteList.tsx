@@ -3,6 +3,7 @@ import { type Action, isFinished } from '../../../../src/features/lifecycle/tran
 import type { Order } from '../../shared/api';
 import { Boundary } from '../../shared/Boundary';
 import type { RouteOrder } from '../client';
+import { statusWords } from '../format';
 import type { MoveEntry } from '../queue';
 import type { DoneStop } from '../storage';
 import { Stop } from './Stop';
@@ -154,8 +155,7 @@ export function RouteList({
             {finished.map((d) => (
               <li key={d.id}>
                 <strong>{d.name}</strong>
-                {d.address && ` · ${d.address}`}{' '}
-                <span className={`badge s-${d.status}`}>{d.status.replace(/_/g, ' ')}</span>{' '}
+                {d.address && ` · ${d.address}`} <span className={`badge s-${d.status}`}>{statusWords(d.status)}</span>{' '}
                 <span className="muted">
                   {/* In the phone's zone, named, as every time a person reads. */}
                   {new Date(d.at).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', timeZoneName: 'short' })}

@@ -1,7 +1,7 @@
 import { type Action, allowedMoves, COURIER_MOVES } from '../../../../src/features/lifecycle/transitions.js';
 import { ACTION_LABEL, hoursIn, money, type Order } from '../../shared/api';
 import { isActive } from '../client';
-import { firstName, navLink } from '../format';
+import { firstName, navLink, statusWords } from '../format';
 
 /** One stop of the route: who, where, when, what to collect, and the moves the transition table allows. */
 export function Stop({
@@ -48,7 +48,7 @@ export function Stop({
             {firstName(order.customer.name)}
           </h2>
           <p className="status">
-            <span className={`badge s-${order.status}`}>{order.status.replace(/_/g, ' ')}</span>
+            <span className={`badge s-${order.status}`}>{statusWords(order.status)}</span>
             {loaded && <span className="badge loaded"> Loaded</span>}
           </p>
         </div>
