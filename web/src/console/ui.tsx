@@ -1,5 +1,5 @@
 import { type ReactNode, useCallback, useEffect, useId, useRef, useState } from 'react';
-import { ApiFailure } from '../shared/api';
+import { ApiFailure, newIdempotencyKey } from '../shared/api';
 
 /** A labelled input whose API error (matched by `param`) is shown under it and announced. */
 export function Field(props: {
@@ -109,6 +109,25 @@ export function useLoad<T>(fn: () => Promise<T>, deps: unknown[]) {
     void reload();
   }, [reload]);
   return { data, error, loading, reload, setData };
+}
+
+/**
+ * One Idempotency-Key per request body until it succeeds: a retry after a lost answer, or a second
+ * click, is the same request (the API answers it once and replays that answer), while a body changed
+ * after a refusal is a new request with a new key. `keyFor` names the request (its path's ids too, when
+ * they vary); `done` once it has succeeded, so that the same body asked again is a new request.
+ */
+export function useRequestKey() {
+  const asked = useRef<{ body: string; key: string } | null>(null);
+  const keyFor = useCallback((request: unknown) => {
+    const body = JSON.stringify(request);
+    if (asked.current?.body !== body) asked.current = { body, key: newIdempotencyKey() };
+    return asked.current.key;
+  }, []);
+  const done = useCallback(() => {
+    asked.current = null;
+  }, []);
+  return { keyFor, done };
 }
 
 /**

@@ -1,7 +1,7 @@
-import { type FormEvent, useRef, useState } from 'react';
-import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useState } from 'react';
+import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type ApiKey = Schemas['ApiKey'];
@@ -33,7 +33,7 @@ export function KeyManager({ label, account }: { label: string; account?: string
   // per key asked for: a double click or a retry after a lost answer creates one key, never a
   // second whose secret nobody saw (a replay of a key's answer is refused, the secret withheld).
   const { busy, run } = useGuard();
-  const asked = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
 
   /** The API's error under its field; one about the request itself (its Idempotency-Key) under the form. */
   const formErrors = (err: unknown) =>
@@ -44,13 +44,11 @@ export function KeyManager({ label, account }: { label: string; account?: string
     void run('create', async () => {
       setErrors({});
       const body = { mode, ...(account ? { account } : {}) };
-      const json = JSON.stringify(body);
-      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
       try {
         const k = await unwrap(
-          client.POST('/v1/api_keys', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+          client.POST('/v1/api_keys', { body, headers: { 'Idempotency-Key': requestKey.keyFor(body) } }),
         );
-        asked.current = null;
+        requestKey.done();
         setShown({ text: `New ${k.mode} key ${k.id}, shown once: store it now.`, secret: k.secret });
         await list.reload();
       } catch (err) {

@@ -1,8 +1,8 @@
-import { type FormEvent, useRef, useState } from 'react';
-import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useState } from 'react';
+import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 import { FormError, ShownOnce } from './shared';
 
 type User = Schemas['User'];
@@ -32,7 +32,7 @@ export function Users() {
   // or Reset password made two links, the first live and never shown. An invitation's body keeps
   // one Idempotency-Key until it succeeds, so a retry after a lost answer makes no second link either.
   const { busy, run } = useGuard();
-  const asked = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
 
   function invite(e: FormEvent) {
     e.preventDefault();
@@ -41,13 +41,11 @@ export function Users() {
       setLink(null);
       // The role is always sent (the select's first option is a real choice); the account only for merchants.
       const body = { email, role, ...(role === 'merchant' && account ? { account } : {}) };
-      const json = JSON.stringify(body);
-      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
       try {
         const inv = await unwrap(
-          client.POST('/v1/invitations', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+          client.POST('/v1/invitations', { body, headers: { 'Idempotency-Key': requestKey.keyFor(body) } }),
         );
-        asked.current = null;
+        requestKey.done();
         setLink({ email: inv.email, url: inv.url, expires: inv.expires_at });
         setEmail('');
         await invitations.reload();

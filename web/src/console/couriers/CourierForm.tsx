@@ -1,9 +1,9 @@
-import { type FormEvent, useRef, useState } from 'react';
-import { type Courier, newIdempotencyKey, type Schemas, unwrap } from '../../shared/api';
+import { type FormEvent, useState } from 'react';
+import { type Courier, type Schemas, unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
 import type { Depot } from '../planning/common';
 import { useSession } from '../session';
-import { errorsOf, Field, useGuard } from '../ui';
+import { errorsOf, Field, useGuard, useRequestKey } from '../ui';
 
 type Vehicle = Schemas['Vehicle'];
 const VEHICLES: Vehicle[] = ['on_foot', 'bicycle', 'motorcycle', 'car', 'van', 'truck'];
@@ -95,7 +95,7 @@ export function CourierForm({
   // One save at a time (a ref: two clicks in one task send one request), and one Idempotency-Key
   // per new courier's body until it is created: a key per click let a double click add two couriers.
   const { busy, run } = useGuard();
-  const asked = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
 
   function submit(e: FormEvent) {
     e.preventDefault();
@@ -126,10 +126,10 @@ export function CourierForm({
           // Only what was filled in: a new courier without a shift works its depot's day.
           ...Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== null)),
         };
-        const json = JSON.stringify(body);
-        if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
-        c = await unwrap(client.POST('/v1/couriers', { body, headers: { 'Idempotency-Key': asked.current.key } }));
-        asked.current = null;
+        c = await unwrap(
+          client.POST('/v1/couriers', { body, headers: { 'Idempotency-Key': requestKey.keyFor(body) } }),
+        );
+        requestKey.done();
       }
       onSaved(c);
       if (!initial) {

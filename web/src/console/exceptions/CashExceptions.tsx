@@ -1,7 +1,7 @@
-import { type FormEvent, useRef, useState } from 'react';
-import { browserZone, money, newIdempotencyKey, unwrap, whenIn } from '../../shared/api';
+import { type FormEvent, useState } from 'react';
+import { browserZone, money, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
+import { ErrorNote, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 
 /**
  * DESIGN §17: a courier's day whose cash handed over differs from the cash on delivery it was
@@ -22,24 +22,22 @@ export function CashExceptions() {
   // One resolve at a time (a ref: the two clicks of a double click send one POST), and one
   // Idempotency-Key per note asked for until it is saved: a retry after a lost answer is the same request.
   const { busy, run } = useGuard();
-  const asked = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
 
   function resolve(e: FormEvent<HTMLFormElement>, id: string) {
     e.preventDefault();
     const note = String(new FormData(e.currentTarget).get('note') ?? '').trim();
     void run(id, async () => {
       setError(null);
-      const json = JSON.stringify({ id, note });
-      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
       try {
         await unwrap(
           client.POST('/v1/cash/exceptions/{id}/resolve', {
             params: { path: { id } },
             body: { note },
-            headers: { 'Idempotency-Key': asked.current.key },
+            headers: { 'Idempotency-Key': requestKey.keyFor({ id, note }) },
           }),
         );
-        asked.current = null;
+        requestKey.done();
         await list.reload();
       } catch (err) {
         setError(err);

@@ -1,7 +1,7 @@
 import type { FormEvent } from 'react';
 import { money, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { TableHead, type useGuard } from '../ui';
+import { TableHead, type useGuard, useRequestKey } from '../ui';
 
 type Handover = Schemas['CashEndOfDayHandover'];
 
@@ -28,6 +28,7 @@ export function DayHandovers({
 }) {
   const { client } = useSession();
   const { busy, run } = guard;
+  const requestKey = useRequestKey();
   // A handover recorded wrong is voided, never deleted: it stays listed, struck through, with why.
   const voidIt = (e: FormEvent<HTMLFormElement>, h: Handover) => {
     e.preventDefault();
@@ -42,7 +43,7 @@ export function DayHandovers({
           client.POST('/v1/cash_handovers/{id}/void', {
             params: { path: { id: h.id } },
             body: { reason },
-            headers: { 'Idempotency-Key': crypto.randomUUID() },
+            headers: { 'Idempotency-Key': requestKey.keyFor({ id: h.id, reason }) },
           }),
         );
       } catch (err) {

@@ -3,7 +3,7 @@ import { localDay } from '../../../../src/shared/local-time.js';
 import { browserZone, money, type Schemas, unwrap } from '../../shared/api';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
+import { ErrorNote, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 import { Bars, Distribution } from './charts';
 import { DayHandovers } from './DayHandovers';
 import { Settlements } from './Settlements';
@@ -59,6 +59,7 @@ function CashDay() {
   // One action at a time, handovers and voids alike: a double-click sent a handover twice.
   const guard = useGuard();
   const { busy, run } = guard;
+  const requestKey = useRequestKey();
   const handover = (e: FormEvent<HTMLFormElement>, courier: string, currency: string) => {
     e.preventDefault();
     const el = e.currentTarget;
@@ -70,7 +71,8 @@ function CashDay() {
       // The day it counts for: the day shown unless changed (yesterday's cash found today counts for yesterday).
       day: String(form.get('day')),
     };
-    // One handover at a time (a double-click sent it twice), with a key so a retried request is one too.
+    // One handover at a time (a double-click sent it twice), with one key per handover asked for until
+    // it is recorded, so a retry after a lost answer is one handover too.
     return run(`${courier}-${currency}`, async () => {
       setError(null);
       try {
@@ -78,9 +80,10 @@ function CashDay() {
           client.POST('/v1/couriers/{id}/cash_handovers', {
             params: { path: { id: courier } },
             body,
-            headers: { 'Idempotency-Key': crypto.randomUUID() },
+            headers: { 'Idempotency-Key': requestKey.keyFor({ courier, ...body }) },
           }),
         );
+        requestKey.done();
         // Recorded: the fields empty again, so that the same cash is not entered twice.
         el.reset();
         await eod.reload();

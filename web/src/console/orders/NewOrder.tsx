@@ -1,10 +1,10 @@
-import { type FormEvent, useRef, useState } from 'react';
-import { newIdempotencyKey, unwrap } from '../../shared/api';
+import { type FormEvent, useState } from 'react';
+import { unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
 import { AddressSuggest } from '../AddressSuggest';
 import { go } from '../router';
 import { useSession } from '../session';
-import { errorsOf, Field, useGuard, useLoad } from '../ui';
+import { errorsOf, Field, useGuard, useLoad, useRequestKey } from '../ui';
 
 /** Form field name → the API's param path, so a 422 lands next to its field; then input mode and type. */
 const FIELDS: [string, string, string?, string?][] = [
@@ -118,7 +118,7 @@ export default function NewOrder() {
   const { busy, run } = useGuard();
   // One Idempotency-Key per body: a second click, or a retry after a network error, cannot create
   // the order twice; a body changed after a refusal is a new request with a new key.
-  const sent = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
   // The country of numbers typed without +code; without settings (or before they load), none.
   const settings = useLoad(() => unwrap(client.GET('/v1/notification_settings')), []);
   const country = settings.data?.default_country ?? null;
@@ -133,11 +133,9 @@ export default function NewOrder() {
       const typed = phone === undefined ? values : { ...values, 'customer.phone': phoneE164(phone, country) };
       setValues(typed);
       const body = buildBody(typed, flags);
-      const json = JSON.stringify(body);
-      if (sent.current?.body !== json) sent.current = { body: json, key: newIdempotencyKey() };
       try {
         const order = await unwrap(
-          client.POST('/v1/orders', { body: body as never, headers: { 'Idempotency-Key': sent.current.key } }),
+          client.POST('/v1/orders', { body: body as never, headers: { 'Idempotency-Key': requestKey.keyFor(body) } }),
         );
         go(`orders/${order.id}`);
       } catch (err) {

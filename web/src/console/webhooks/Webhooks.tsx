@@ -1,7 +1,7 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { browserZone, newIdempotencyKey, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad } from '../ui';
+import { ErrorNote, errorsOf, Field, Secret, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 import { EventPicker } from './EventPicker';
 import './webhooks.css';
 
@@ -296,7 +296,7 @@ export default function Webhooks({ id }: { id?: string }) {
   // One creation at a time (a ref: two clicks in one task send one request), and one
   // Idempotency-Key per body until it succeeds: a key per click let a double click make two endpoints.
   const { busy, run } = useGuard();
-  const asked = useRef<{ body: string; key: string } | null>(null);
+  const requestKey = useRequestKey();
   if (id) return <Endpoint id={id} />;
 
   function create(e: FormEvent) {
@@ -304,13 +304,11 @@ export default function Webhooks({ id }: { id?: string }) {
     void run('create', async () => {
       setErrors({});
       const body = { url, events };
-      const json = JSON.stringify(body);
-      if (asked.current?.body !== json) asked.current = { body: json, key: newIdempotencyKey() };
       try {
         const ep = await unwrap(
-          client.POST('/v1/webhook_endpoints', { body, headers: { 'Idempotency-Key': asked.current.key } }),
+          client.POST('/v1/webhook_endpoints', { body, headers: { 'Idempotency-Key': requestKey.keyFor(body) } }),
         );
-        asked.current = null;
+        requestKey.done();
         setSecret({ url: ep.url, secret: ep.secret ?? '' });
         setUrl('');
         await list.reload();
