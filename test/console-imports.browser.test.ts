@@ -227,4 +227,68 @@ describeEachInBrowser('console imports page in headless Chromium', (engine) => {
       await otherPage.context().close();
     },
   );
+
+  it.skipIf(!hasChromium)(
+    `the same file again: the warnings name the orders it already made, and "Skip orders already imported" leaves them out${skipNote}`,
+    async () => {
+      const shop = await newMerchant(web.t, 'Tienda Repetida');
+      const user = await newUser(web.t, 'merchant', shop.accountId);
+      const { page, cspErrors } = await signIn(user.email);
+      await page.goto(`${web.base}/console/#/imports`);
+      const text = csv([
+        HEADER,
+        ['REP-1', 'Rosa Quispe', '+51987654321', 'Av. Arequipa 100', 'Lima', 'Zapatos', 1],
+        ['REP-2', 'Carlos Mendoza', '+51987654322', 'Jr. Cusco 200', 'Lima', 'Polo', 1],
+      ]);
+      const finished = page.getByRole('status').filter({ hasText: 'Import finished' });
+      const uploadAgain = async (skip: boolean) => {
+        await page.goto(`${web.base}/console/#/imports`);
+        await fileInput(page).setInputFiles(file('repeat.csv', text));
+        await page.getByLabel('Skip orders already imported').setChecked(skip);
+        await page.getByRole('button', { name: 'Upload' }).click();
+        await page.getByRole('heading', { name: /^Import imp_/ }).waitFor();
+        await finished.waitFor({ timeout: 20_000 });
+      };
+      await uploadAgain(false);
+      expect(await finished.textContent()).toBe('Import finished: 2 orders created, 0 rows rejected.');
+      expect(await page.getByRole('heading', { name: 'Warnings' }).count()).toBe(0);
+      const api = client(web.t.app, shop.test);
+      const [first] = (await api('GET', '/v1/orders?external_order_id=REP-1')).body.data;
+
+      // Again, unticked: made again, and each row says which order had its id.
+      await uploadAgain(false);
+      expect(await finished.textContent()).toBe('Import finished: 2 orders created, 0 rows rejected.');
+      await page.getByRole('heading', { name: 'Warnings' }).waitFor();
+      const warnings = page.locator('table.import-warnings tbody tr');
+      expect(await warnings.count()).toBe(2);
+      const cells = await warnings.first().locator('td').allTextContents();
+      expect(cells).toEqual([
+        '2',
+        'external_order_id',
+        'external_order_id',
+        'duplicate_external_order_id',
+        `external_order_id "REP-1" already belongs to order ${first.id}: this row makes another order with it (upload with duplicates=skip to leave such orders out).`,
+      ]);
+      expect(await page.locator('table.import-errors').count()).toBe(0);
+
+      // Ticked: nothing made; the counts and the warnings say so.
+      await uploadAgain(true);
+      expect(await finished.textContent()).toBe(
+        'Import finished: 0 orders created, 0 rows rejected, 2 orders skipped (already imported).',
+      );
+      expect(await count(page, 'skipped')).toBe('2');
+      expect(await page.locator('table.import-warnings tbody tr').first().locator('td').last().textContent()).toMatch(
+        /^Skipped: external_order_id "REP-1" already belongs to order ord_\w+ \(and 1 more\); no order was created from this row\.$/,
+      );
+      expect((await api('GET', '/v1/orders?external_order_id=REP-1')).body.data).toHaveLength(2);
+      expect((await api('GET', '/v1/orders?external_order_id=REP-2')).body.data).toHaveLength(2);
+
+      // The list counts the skipped orders too.
+      await page.getByRole('link', { name: '← Imports' }).click();
+      const newest = page.locator('table tbody tr').first().locator('td');
+      await expect.poll(async () => (await newest.allTextContents()).slice(3)).toEqual(['2', '0', '0', '2']);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
 });

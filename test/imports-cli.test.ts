@@ -60,6 +60,23 @@ describeEach('ruta orders import', (engine: Engine) => {
       const j = await ruta(tdb.url, 'orders', 'import', clean, '--account', account, '--mode', 'live', '--json');
       expect(j.code, j.stderr).toBe(0);
       expect(JSON.parse(j.stdout)).toMatchObject({ object: 'order_import', livemode: true, created: 2, failed: 0 });
+      // The same file again with --skip-duplicates: nothing new, nothing wrong (exit 0), no order made twice.
+      const again = await ruta(
+        tdb.url,
+        'orders',
+        'import',
+        clean,
+        '--account',
+        account,
+        '--mode',
+        'live',
+        '--skip-duplicates',
+      );
+      expect(again.code, again.stderr).toBe(0);
+      expect(again.stdout).toMatch(
+        /^Import imp_\w+: succeeded\. 0 orders created, 0 rows rejected, 2 orders skipped \(external_order_id already taken\) \(of 2\)\.\nWarnings:\n {2}row 2 \[external_order_id\]: Skipped: external_order_id "EXT-3" already belongs to order ord_\w+; no order was created from this row\. \(duplicate_external_order_id\)\n/,
+      );
+      expect(again.stderr).toContain('100% 2/2 rows · 0 created · 0 failed · 2 skipped');
 
       const latin1 = join(dir, 'latin1.csv');
       writeFileSync(latin1, Buffer.from('customer_name,address\nJos\xe9,Av 1\n', 'latin1'));

@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { findAccount } from '../features/accounts/repo.js';
 import * as importsRepo from '../features/imports/repo.js';
-import { LEASE_MS, runImport } from '../features/imports/run.js';
+import { LEASE_MS, type Progress, runImport } from '../features/imports/run.js';
 import { MAX_SHOWN_ERRORS } from '../features/imports/schemas.js';
 import { createImport, getImport, type PresentedImport } from '../features/imports/service.js';
 import type { AppContext } from '../shared/context.js';
-import type { DateFormat, ImportMode, ImportType } from '../shared/db/tables/order_imports.js';
+import type { DateFormat, ImportDuplicates, ImportMode, ImportType } from '../shared/db/tables/order_imports.js';
 import { ApiError } from '../shared/errors.js';
 import { randomToken } from '../shared/ids.js';
 
@@ -19,6 +19,7 @@ export interface ImportPlan {
   account: string;
   mode: 'test' | 'live';
   importMode: ImportMode;
+  duplicates: ImportDuplicates;
   dateFormat?: DateFormat;
   json: boolean;
 }
@@ -26,9 +27,10 @@ export interface ImportPlan {
 /** A bar on a terminal (redrawn in place on stderr), a plain line per batch otherwise. */
 function progressPrinter(json: boolean) {
   const tty = Boolean(process.stderr.isTTY) && !json;
-  return (p: { processed: number; total: number; created: number; failed: number }) => {
+  return (p: Progress) => {
     const pct = p.total === 0 ? 100 : Math.floor((p.processed / p.total) * 100);
-    const tail = `${p.processed}/${p.total} rows · ${p.created} created · ${p.failed} failed`;
+    const skipped = p.skipped > 0 ? ` · ${p.skipped} skipped` : '';
+    const tail = `${p.processed}/${p.total} rows · ${p.created} created · ${p.failed} failed${skipped}`;
     if (tty) {
       const width = 30;
       const filled = Math.round((pct / 100) * width);
@@ -41,8 +43,12 @@ function progressPrinter(json: boolean) {
 }
 
 function summary(imp: PresentedImport): string {
+  const skipped =
+    imp.skipped > 0
+      ? `, ${imp.skipped} order${imp.skipped === 1 ? '' : 's'} skipped (external_order_id already taken)`
+      : '';
   const lines = [
-    `Import ${imp.id}: ${imp.status}. ${imp.created} order${imp.created === 1 ? '' : 's'} created, ${imp.failed} row${imp.failed === 1 ? '' : 's'} rejected (of ${imp.total_rows}).`,
+    `Import ${imp.id}: ${imp.status}. ${imp.created} order${imp.created === 1 ? '' : 's'} created, ${imp.failed} row${imp.failed === 1 ? '' : 's'} rejected${skipped} (of ${imp.total_rows}).`,
   ];
   if (imp.failure_message) lines.push(imp.failure_message);
   for (const e of imp.errors.slice(0, 20)) {
@@ -54,6 +60,11 @@ function summary(imp: PresentedImport): string {
     lines.push(`  … and ${imp.errors.length - 20} more on the import${capped}`);
   }
   if (imp.failed > 0) lines.push(`Rejected rows with their reasons: GET /v1/order_imports/${imp.id}/failed_rows.csv`);
+  if (imp.warnings.length > 0) lines.push('Warnings:');
+  for (const w of imp.warnings.slice(0, 20)) {
+    lines.push(`  row ${w.row}${w.column ? ` [${w.column}]` : ''}: ${w.message} (${w.code})`);
+  }
+  if (imp.warnings.length > 20) lines.push(`  … and ${imp.warnings.length - 20} more on the import`);
   return lines.join('\n');
 }
 
@@ -67,6 +78,7 @@ export async function ordersImport(ctx: AppContext, plan: ImportPlan): Promise<n
       type: plan.type,
       bytes: readFileSync(plan.file),
       mode: plan.importMode,
+      duplicates: plan.duplicates,
       dateFormat: plan.dateFormat,
     });
   } catch (err) {
@@ -90,7 +102,13 @@ export async function ordersImport(ctx: AppContext, plan: ImportPlan): Promise<n
     // A server's runner took it first: follow its progress.
     for (;;) {
       const cur = await getImport(ctx, owner, created.id);
-      show({ processed: cur.processed_rows, total: cur.total_rows, created: cur.created, failed: cur.failed });
+      show({
+        processed: cur.processed_rows,
+        total: cur.total_rows,
+        created: cur.created,
+        failed: cur.failed,
+        skipped: cur.skipped,
+      });
       if (cur.status === 'succeeded' || cur.status === 'failed') break;
       await new Promise((r) => setTimeout(r, 500));
     }
@@ -98,6 +116,7 @@ export async function ordersImport(ctx: AppContext, plan: ImportPlan): Promise<n
   const done = await getImport(ctx, owner, created.id);
   if (plan.json) console.log(JSON.stringify(done));
   else console.log(summary(done));
-  if (done.status === 'failed' || done.created === 0) return 1;
+  // Every order skipped as a duplicate is not a failure: the file had nothing new.
+  if (done.status === 'failed' || done.created + done.skipped === 0) return 1;
   return done.failed > 0 ? 3 : 0;
 }

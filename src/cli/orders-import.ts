@@ -13,10 +13,12 @@ import type { ImportPlan } from './orders-import-run.js';
 // progress bar (or, when a server's runner claims it first, followed until it finishes).
 
 const USAGE = `  orders import FILE --account ID --mode test|live [--import-mode valid_rows|all_or_nothing]
-               [--date-format DMY|MDY|ISO] [--json]
+               [--date-format DMY|MDY|ISO] [--skip-duplicates] [--json]
                                           import orders from a .csv or .xlsx file (docs/imports.md);
-                                          exit 0: every row imported, 3: some rows rejected
-                                          (listed; fix them with failed_rows.csv), 1: nothing imported`;
+                                          --skip-duplicates leaves out orders whose external_order_id
+                                          the account already has; exit 0: every row imported (or
+                                          skipped), 3: some rows rejected (listed; fix them with
+                                          failed_rows.csv), 1: nothing imported`;
 
 const TYPES: Record<string, ImportType> = {
   '.csv': 'text/csv',
@@ -31,6 +33,7 @@ export const ordersImportCommand: Command = {
     mode: { type: 'string' },
     'import-mode': { type: 'string' },
     'date-format': { type: 'string' },
+    'skip-duplicates': { type: 'boolean' },
     json: { type: 'boolean' },
   },
   args: ['FILE'],
@@ -55,5 +58,6 @@ export function planImport({ values, args: [file] }: Parsed): ImportPlan {
   const dateFormat = (values['date-format'] as string | undefined)?.toUpperCase() as DateFormat | undefined;
   if (dateFormat !== undefined && !DATE_FORMATS.includes(dateFormat))
     throw usage('--date-format must be DMY, MDY or ISO');
-  return { file, type, account: values.account, mode, importMode, dateFormat, json: Boolean(values.json) };
+  const duplicates = values['skip-duplicates'] ? 'skip' : 'create';
+  return { file, type, account: values.account, mode, importMode, duplicates, dateFormat, json: Boolean(values.json) };
 }

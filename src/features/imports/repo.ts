@@ -2,12 +2,18 @@ import type { Selectable } from 'kysely';
 import { sql } from 'kysely';
 import type { Owner } from '../../shared/auth.js';
 import type { Db, Engine, Executor, KeysetCursor, Tx } from '../../shared/db/index.js';
-import type { OrderImportErrorsTable, OrderImportsTable } from '../../shared/db/schema.js';
+import type {
+  Mode,
+  OrderImportErrorsTable,
+  OrderImportsTable,
+  OrderImportWarningsTable,
+} from '../../shared/db/schema.js';
 
 export type ImportRow = Selectable<OrderImportsTable>;
 /** The import without its file: what lists and progress reads need. */
 export type ImportSummary = Omit<ImportRow, 'content'>;
 export type ErrorRow = Selectable<OrderImportErrorsTable>;
+export type WarningRow = Selectable<OrderImportWarningsTable>;
 
 const SUMMARY = [
   'id',
@@ -15,6 +21,7 @@ const SUMMARY = [
   'mode',
   'status',
   'import_mode',
+  'duplicates',
   'date_format',
   'content_type',
   'size',
@@ -22,6 +29,7 @@ const SUMMARY = [
   'processed_rows',
   'created_orders',
   'failed_rows',
+  'skipped_orders',
   'failure_message',
   'lease_owner',
   'lease_expires_at',
@@ -81,6 +89,18 @@ export async function shownErrors(db: Executor, importId: string, limit: number)
     .execute();
 }
 
+/** The warnings the import object shows, in row order. */
+export async function shownWarnings(db: Executor, importId: string, limit: number): Promise<WarningRow[]> {
+  return db
+    .selectFrom('order_import_warnings')
+    .selectAll()
+    .where('import_id', '=', importId)
+    .orderBy('row')
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
+}
+
 /** Every rejected row's errors, in row order and each row's in its order, for failed_rows.csv. */
 export async function allErrors(db: Executor, importId: string): Promise<ErrorRow[]> {
   return db
@@ -123,6 +143,7 @@ export interface Progress {
   processed: number;
   created: number;
   failed: number;
+  skipped: number;
   now: number;
   leaseUntil: number;
   /** Set on the last batch. */
@@ -141,6 +162,7 @@ export async function advance(trx: Tx, id: string, owner: string, from: number, 
       processed_rows: p.processed,
       created_orders: sql`created_orders + ${p.created}`,
       failed_rows: sql`failed_rows + ${p.failed}`,
+      skipped_orders: sql`skipped_orders + ${p.skipped}`,
       updated_at: p.now,
       lease_expires_at: p.done ? null : p.leaseUntil,
       lease_owner: p.done ? null : owner,
@@ -173,6 +195,54 @@ export async function insertImportOrders(
     await trx
       .insertInto('order_import_orders')
       .values(rows.slice(i, i + 1000))
+      .execute();
+  }
+}
+
+/** The orders an import has created so far: a resumed run does not take them for duplicates. */
+export async function importedOrderIds(db: Executor, importId: string): Promise<string[]> {
+  const rows = await db
+    .selectFrom('order_import_orders')
+    .select('order_id')
+    .where('import_id', '=', importId)
+    .execute();
+  return rows.map((r) => r.order_id);
+}
+
+/**
+ * The orders of an account and environment with any of these external ids: one query a batch, on
+ * `orders_external` (mode, external_order_id, account_id), every column an equality. Unsorted: an
+ * ORDER BY created_at made both engines walk the account's whole list index (orders_list) instead.
+ */
+export function externalIdsQuery(db: Executor, accountId: string, mode: Mode, externalIds: string[]) {
+  return db
+    .selectFrom('orders')
+    .select(['id', 'external_order_id', 'created_at'])
+    .where('mode', '=', mode)
+    .where('external_order_id', 'in', externalIds)
+    .where('account_id', '=', accountId);
+}
+
+/** `externalIdsQuery`'s orders, newest first. */
+export async function ordersWithExternalIds(
+  db: Executor,
+  accountId: string,
+  mode: Mode,
+  externalIds: string[],
+): Promise<{ id: string; external_order_id: string }[]> {
+  if (externalIds.length === 0) return [];
+  const rows = await externalIdsQuery(db, accountId, mode, externalIds).execute();
+  rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  // Not null: each matched one of the ids.
+  return rows as { id: string; external_order_id: string }[];
+}
+
+/** Chunked like insertErrors. */
+export async function insertWarnings(trx: Tx, rows: WarningRow[]): Promise<void> {
+  for (let i = 0; i < rows.length; i += 500) {
+    await trx
+      .insertInto('order_import_warnings')
+      .values(rows.slice(i, i + 500))
       .execute();
   }
 }

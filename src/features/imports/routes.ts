@@ -71,6 +71,7 @@ export async function importsRoutes(app: FastifyInstance, ctx: AppContext): Prom
         type: declared as ImportType,
         bytes: req.importFile,
         mode: req.query.mode,
+        duplicates: req.query.duplicates,
         dateFormat: req.query.date_format,
       });
     },

@@ -18,6 +18,7 @@ import {
 import { type Column, type Group, groupsOf, locate, resolveColumns } from './convert.js';
 import { type OpenSheet, openSheet } from './parse.js';
 import * as repo from './repo.js';
+import { RowWarnings } from './warnings.js';
 
 /**
  * Rows per committed batch: the resume granularity, and one transaction's size. On SQLite a
@@ -36,12 +37,26 @@ export interface RunOptions {
   leaseMs?: number;
   batchRows?: number;
   /** Called after each committed batch (progress bars; tests simulate a crash by throwing). */
-  onProgress?: (p: { processed: number; total: number; created: number; failed: number }) => void | Promise<void>;
+  onProgress?: (p: Progress) => void | Promise<void>;
   /** Asked between batches: true stops the run (the lease is given back; another run resumes). */
   stopping?: () => boolean;
 }
 
-type Outcome = { group: Group; prepared: PreparedOrder } | { group: Group; error: repo.ErrorRow[] };
+/** Where an import is, for progress bars: rows handled of the total, orders created and skipped, rows rejected. */
+export interface Progress {
+  processed: number;
+  total: number;
+  created: number;
+  failed: number;
+  skipped: number;
+}
+
+/** A row group once checked: an order to create, rejected rows, or (`duplicates: skip`) left out; and its warnings. */
+type Outcome = { group: Group; warnings: repo.WarningRow[] } & (
+  | { prepared: PreparedOrder }
+  | { error: repo.ErrorRow[] }
+  | { skipped: true }
+);
 
 /**
  * The same checks as POST /v1/orders: storable input, the schema, the service's rules. Where the
@@ -56,18 +71,43 @@ async function check(
   columns: Column[],
   group: Group,
   batch: OrderBatch,
+  watch: RowWarnings,
 ): Promise<Outcome> {
+  const { skip, warnings } = watch.of(group, imp.duplicates);
+  // Never created, so not checked either: its order exists already.
+  if (skip) return { group, warnings, skipped: true };
   const problems = problemsOf(group);
   if (problems.length === 0) {
     try {
       const prepared = await prepareOrder(ctx, imp.account_id, imp.mode, group.body as OrderCreate, ctx.clock(), batch);
-      return { group, prepared };
+      return { group, warnings, prepared };
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       problems.push(err);
     }
   }
-  return { group, error: errorRows(imp.id, columns, group, problems) };
+  return { group, warnings, error: errorRows(imp.id, columns, group, problems) };
+}
+
+/**
+ * Checks a batch's row groups: their external ids looked up in one query, then each group in file
+ * order, with a turn of the event loop every CHECKS_PER_TURN.
+ */
+async function checkAll(
+  ctx: AppContext,
+  imp: repo.ImportSummary,
+  columns: Column[],
+  groups: Group[],
+  batch: OrderBatch,
+  watch: RowWarnings,
+): Promise<Outcome[]> {
+  await watch.lookUp(groups);
+  const out: Outcome[] = [];
+  for (const g of groups) {
+    out.push(await check(ctx, imp, columns, g, batch, watch));
+    if (out.length % CHECKS_PER_TURN === 0) await yieldToEventLoop();
+  }
+  return out;
 }
 
 /**
@@ -147,7 +187,10 @@ const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resol
  */
 const CHECKS_PER_TURN = 10;
 
-/** Writes one batch's orders, their identities, the rejected rows and the new resume point, together. */
+/**
+ * Writes one batch's orders, their identities, the rejected rows, the warnings and the new resume
+ * point, together.
+ */
 async function commit(
   ctx: AppContext,
   imp: repo.ImportSummary,
@@ -155,12 +198,15 @@ async function commit(
   from: number,
   outcomes: Outcome[],
   done?: repo.Progress['done'],
-): Promise<{ processed: number; created: number; failed: number }> {
-  const prepared = outcomes.flatMap((o) => ('prepared' in o ? [o] : []));
+): Promise<{ processed: number; created: number; failed: number; skipped: number }> {
+  // all_or_nothing's failure creates nothing, but records every rejected row and every warning.
+  const prepared = done?.status === 'failed' ? [] : outcomes.flatMap((o) => ('prepared' in o ? [o] : []));
   const errors = outcomes.flatMap((o) => ('error' in o ? o.error : []));
+  const warnings = outcomes.flatMap((o) => o.warnings);
   // A rejected row may have several errors: `failed` counts rows.
   const failed = new Set(errors.map((e) => e.row)).size;
-  // all_or_nothing's failure writes only the rejected groups, but covers the whole file.
+  const skipped = outcomes.filter((o) => 'skipped' in o).length;
+  // all_or_nothing's failure covers the whole file.
   const rows =
     done?.status === 'failed' ? imp.total_rows - from : outcomes.reduce((n, o) => n + o.group.rows.length, 0);
   const now = ctx.clock();
@@ -177,10 +223,12 @@ async function commit(
       prepared.map((p) => ({ import_id: imp.id, row: p.group.rows[0]?.row ?? 0, order_id: p.prepared.row.id })),
     );
     await repo.insertErrors(trx, errors);
+    await repo.insertWarnings(trx, warnings);
     const moved = await repo.advance(trx, imp.id, opts.owner, from, {
       processed: from + rows,
       created: prepared.length,
       failed,
+      skipped,
       now,
       leaseUntil: now + (opts.leaseMs ?? LEASE_MS),
       done,
@@ -197,7 +245,7 @@ async function commit(
     { mode: imp.mode, accountId: imp.account_id },
     { id: imp.id, status: done?.status ?? 'processing', processed_rows: from + rows, total_rows: imp.total_rows },
   );
-  return { processed: from + rows, created: prepared.length, failed };
+  return { processed: from + rows, created: prepared.length, failed, skipped };
 }
 
 /**
@@ -230,6 +278,7 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
         processed: at.processed,
         created: 0,
         failed: 0,
+        skipped: 0,
         now: ctx.clock(),
         leaseUntil: 0,
         done: { status: 'failed', failureMessage: err.message },
@@ -258,39 +307,47 @@ async function runGroups(
   at: { processed: number },
 ): Promise<void> {
   const total = imp.total_rows;
-  const progress = { created: imp.created_orders, failed: imp.failed_rows };
+  const progress = { created: imp.created_orders, failed: imp.failed_rows, skipped: imp.skipped_orders };
+  const watch = await RowWarnings.start(ctx, imp, columns);
+  const size = opts.batchRows ?? BATCH_ROWS;
+  let next = await groups.next();
+  /** The next groups of at least `size` rows (fewer at the end of the file), in file order; `last`: the file ends there. */
+  const take = async (): Promise<{ batch: Group[]; last: boolean }> => {
+    const batch: Group[] = [];
+    let rows = 0;
+    while (!next.done && rows < size) {
+      batch.push(next.value);
+      rows += next.value.rows.length;
+      next = await groups.next();
+    }
+    return { batch, last: next.done === true };
+  };
 
   if (imp.import_mode === 'all_or_nothing') {
     const outcomes: Outcome[] = [];
-    const batch = await batchOf(ctx, imp.account_id, imp.mode);
-    let n = 0;
-    for await (const g of groups) {
-      outcomes.push(await check(ctx, imp, columns, g, batch));
-      if (++n % CHECKS_PER_TURN === 0) await yieldToEventLoop();
-    }
-    const rejected = outcomes.some((o) => 'error' in o);
-    const kept = rejected ? outcomes.filter((o) => 'error' in o) : outcomes;
-    const done = rejected
+    const shared = await batchOf(ctx, imp.account_id, imp.mode);
+    while (!next.done) outcomes.push(...(await checkAll(ctx, imp, columns, (await take()).batch, shared, watch)));
+    const done = outcomes.some((o) => 'error' in o)
       ? {
           status: 'failed' as const,
           failureMessage: 'Some rows were rejected, so no order was created (mode all_or_nothing).',
         }
       : { status: 'succeeded' as const };
-    const r = await commit(ctx, imp, opts, 0, kept, done);
+    const r = await commit(ctx, imp, opts, 0, outcomes, done);
     // The resume point covers the whole file either way.
-    await opts.onProgress?.({ processed: total, total, created: r.created, failed: r.failed });
+    await opts.onProgress?.({ processed: total, total, created: r.created, failed: r.failed, skipped: r.skipped });
     return;
   }
 
   // Skip what committed batches already did: batches end on group boundaries, so this is exact.
+  // Their rows are still above the rows to come (an external id seen there is a repeat below).
   let from = imp.processed_rows;
   let seen = 0;
-  let next = await groups.next();
   while (!next.done && seen < from) {
     seen += next.value.rows.length;
+    watch.passed(next.value);
     next = await groups.next();
   }
-  const size = opts.batchRows ?? BATCH_ROWS;
   while (!next.done) {
     if (opts.stopping?.()) {
       await repo.release(ctx.db, imp.id, opts.owner);
@@ -298,21 +355,14 @@ async function runGroups(
     }
     // The account's webhook endpoints are read once per batch, not once per order.
     const shared = await batchOf(ctx, imp.account_id, imp.mode);
-    const batch: Outcome[] = [];
-    let rows = 0;
-    while (!next.done && rows < size) {
-      const g = next.value;
-      next = await groups.next();
-      batch.push(await check(ctx, imp, columns, g, shared));
-      rows += g.rows.length;
-      if (batch.length % CHECKS_PER_TURN === 0) await yieldToEventLoop();
-    }
-    const last = next.done === true;
-    const r = await commit(ctx, imp, opts, from, batch, last ? { status: 'succeeded' } : undefined);
+    const { batch, last } = await take();
+    const outcomes = await checkAll(ctx, imp, columns, batch, shared, watch);
+    const r = await commit(ctx, imp, opts, from, outcomes, last ? { status: 'succeeded' } : undefined);
     from = r.processed;
     at.processed = from;
     progress.created += r.created;
     progress.failed += r.failed;
+    progress.skipped += r.skipped;
     await opts.onProgress?.({ processed: from, total, ...progress });
     await yieldToEventLoop();
   }

@@ -8,15 +8,31 @@ import { CANONICAL_COLUMNS } from './columns.js';
 import { type Column, checkUnnamedCells, headerDateFormat, resolveColumns } from './convert.js';
 import { cellText, openSheet } from './parse.js';
 import * as repo from './repo.js';
-import { type DateFormat, type ImportMode, type ImportType, MAX_SHOWN_ERRORS } from './schemas.js';
+import {
+  type DateFormat,
+  type ImportDuplicates,
+  type ImportMode,
+  type ImportType,
+  MAX_SHOWN_ERRORS,
+} from './schemas.js';
 
-export function presentImport(r: repo.ImportSummary, errors: repo.ErrorRow[]) {
+/** A row's error or warning as the import object shows it. */
+const line = (e: repo.ErrorRow | repo.WarningRow) => ({
+  row: e.row,
+  column: e.column,
+  param: e.param,
+  code: e.code,
+  message: e.message,
+});
+
+export function presentImport(r: repo.ImportSummary, errors: repo.ErrorRow[], warnings: repo.WarningRow[]) {
   return {
     id: r.id,
     object: 'order_import' as const,
     livemode: r.mode === 'live',
     status: r.status,
     mode: r.import_mode,
+    duplicates: r.duplicates,
     date_format: r.date_format,
     content_type: r.content_type,
     size: r.size,
@@ -24,7 +40,9 @@ export function presentImport(r: repo.ImportSummary, errors: repo.ErrorRow[]) {
     processed_rows: r.processed_rows,
     created: r.created_orders,
     failed: r.failed_rows,
-    errors: errors.map((e) => ({ row: e.row, column: e.column, param: e.param, code: e.code, message: e.message })),
+    skipped: r.skipped_orders,
+    errors: errors.map(line),
+    warnings: warnings.map(line),
     failure_message: r.failure_message,
     created_at: iso(r.created_at),
     updated_at: iso(r.updated_at),
@@ -34,7 +52,11 @@ export function presentImport(r: repo.ImportSummary, errors: repo.ErrorRow[]) {
 export type PresentedImport = ReturnType<typeof presentImport>;
 
 async function present(ctx: AppContext, r: repo.ImportSummary): Promise<PresentedImport> {
-  return presentImport(r, await repo.shownErrors(ctx.db, r.id, MAX_SHOWN_ERRORS));
+  return presentImport(
+    r,
+    await repo.shownErrors(ctx.db, r.id, MAX_SHOWN_ERRORS),
+    await repo.shownWarnings(ctx.db, r.id, MAX_SHOWN_ERRORS),
+  );
 }
 
 /**
@@ -45,7 +67,7 @@ async function present(ctx: AppContext, r: repo.ImportSummary): Promise<Presente
 export async function createImport(
   ctx: AppContext,
   owner: Owner,
-  opts: { type: ImportType; bytes: Buffer; mode?: ImportMode; dateFormat?: DateFormat },
+  opts: { type: ImportType; bytes: Buffer; mode?: ImportMode; duplicates?: ImportDuplicates; dateFormat?: DateFormat },
 ): Promise<PresentedImport> {
   if (opts.bytes.length === 0) throw new ApiError('parameter_invalid', 'The file is empty.');
   const sheet = await openSheet(opts.type, opts.bytes);
@@ -69,6 +91,7 @@ export async function createImport(
     mode: owner.mode,
     status: 'queued',
     import_mode: opts.mode ?? 'valid_rows',
+    duplicates: opts.duplicates ?? 'create',
     // The parameter, or the format the date column's header names: how the dates are read.
     date_format: opts.dateFormat ?? headerDateFormat(columns) ?? null,
     content_type: opts.type,
@@ -78,6 +101,7 @@ export async function createImport(
     processed_rows: 0,
     created_orders: 0,
     failed_rows: 0,
+    skipped_orders: 0,
     failure_message: null,
     lease_owner: null,
     lease_expires_at: null,
@@ -87,7 +111,7 @@ export async function createImport(
   };
   await repo.insertImport(ctx.db, row);
   const { content: _bytes, ...summary } = row;
-  return presentImport(summary, []);
+  return presentImport(summary, [], []);
 }
 
 async function importOrThrow(ctx: AppContext, owner: Owner, id: string): Promise<repo.ImportSummary> {

@@ -35,6 +35,7 @@ import * as m037 from './migrations/037_orders_list_status_mode.js';
 import * as m038 from './migrations/038_routes_list.js';
 import * as m039 from './migrations/039_routes_dated.js';
 import * as m040 from './migrations/040_cash_handover_voids.js';
+import * as m042 from './migrations/042_import_warnings.js';
 import * as m043 from './migrations/043_routes_planned_depots.js';
 
 type MigrationModule = { up(db: Kysely<unknown>, ctx: MigrationContext): Promise<void> };
@@ -75,6 +76,7 @@ const MIGRATIONS: Record<string, MigrationModule> = {
   '038_routes_list': m038,
   '039_routes_dated': m039,
   '040_cash_handover_voids': m040,
+  '042_import_warnings': m042,
   '043_routes_planned_depots': m043,
 };
 

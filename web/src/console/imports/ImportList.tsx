@@ -74,7 +74,7 @@ export function ImportList({ account }: { account?: string }) {
       {imports.length > 0 && (
         <div className="table-wrap">
           <table className="table" aria-labelledby="past-imports">
-            <TableHead columns={['Import', 'Uploaded', 'Status', 'Rows', 'Created', 'Rejected']} />
+            <TableHead columns={['Import', 'Uploaded', 'Status', 'Rows', 'Created', 'Rejected', 'Skipped']} />
             <tbody>
               {imports.map((i) => (
                 <tr key={i.id}>
@@ -88,6 +88,7 @@ export function ImportList({ account }: { account?: string }) {
                   <td>{i.total_rows}</td>
                   <td>{i.created}</td>
                   <td>{i.failed}</td>
+                  <td>{i.skipped}</td>
                 </tr>
               ))}
             </tbody>

@@ -52,8 +52,12 @@ function Counts({ imp }: { imp: OrderImport }) {
       <dd data-count="created">{imp.created}</dd>
       <dt>Rows rejected</dt>
       <dd data-count="failed">{imp.failed}</dd>
+      <dt>Orders skipped</dt>
+      <dd data-count="skipped">{imp.skipped}</dd>
       <dt>Mode</dt>
       <dd>{imp.mode === 'all_or_nothing' ? 'All or nothing' : 'Valid rows'}</dd>
+      <dt>Orders already imported</dt>
+      <dd>{imp.duplicates === 'skip' ? 'Skip' : 'Create again'}</dd>
       <dt>Uploaded</dt>
       <dd>{whenIn(imp.created_at, tz)}</dd>
       <dt>Finished</dt>
@@ -62,8 +66,38 @@ function Counts({ imp }: { imp: OrderImport }) {
   );
 }
 
-/** An import shows at most this many errors (its `errors`); failed_rows.csv has every one. */
+/** An import shows at most this many errors (its `errors`; failed_rows.csv has every one), and as many warnings. */
 const SHOWN_ERRORS = 1000;
+
+const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+
+/** The rows of an import's errors or warnings: a row may have several, some without a field. */
+function RowLines({ lines, label, className }: { lines: OrderImport['errors']; label: string; className: string }) {
+  return (
+    <div className="table-wrap">
+      <table className={`table ${className}`} aria-labelledby={label}>
+        <TableHead columns={['Row', 'Column', 'Field', 'Code', 'Message']} />
+        <tbody>
+          {lines.map((e, i) => (
+            // A row may have several lines, some without a field: its place in the list is the key.
+            // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed once the import is done
+            <tr key={i}>
+              <td>{e.row}</td>
+              <td>{e.column ?? '—'}</td>
+              <td>
+                <code>{e.param ?? '—'}</code>
+              </td>
+              <td>
+                <code>{e.code}</code>
+              </td>
+              <td>{e.message}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
 
 /** One import: progress (the stream's `order_import` events, or polling), counts, row errors. */
 export function ImportPage({ id, account }: { id: string; account?: string }) {
@@ -170,9 +204,9 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
         {data.status === 'queued' && 'Waiting to start…'}
         {data.status === 'processing' && 'Importing…'}
         {data.status === 'succeeded' &&
-          `Import finished: ${data.created} ${data.created === 1 ? 'order' : 'orders'} created, ${data.failed} ${
-            data.failed === 1 ? 'row' : 'rows'
-          } rejected.`}
+          `Import finished: ${plural(data.created, 'order', 'orders')} created, ${plural(data.failed, 'row', 'rows')} rejected${
+            data.skipped > 0 ? `, ${plural(data.skipped, 'order', 'orders')} skipped (already imported)` : ''
+          }.`}
         {data.status === 'failed' && `Import failed${data.failure_message ? `: ${data.failure_message}` : '.'}`}
       </p>
       <ErrorNote error={imp.error} />
@@ -191,28 +225,17 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
             {data.errors.length >= SHOWN_ERRORS &&
               ` The table shows the first ${data.errors.length} errors; the file has all.`}
           </p>
-          <div className="table-wrap">
-            <table className="table import-errors" aria-labelledby="imp-errors">
-              <TableHead columns={['Row', 'Column', 'Field', 'Code', 'Message']} />
-              <tbody>
-                {data.errors.map((e, i) => (
-                  // A row may have several errors, some without a field: its place in the list is the key.
-                  // biome-ignore lint/suspicious/noArrayIndexKey: the list is fixed once the import is done
-                  <tr key={i}>
-                    <td>{e.row}</td>
-                    <td>{e.column ?? '—'}</td>
-                    <td>
-                      <code>{e.param ?? '—'}</code>
-                    </td>
-                    <td>
-                      <code>{e.code}</code>
-                    </td>
-                    <td>{e.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <RowLines lines={data.errors} label="imp-errors" className="import-errors" />
+        </>
+      )}
+      {data.warnings.length > 0 && (
+        <>
+          <h2 id="imp-warnings">Warnings</h2>
+          <p className="muted small">
+            Nothing was rejected for these: check that the orders are what you meant.
+            {data.warnings.length >= SHOWN_ERRORS && ` The table shows the first ${data.warnings.length}.`}
+          </p>
+          <RowLines lines={data.warnings} label="imp-warnings" className="import-warnings" />
         </>
       )}
       {done && data.created > 0 && (

@@ -36,6 +36,7 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
   const [file, setFile] = useState<File | null>(null);
   const [mode, setMode] = useState<ImportMode>('valid_rows');
   const [dateFormat, setDateFormat] = useState<DateFormat | ''>('');
+  const [skipDuplicates, setSkipDuplicates] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   // One key per chosen file and options: a retry after a lost answer is not a second import.
@@ -56,7 +57,14 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
     try {
       const imp = await unwrap(
         client.POST('/v1/order_imports', {
-          params: { query: { mode, account, ...(dateFormat ? { date_format: dateFormat } : {}) } },
+          params: {
+            query: {
+              mode,
+              account,
+              ...(dateFormat ? { date_format: dateFormat } : {}),
+              ...(skipDuplicates ? { duplicates: 'skip' as const } : {}),
+            },
+          },
           body: file as never,
           bodySerializer: () => file,
           headers: { 'Content-Type': contentTypeOf(file), 'Idempotency-Key': idempotencyKey.current },
@@ -162,6 +170,25 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
           ))}
         </select>
         {fieldError('date_format')}
+      </div>
+      <div className="field">
+        <label className="check">
+          <input
+            type="checkbox"
+            name="duplicates"
+            checked={skipDuplicates}
+            aria-describedby={`${ids}-duplicates-hint`}
+            onChange={(e) => {
+              setSkipDuplicates(e.target.checked);
+              idempotencyKey.current = crypto.randomUUID();
+            }}
+          />{' '}
+          Skip orders already imported
+        </label>
+        <p className="muted small" id={`${ids}-duplicates-hint`}>
+          An order whose <code>external_order_id</code> an order of this account already has is left out. Unticked, it
+          is created again, with a warning.
+        </p>
       </div>
       <button type="submit" className="primary" disabled={busy}>
         {busy ? 'Uploading…' : 'Upload'}
