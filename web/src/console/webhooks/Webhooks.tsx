@@ -235,45 +235,47 @@ function Endpoint({ id }: { id: string }) {
       <EndpointEvents id={id} events={e.events} onSaved={ep.reload} guard={guard} />
       <h2 id="ep-log">Attempt log</h2>
       <ErrorNote error={attempts.error} />
-      <table className="table attempt-log" aria-labelledby="ep-log">
-        <TableHead columns={['Event', 'Order', 'Attempt', 'Started', 'Result']} actions />
-        <tbody>
-          {(attempts.data?.rows ?? []).map((a) => (
-            <tr key={a.id} className={a.gave_up ? 'gave-up' : undefined}>
-              <td>
-                <strong>{a.event_type}</strong>
-                <br />
-                <span className="muted">{a.event}</span>
-              </td>
-              <td>{a.order ? <a href={`#/orders/${a.order}`}>{a.order}</a> : '—'}</td>
-              <td>{a.attempt}</td>
-              <td>{whenIn(a.started_at, tz)}</td>
-              <td>
-                <AttemptResult a={a} tz={tz} />
-              </td>
-              <td>
-                <button
-                  type="button"
-                  disabled={busy !== null}
-                  onClick={() =>
-                    act('Redelivery queued', (key) =>
-                      unwrap(
-                        client.POST('/v1/events/{id}/redeliver', {
-                          params: { path: { id: a.event } },
-                          body: { endpoint: id },
-                          headers: key,
-                        }),
-                      ),
-                    )
-                  }
-                >
-                  Redeliver
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <div className="table-wrap">
+        <table className="table attempt-log" aria-labelledby="ep-log">
+          <TableHead columns={['Event', 'Order', 'Attempt', 'Started', 'Result']} actions />
+          <tbody>
+            {(attempts.data?.rows ?? []).map((a) => (
+              <tr key={a.id} className={a.gave_up ? 'gave-up' : undefined}>
+                <td>
+                  <strong>{a.event_type}</strong>
+                  <br />
+                  <span className="muted">{a.event}</span>
+                </td>
+                <td>{a.order ? <a href={`#/orders/${a.order}`}>{a.order}</a> : '—'}</td>
+                <td>{a.attempt}</td>
+                <td>{whenIn(a.started_at, tz)}</td>
+                <td>
+                  <AttemptResult a={a} tz={tz} />
+                </td>
+                <td>
+                  <button
+                    type="button"
+                    disabled={busy !== null}
+                    onClick={() =>
+                      act('Redelivery queued', (key) =>
+                        unwrap(
+                          client.POST('/v1/events/{id}/redeliver', {
+                            params: { path: { id: a.event } },
+                            body: { endpoint: id },
+                            headers: key,
+                          }),
+                        ),
+                      )
+                    }
+                  >
+                    Redeliver
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
       {attempts.data?.rows.length === 0 && <p className="muted">No attempt yet.</p>}
       {attempts.data?.hasMore && (
         <p>
