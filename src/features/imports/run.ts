@@ -2,7 +2,7 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/input.js';
 import { zoneOfScope } from '../accounts/zone.js';
-import { phoneCountryOf } from '../messages/service.js';
+import { settingsFor } from '../messages/queue.js';
 import type { OrderCreate } from '../orders/schemas.js';
 import {
   announceCreated,
@@ -265,10 +265,12 @@ export async function runImport(ctx: AppContext, imp: repo.ImportSummary, opts: 
     const tz = await zoneOfScope(ctx, imp.account_id);
     // Built one at a time as the batches take them, from rows read as they are needed: only one
     // batch's rows and order bodies are held at once, never the parsed file.
-    // National phone numbers ("987 654 321") are read in the country the account's messages use.
-    const country = await phoneCountryOf(ctx, imp.account_id);
-    const reading = { format: imp.date_format, tz, country };
-    await runGroups(ctx, imp, opts, columns, groupsOf(sheet.rows, columns, reading), at);
+    // National phone numbers ("987 654 321") are read in the country the account's messages use,
+    // and a row without a phone is worth a warning when they go by SMS or WhatsApp.
+    const { own: messages } = await settingsFor(ctx.db, imp.account_id);
+    const reading = { format: imp.date_format, tz, country: messages.default_country };
+    const watch = await RowWarnings.start(ctx, imp, columns, messages);
+    await runGroups(ctx, imp, opts, columns, groupsOf(sheet.rows, columns, reading), watch, at);
     if (imp.total_rows >= ANALYZE_AFTER_ROWS) await refreshStatistics(ctx);
   } catch (err) {
     if (!(err instanceof ApiError)) throw err;
@@ -304,11 +306,11 @@ async function runGroups(
   opts: RunOptions,
   columns: Column[],
   groups: AsyncGenerator<Group, void>,
+  watch: RowWarnings,
   at: { processed: number },
 ): Promise<void> {
   const total = imp.total_rows;
   const progress = { created: imp.created_orders, failed: imp.failed_rows, skipped: imp.skipped_orders };
-  const watch = await RowWarnings.start(ctx, imp, columns);
   const size = opts.batchRows ?? BATCH_ROWS;
   let next = await groups.next();
   /** The next groups of at least `size` rows (fewer at the end of the file), in file order; `last`: the file ends there. */

@@ -43,7 +43,7 @@ export const ImportRowWarning = Type.Object(
     param: Type.Union([Type.String(), Type.Null()], { description: 'The field path, as POST /v1/orders names it' }),
     code: Type.String({
       description:
-        '`duplicate_external_order_id`: an order of the account and environment already has this external_order_id (the message names it), or a row above in the file does (the message names the row)',
+        '`duplicate_external_order_id`: an order of the account and environment already has this external_order_id (the message names it), or a row above in the file does (the message names the row); `no_customer_phone`: neither customer.phone nor customer.whatsapp, while the account’s customer messages go by SMS or WhatsApp',
     }),
     message: Type.String(),
   },

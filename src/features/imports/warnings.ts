@@ -1,4 +1,5 @@
 import type { AppContext } from '../../shared/context.js';
+import { type MessageSettings, sendsOn } from '../messages/settings.js';
 import type { Column, Group } from './convert.js';
 import * as repo from './repo.js';
 import type { ImportDuplicates } from './schemas.js';
@@ -14,7 +15,8 @@ const externalIdOf = (g: Group): string | undefined => {
 /**
  * What an import says of a row it imports (or skips) that may not be what was meant: its
  * external_order_id already belongs to an order of the account and environment, or to a row above
- * in the file (which starts an order of its own: only rows one after another make one order).
+ * in the file (which starts an order of its own: only rows one after another make one order); it
+ * has no phone, while the account's customer messages go by SMS or WhatsApp.
  *
  * The ids of each batch are looked up in one query (`lookUp`), each id once a run. The orders this
  * import made itself are never taken for existing ones, so a run resumed after a crash, which finds
@@ -30,15 +32,30 @@ export class RowWarnings {
   private constructor(
     private readonly ctx: AppContext,
     private readonly imp: repo.ImportSummary,
-    private readonly idColumn: string | null,
+    /** The headers warnings point at: the external_order_id column, the phone's (else the WhatsApp's). */
+    private readonly headers: { id: string | null; phone: string | null },
     private readonly own: Set<string>,
+    /** The account's customer messages (its settings, else the carrier's) go by SMS or WhatsApp; by email. */
+    private readonly sends: { phone: boolean; email: boolean },
   ) {}
 
-  static async start(ctx: AppContext, imp: repo.ImportSummary, columns: Column[]): Promise<RowWarnings> {
-    const id = columns.find((c) => c.kind === 'field' && c.target.canonical === 'external_order_id');
+  static async start(
+    ctx: AppContext,
+    imp: repo.ImportSummary,
+    columns: Column[],
+    messages: MessageSettings,
+  ): Promise<RowWarnings> {
+    const header = (name: string) =>
+      columns.find((c) => c.kind === 'field' && c.target.canonical === name)?.header ?? null;
+    const id = header('external_order_id');
     // The orders of committed batches (none on a first run): a resumed run must not take them for duplicates.
-    const own = new Set(id ? await repo.importedOrderIds(ctx.db, imp.id) : []);
-    return new RowWarnings(ctx, imp, id?.header ?? null, own);
+    const own = new Set(id === null ? [] : await repo.importedOrderIds(ctx.db, imp.id));
+    const sends = {
+      phone: sendsOn(messages, 'sms') || sendsOn(messages, 'whatsapp'),
+      email: sendsOn(messages, 'email'),
+    };
+    const headers = { id, phone: header('customer_phone') ?? header('customer_whatsapp') };
+    return new RowWarnings(ctx, imp, headers, own, sends);
   }
 
   /** A group of a batch committed before a crash, passed over by the resumed run: it is above the rows to come. */
@@ -78,7 +95,8 @@ export class RowWarnings {
       const existing = this.existing.get(id);
       const earlier = this.above.get(id);
       if (earlier === undefined) this.above.set(id, row);
-      const dup = (message: string) => warn(this.idColumn, 'external_order_id', 'duplicate_external_order_id', message);
+      const dup = (message: string) =>
+        warn(this.headers.id, 'external_order_id', 'duplicate_external_order_id', message);
       if (existing) {
         const which = `order ${existing.id}${existing.count > 1 ? ` (and ${existing.count - 1} more)` : ''}`;
         skip = duplicates === 'skip';
@@ -92,6 +110,19 @@ export class RowWarnings {
           `external_order_id "${id}" is also on row ${earlier}, above: this row starts another order with it (only rows one after another make one order).`,
         );
       }
+    }
+    // An order left out sends nothing; one without any phone gets none of the SMS or WhatsApp messages.
+    const customer = group.body.customer as Record<string, unknown> | undefined;
+    const has = (field: string) => typeof customer?.[field] === 'string' && customer[field] !== '';
+    if (!skip && this.sends.phone && !has('phone') && !has('whatsapp')) {
+      warn(
+        this.headers.phone,
+        'customer.phone',
+        'no_customer_phone',
+        this.sends.email && has('email')
+          ? 'no phone: the customer will get delivery messages by email only, no SMS or WhatsApp'
+          : 'no phone: the customer will get no delivery messages',
+      );
     }
     return { skip, warnings };
   }

@@ -69,11 +69,6 @@ function providers(ctx: AppContext) {
   };
 }
 
-/** The country of an account's phone numbers written without a country code (its settings, else the carrier's), or null. */
-export async function phoneCountryOf(ctx: AppContext, accountId: string): Promise<string | null> {
-  return (await load(ctx, accountId)).settings.default_country;
-}
-
 export async function getSettings(ctx: AppContext, owner: SettingsOwner) {
   const { settings, inherited } = await load(ctx, owner);
   return { ...present(owner, settings, inherited), providers: providers(ctx) };

@@ -56,6 +56,11 @@ export const DEFAULT_SETTINGS: MessageSettings = {
   whatsapp_templates: {},
 };
 
+/** Whether some moment sends customer messages on `channel`: a customer without its address misses them. */
+export function sendsOn(s: MessageSettings, channel: MessageChannel): boolean {
+  return MESSAGE_TRIGGERS.some((t) => s.triggers[t][channel]);
+}
+
 /** Stored settings over the defaults: a stored document from an older version still reads whole. */
 export function withDefaults(stored: Partial<MessageSettings> | undefined): MessageSettings {
   const s = stored ?? {};
