@@ -157,6 +157,17 @@ describeEachInBrowser('an end-to-end day in Lima, in headless Chromium', (engine
         .first()
         .waitFor();
       await shot(desk1, engine, 2);
+      // The same file again, by mistake, with "Skip orders already imported": no order is made twice.
+      await desk1.getByRole('link', { name: '← Imports' }).first().click();
+      await desk1.getByLabel('Skip orders already imported').check();
+      await desk1.getByLabel('Spreadsheet (.csv or .xlsx) *').setInputFiles(csvPath);
+      await desk1.getByRole('button', { name: 'Upload' }).click();
+      await desk1
+        .getByRole('status')
+        .filter({
+          hasText: `Import finished: 0 orders created, 0 rows rejected, ${CUSTOMERS.length} orders skipped (already imported).`,
+        })
+        .waitFor({ timeout: 20_000 });
       const orders = (await merchant('GET', '/v1/orders?limit=100')).body.data as {
         id: string;
         customer: { name: string };

@@ -108,6 +108,8 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
     [id, account],
   );
   const [downloadError, setDownloadError] = useState<unknown>(null);
+  // Back to the imports of the same merchant: without it, a carrier's user was asked to pick it again.
+  const back = account ? `#/imports?account=${encodeURIComponent(account)}` : '#/imports';
   const data = imp.data;
   const done = data ? DONE.includes(data.status) : false;
   const found = !(imp.error instanceof ApiFailure && imp.error.status === 404);
@@ -181,7 +183,7 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
         <h1 id="imp-title">Import not found</h1>
         <p>There is no import {id} in this account and environment.</p>
         <p>
-          <a href="#/imports">← Imports</a>
+          <a href={back}>← Imports</a>
         </p>
       </section>
     );
@@ -190,7 +192,7 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
   return (
     <article aria-labelledby="imp-title">
       <p>
-        <a href="#/imports">← Imports</a>
+        <a href={back}>← Imports</a>
       </p>
       <h1 id="imp-title" className="import-title">
         Import {data.id}
