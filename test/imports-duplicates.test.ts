@@ -1,18 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { externalIdsQuery } from '../src/features/imports/repo.js';
-import { openDatabase } from '../src/shared/db/index.js';
-import { migrate } from '../src/shared/db/migrate.js';
-import {
-  client,
-  describeEach,
-  freshDatabaseUrl,
-  type Merchant,
-  newMerchant,
-  startApp,
-  type TestApp,
-} from './helpers.js';
-import { csv, drain, HEADER, imported, upload } from './imports-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
+import { csv, drain, HEADER, imported, upload, withImportBefore } from './imports-helpers.js';
 import { explain } from './plan-helpers.js';
 
 /** The same file imported twice: warnings, `?duplicates=skip`, and a crash that changes neither (docs/imports.md). */
@@ -268,33 +258,8 @@ describeEach('order imports: the same orders twice', (engine) => {
   });
 
   it('an import from before the upgrade reads as duplicates create, none skipped, no warnings', async () => {
-    const tdb = await freshDatabaseUrl(engine);
-    const database = openDatabase(tdb.url);
-    try {
-      await migrate(database, { to: '040_cash_handover_voids' });
-      const at = Date.UTC(2030, 0, 1);
-      const db = database.db;
-      await db
-        .insertInto('accounts')
-        .values({ id: 'acct_1', name: 'A', currency: 'PEN', created_at: at } as never)
-        .execute();
-      await db
-        .insertInto('order_imports')
-        .values({
-          id: 'imp_1',
-          account_id: 'acct_1',
-          mode: 'test',
-          status: 'succeeded',
-          import_mode: 'valid_rows',
-          content_type: 'text/csv',
-          content: Buffer.from('customer_name\n\n'),
-          size: 15,
-          total_rows: 1,
-          created_at: at,
-          updated_at: at,
-        } as never)
-        .execute();
-      expect(await migrate(database)).toContain('042_import_warnings');
+    await withImportBefore(engine, '040_cash_handover_voids', {}, async (db, upgrade) => {
+      expect(await upgrade()).toContain('042_import_warnings');
       const imp = await db
         .selectFrom('order_imports')
         .select(['duplicates', 'skipped_orders'])
@@ -302,9 +267,6 @@ describeEach('order imports: the same orders twice', (engine) => {
         .executeTakeFirstOrThrow();
       expect(imp).toEqual({ duplicates: 'create', skipped_orders: 0 });
       expect(await db.selectFrom('order_import_warnings').selectAll().execute()).toEqual([]);
-    } finally {
-      await database.close();
-      await tdb.drop();
-    }
+    });
   });
 });

@@ -1,16 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openDatabase } from '../src/shared/db/index.js';
-import { migrate } from '../src/shared/db/migrate.js';
-import {
-  client,
-  describeEach,
-  freshDatabaseUrl,
-  type Merchant,
-  newMerchant,
-  startApp,
-  type TestApp,
-} from './helpers.js';
-import { csv, imported } from './imports-helpers.js';
+import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp } from './helpers.js';
+import { csv, imported, withImportBefore } from './imports-helpers.js';
 
 /** A row reports every cell that is wrong, so one round of fixes is enough. */
 describeEach('order import errors, every one of a row', (engine) => {
@@ -257,38 +247,12 @@ describeEach('order import errors, every one of a row', (engine) => {
   });
 
   it('an import from before the upgrade keeps its errors, each the first of its row', async () => {
-    const tdb = await freshDatabaseUrl(engine);
-    const database = openDatabase(tdb.url);
-    try {
-      await migrate(database, { to: '035_orders_courier_updated' });
-      const at = Date.UTC(2030, 0, 1);
-      const db = database.db;
-      await db
-        .insertInto('accounts')
-        .values({ id: 'acct_1', name: 'A', currency: 'PEN', created_at: at } as never)
-        .execute();
-      await db
-        .insertInto('order_imports')
-        .values({
-          id: 'imp_1',
-          account_id: 'acct_1',
-          mode: 'test',
-          status: 'succeeded',
-          import_mode: 'valid_rows',
-          content_type: 'text/csv',
-          content: Buffer.from('customer_name\n\n'),
-          size: 15,
-          total_rows: 1,
-          failed_rows: 1,
-          created_at: at,
-          updated_at: at,
-        } as never)
-        .execute();
+    await withImportBefore(engine, '035_orders_courier_updated', { failed_rows: 1 }, async (db, upgrade) => {
       await db
         .insertInto('order_import_errors')
         .values({ import_id: 'imp_1', row: 2, code: 'parameter_missing', message: 'Missing.' } as never)
         .execute();
-      expect(await migrate(database)).toContain('036_import_errors_per_field');
+      expect(await upgrade()).toContain('036_import_errors_per_field');
       const rows = await db.selectFrom('order_import_errors').selectAll().execute();
       expect(rows).toEqual([
         {
@@ -313,9 +277,6 @@ describeEach('order import errors, every one of a row', (engine) => {
           .values({ import_id: 'imp_1', row: 2, seq: 1, code: 'x', message: 'y' })
           .execute(),
       ).rejects.toThrow();
-    } finally {
-      await database.close();
-      await tdb.drop();
-    }
+    });
   });
 });

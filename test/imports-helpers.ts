@@ -1,8 +1,12 @@
+import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { expect } from 'vitest';
 import writeXlsxFile from 'write-excel-file/node';
 import { ImportRunner, type ImportRunnerOptions } from '../src/features/imports/runner.js';
-import { client, type Res, type TestApp } from './helpers.js';
+import { type Engine, openDatabase } from '../src/shared/db/index.js';
+import { migrate } from '../src/shared/db/migrate.js';
+import type { DB } from '../src/shared/db/schema.js';
+import { client, freshDatabaseUrl, type Res, type TestApp } from './helpers.js';
 
 export const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 
@@ -63,3 +67,48 @@ export const good = (i: number): (string | number)[] => [
   'Box',
   1,
 ];
+
+/**
+ * A test of an upgrade: a database of its own migrated up to `to`, holding one finished import
+ * (`imp_1` of `acct_1`, with the columns of `extra` too) as the schema then stored it; `check` may
+ * add rows, then runs the migrations after `to` with `upgrade` (which returns their names).
+ */
+export async function withImportBefore(
+  engine: Engine,
+  to: string,
+  extra: Record<string, unknown>,
+  check: (db: Kysely<DB>, upgrade: () => Promise<string[]>) => Promise<void>,
+): Promise<void> {
+  const tdb = await freshDatabaseUrl(engine);
+  const database = openDatabase(tdb.url);
+  try {
+    await migrate(database, { to });
+    const at = Date.UTC(2030, 0, 1);
+    const db = database.db;
+    await db
+      .insertInto('accounts')
+      .values({ id: 'acct_1', name: 'A', currency: 'PEN', created_at: at } as never)
+      .execute();
+    await db
+      .insertInto('order_imports')
+      .values({
+        id: 'imp_1',
+        account_id: 'acct_1',
+        mode: 'test',
+        status: 'succeeded',
+        import_mode: 'valid_rows',
+        content_type: 'text/csv',
+        content: Buffer.from('customer_name\n\n'),
+        size: 15,
+        total_rows: 1,
+        created_at: at,
+        updated_at: at,
+        ...extra,
+      } as never)
+      .execute();
+    await check(db, () => migrate(database));
+  } finally {
+    await database.close();
+    await tdb.drop();
+  }
+}

@@ -232,7 +232,8 @@ export async function ordersWithExternalIds(
 ): Promise<{ id: string; external_order_id: string }[]> {
   if (externalIds.length === 0) return [];
   const rows = await externalIdsQuery(db, accountId, mode, externalIds).execute();
-  rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+  // Ids are unique: two orders of the same millisecond are told apart by theirs.
+  rows.sort((a, b) => Number(b.created_at) - Number(a.created_at) || (b.id > a.id ? 1 : -1));
   // Not null: each matched one of the ids.
   return rows as { id: string; external_order_id: string }[];
 }

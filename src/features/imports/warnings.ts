@@ -48,8 +48,10 @@ export class RowWarnings {
     const header = (name: string) =>
       columns.find((c) => c.kind === 'field' && c.target.canonical === name)?.header ?? null;
     const id = header('external_order_id');
-    // The orders of committed batches (none on a first run): a resumed run must not take them for duplicates.
-    const own = new Set(id === null ? [] : await repo.importedOrderIds(ctx.db, imp.id));
+    // The orders of committed batches: a resumed run must not take them for duplicates. A run from
+    // the first row has none (an import's orders commit with its resume point).
+    const resumed = id !== null && imp.processed_rows > 0;
+    const own = new Set(resumed ? await repo.importedOrderIds(ctx.db, imp.id) : []);
     const sends = {
       phone: sendsOn(messages, 'sms') || sendsOn(messages, 'whatsapp'),
       email: sendsOn(messages, 'email'),
