@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import { clockIn, type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { clockIn, newIdempotencyKey, type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
 import { ErrorNote, useGuard } from '../ui';
 
@@ -78,7 +78,7 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
           client.POST('/v1/orders/{id}/dispatch', {
             params: { path: { id: order.id } },
             body: { courier_id: s.courier.id },
-            headers: { 'Idempotency-Key': crypto.randomUUID() },
+            headers: { 'Idempotency-Key': newIdempotencyKey() },
           }),
         );
         onDone(`${order.tracking_code} inserted as stop ${r.suggestion.position} of ${s.courier.name}\u2019s route.`);

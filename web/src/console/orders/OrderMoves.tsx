@@ -1,6 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Action, allowedMoves, FAILURE_REASONS } from '../../../../src/features/lifecycle/transitions.js';
-import { ACTION_LABEL, allCouriers, type Courier, type Order, unwrap } from '../../shared/api';
+import { ACTION_LABEL, allCouriers, type Courier, newIdempotencyKey, type Order, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { errorsOf } from '../ui';
 
@@ -34,7 +34,7 @@ async function move(client: Client, id: string, action: Action, body: Record<str
     client.POST(path, {
       params: { path: { id } },
       body: body as never,
-      headers: { 'Idempotency-Key': crypto.randomUUID() },
+      headers: { 'Idempotency-Key': newIdempotencyKey() },
     }),
   );
 }

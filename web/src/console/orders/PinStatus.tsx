@@ -1,5 +1,5 @@
 import { type FormEvent, useState } from 'react';
-import { type Order, unwrap } from '../../shared/api';
+import { newIdempotencyKey, type Order, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { errorsOf } from '../ui';
 
@@ -38,7 +38,7 @@ export function PinStatus({ order, onChanged }: { order: Order; onChanged: (o: O
         client.POST('/v1/orders/{id}/pin_override', {
           params: { path: { id: order.id } },
           body: { reason: reason.trim() },
-          headers: { 'Idempotency-Key': crypto.randomUUID() },
+          headers: { 'Idempotency-Key': newIdempotencyKey() },
         }),
       );
       setOpen(false);
