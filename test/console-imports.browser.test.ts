@@ -291,4 +291,38 @@ describeEachInBrowser('console imports page in headless Chromium', (engine) => {
       await page.context().close();
     },
   );
+  it.skipIf(!hasChromium)(
+    `an upload whose answer was lost is sent again with the same key: one import, not two${skipNote}`,
+    async () => {
+      const shop = await newMerchant(web.t, 'Tienda Sin Señal');
+      const user = await newUser(web.t, 'merchant', shop.accountId);
+      const { page, cspErrors } = await signIn(user.email);
+      await page.goto(`${web.base}/console/#/imports`);
+      const keys: string[] = [];
+      // The first upload reaches the server and is done there; its answer never reaches the page.
+      await page.route('**/v1/order_imports?**', async (route) => {
+        if (route.request().method() !== 'POST') return route.continue();
+        keys.push(route.request().headers()['idempotency-key'] ?? '');
+        if (keys.length > 1) return route.continue();
+        await route.fetch();
+        await route.abort('connectionreset');
+      });
+      const text = csv([HEADER, ['LOST-1', 'Rosa Quispe', '+51987654321', 'Av. Arequipa 100', 'Lima', 'Zapatos', 1]]);
+      await fileInput(page).setInputFiles(file('lost.csv', text));
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.locator('.field.has-error', { hasText: 'Spreadsheet' }).getByRole('alert').waitFor();
+
+      await page.getByRole('button', { name: 'Upload' }).click();
+      const title = page.getByRole('heading', { name: /^Import imp_/ });
+      await title.waitFor();
+      expect(keys).toHaveLength(2);
+      expect(keys[1]).toBe(keys[0]);
+      const imports = (await client(web.t.app, shop.test)('GET', '/v1/order_imports')).body.data;
+      expect(imports.map((i: { id: string }) => i.id)).toEqual([
+        ((await title.textContent()) ?? '').replace(/^Import /, ''),
+      ]);
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
 });

@@ -1,7 +1,7 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
 import { ApiFailure, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { errorsOf } from '../ui';
+import { errorsOf, useRequestKey } from '../ui';
 import { type OrderImport, XLSX_TYPE } from './files';
 
 type ImportMode = NonNullable<OrderImport['mode']>;
@@ -39,8 +39,9 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
   const [skipDuplicates, setSkipDuplicates] = useState(false);
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
-  // One key per chosen file and options: a retry after a lost answer is not a second import.
-  const idempotencyKey = useRef(crypto.randomUUID());
+  // One key per chosen file and options until an upload succeeds: a retry after a lost answer is
+  // not a second import. The file is named by what changes when it is edited or another is chosen.
+  const request = useRequestKey();
 
   function fail(errs: Record<string, string>) {
     setErrors(errs);
@@ -54,6 +55,13 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
     if (!file) return fail({ file: 'Choose a .csv or .xlsx file.' });
     if (file.size > MAX_BYTES) return fail({ file: 'The file is larger than 10 MiB: split it into several files.' });
     setBusy(true);
+    const key = request.keyFor({
+      file: [file.name, file.size, file.lastModified],
+      mode,
+      dateFormat,
+      skipDuplicates,
+      account,
+    });
     try {
       const imp = await unwrap(
         client.POST('/v1/order_imports', {
@@ -67,10 +75,10 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
           },
           body: file as never,
           bodySerializer: () => file,
-          headers: { 'Content-Type': contentTypeOf(file), 'Idempotency-Key': idempotencyKey.current },
+          headers: { 'Content-Type': contentTypeOf(file), 'Idempotency-Key': key },
         }),
       );
-      idempotencyKey.current = crypto.randomUUID();
+      request.done();
       setFile(null);
       if (fileInput.current) fileInput.current.value = '';
       onUploaded(imp);
@@ -120,7 +128,6 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
           aria-describedby={describe('file', `${ids}-file-hint`)}
           onChange={(e) => {
             setFile(e.target.files?.[0] ?? null);
-            idempotencyKey.current = crypto.randomUUID();
             setErrors({});
           }}
         />
@@ -139,7 +146,6 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
           aria-describedby={describe('mode')}
           onChange={(e) => {
             setMode(e.target.value as ImportMode);
-            idempotencyKey.current = crypto.randomUUID();
           }}
         >
           {MODES.map(([v, label]) => (
@@ -160,7 +166,6 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
           aria-describedby={describe('date_format')}
           onChange={(e) => {
             setDateFormat(e.target.value as DateFormat | '');
-            idempotencyKey.current = crypto.randomUUID();
           }}
         >
           {DATE_FORMATS.map(([v, label]) => (
@@ -180,7 +185,6 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
             aria-describedby={`${ids}-duplicates-hint`}
             onChange={(e) => {
               setSkipDuplicates(e.target.checked);
-              idempotencyKey.current = crypto.randomUUID();
             }}
           />{' '}
           Skip orders already imported
