@@ -1,8 +1,8 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { prepareOrder } from '../src/features/orders/create.js';
 import { OrderWriter } from '../src/features/orders/create-writer.js';
 import type { OrderCreate } from '../src/features/orders/schemas.js';
-import { prepareOrder } from '../src/features/orders/service.js';
 import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 
 /** The batch-size histogram's count and sum (commits, and orders they held) on this app's registry. */

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import { expect, it } from 'vitest';
-import { createOrder } from '../src/features/orders/service.js';
+import { createOrder } from '../src/features/orders/create.js';
 import type { Engine } from '../src/shared/db/index.js';
 import { client, describeEach, type TestApp, useApp, useMerchant, validOrder } from './helpers.js';
 

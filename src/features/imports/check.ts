@@ -1,15 +1,9 @@
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/input.js';
+import { type OrderBatch, type PreparedOrder, prepareOrder } from '../orders/create.js';
+import { checkOrderCreate, orderCreateErrors, orderRuleErrors } from '../orders/quote.js';
 import type { OrderCreate } from '../orders/schemas.js';
-import {
-  checkOrderCreate,
-  type OrderBatch,
-  orderCreateErrors,
-  orderRuleErrors,
-  type PreparedOrder,
-  prepareOrder,
-} from '../orders/service.js';
 import { type Column, type Group, locate } from './convert.js';
 import type * as repo from './repo.js';
 import type { RowWarnings } from './warnings.js';

@@ -2,7 +2,7 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { settingsFor } from '../messages/queue.js';
-import { announceCreated, batchOf, insertPreparedOrders } from '../orders/service.js';
+import { announceCreated, batchOf, insertPreparedOrders } from '../orders/create.js';
 import { checkAll, type Outcome, yieldToEventLoop } from './check.js';
 import { type Column, type Group, groupsOf, resolveColumns } from './convert.js';
 import { type OpenSheet, openSheet } from './parse.js';

@@ -6,9 +6,11 @@ import type { AppContext } from '../../shared/context.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { IdParams, SettingsAccountQuery } from '../../shared/params.js';
 import { accountById } from '../accounts/service.js';
+import { createOrder } from './create.js';
 import { presentOrder } from './present.js';
 import { ProofSettings, ProofSettingsUpdate } from './proof-schemas.js';
 import { getProofSettings, updateProofSettings } from './proof-settings.js';
+import { quote } from './quote.js';
 import { CountsQuery, ListQuery, Order, OrderCounts, OrderCreate, OrderList, Quote } from './schemas.js';
 import * as service from './service.js';
 
@@ -43,7 +45,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
     async (req, reply) => {
       const { accountId, mode } = requireMerchant(req);
       reply.code(201);
-      return service.createOrder(ctx, accountId, mode, req.body);
+      return createOrder(ctx, accountId, mode, req.body);
     },
   );
 
@@ -61,7 +63,7 @@ export function ordersRoutes(app: FastifyInstance, ctx: AppContext): void {
     },
     async (req) => {
       const { accountId, mode } = requireMerchant(req);
-      return service.quote(ctx, accountId, mode, req.body);
+      return quote(ctx, accountId, mode, req.body);
     },
   );
 
