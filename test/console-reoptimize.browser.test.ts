@@ -56,7 +56,11 @@ describeEachInBrowser('the console re-optimizes a route under way', (engine) => 
     const saving = page.locator('.proposal .saving');
     await saving.waitFor();
     expect(await saving.textContent()).toMatch(
-      /^Saves \d+\.\d km and \d+ min: .+ Setting off from Rosa .+’s last position at 9:0\d AM \(America\/Lima\)\./,
+      /^Saves \d+\.\d km and \d+ min: [\d.]+ km → [\d.]+ km, ending at \d+:\d\d AM instead of \d+:\d\d AM\. Setting off from Rosa .+’s last position at 9:0\d AM \(America\/Lima\)\./,
+    );
+    // The lists give each stop's arrival; the saving line, when the route ends (after the last stop's service).
+    expect(await page.getByRole('region', { name: 'Proposed order' }).locator('li').first().textContent()).toMatch(
+      / arrives \d+:\d\d AM$/,
     );
     const listed = (name: string) =>
       page

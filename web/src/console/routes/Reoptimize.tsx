@@ -96,7 +96,7 @@ function ProposalView(props: {
       <p role="status" className="saving">
         {same
           ? 'The current order is already the best found: nothing to save.'
-          : `Saves ${km(p.saving.distance_km)} and ${minutes(p.saving.duration_min)}: ${km(p.current.distance_km)} → ${km(p.proposed.distance_km)}, the last stop done at ${clockIn(p.proposed.end_at, tz)} instead of ${clockIn(p.current.end_at, tz)}.`}{' '}
+          : `Saves ${km(p.saving.distance_km)} and ${minutes(p.saving.duration_min)}: ${km(p.current.distance_km)} → ${km(p.proposed.distance_km)}, ending at ${clockIn(p.proposed.end_at, tz)} instead of ${clockIn(p.current.end_at, tz)}.`}{' '}
         <span className="muted">
           Setting off from {from} at {clockIn(p.start_at, tz)} ({tz}).
         </span>
@@ -141,7 +141,7 @@ function LegList({ title, leg, route, tz }: { title: string; leg: Leg; route: Ro
             <li key={`${s.order_id}:${s.kind ?? 'delivery'}`} data-order={s.order_id}>
               <strong>{stop?.tracking_code ?? s.order_id}</strong>
               {s.kind === 'pickup' ? ' (pickup)' : ''} · {stop?.address.address ?? ''}{' '}
-              <span className="muted">{clockIn(s.arrival_at, tz)}</span>
+              <span className="muted">arrives {clockIn(s.arrival_at, tz)}</span>
             </li>
           );
         })}
