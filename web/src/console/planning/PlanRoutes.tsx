@@ -1,10 +1,10 @@
-import { type DragEvent, type KeyboardEvent, useEffect, useId, useRef, useState } from 'react';
-import { type ApiFailure, type Courier, hoursIn, type Order, unwrap } from '../../shared/api';
-import { useSession } from '../session';
+import { useId, useState } from 'react';
+import { type Courier, hoursIn, type Order } from '../../shared/api';
 import './plan-edit.css';
 import { ErrorNote } from '../ui';
 import { clock, colorOf, type PlanStop, REASON, type RoutePlan, waitsUntil } from './common';
-import { lanesOf, moveBody, stepTarget, type Target } from './edit-plan';
+import { lanesOf, stepTarget } from './edit-plan';
+import { usePlanMoves } from './plan-moves';
 
 /**
  * The proposed routes, one lane per planned courier (empty ones too, so a stop can be moved onto
@@ -28,104 +28,17 @@ export function PlanRoutes({
   roster: readonly { id: string }[];
   tz: string;
 }) {
-  const { client } = useSession();
   const uid = useId();
   const editable = plan.committed_at === null;
-  const [saving, setSaving] = useState(false);
-  const [error, setError] = useState<ApiFailure | Error | null>(null);
-  const [said, setSaid] = useState('');
-  const [dragging, setDragging] = useState<string | null>(null);
-  const [over, setOver] = useState<string | null>(null);
   const [dest, setDest] = useState<Record<string, string>>({});
   /** Lanes folded away (a dense page for 40 stops: open only the couriers being worked on). */
   const [folded, setFolded] = useState<Set<string>>(new Set());
-  /** After a keyboard move, the control to focus again once the list is redrawn. */
-  const refocus = useRef<{ order: string; control: string } | null>(null);
-  const rootRef = useRef<HTMLDivElement>(null);
-
   const courierName = (cid: string) => couriers?.find((c) => c.id === cid)?.name ?? cid;
   const orderName = (oid: string) => known.get(oid)?.customer.name ?? oid;
   const routes = new Map((plan.routes ?? []).map((r) => [r.courier_id, r]));
   const lanes = lanesOf(plan);
-
-  useEffect(() => {
-    // Runs once the answer is drawn: setPlan and setSaving(false) land in the same render.
-    const want = refocus.current;
-    if (!want || saving) return;
-    refocus.current = null;
-    const item = rootRef.current?.querySelector(`[data-order="${want.order}"]`);
-    const el =
-      (want.control === 'row' ? (item as HTMLElement | null) : null) ??
-      item?.querySelector<HTMLElement>(`[data-control="${want.control}"]:not(:disabled)`) ??
-      item?.querySelector<HTMLElement>('[data-control="dest"]');
-    el?.focus();
-  }, [saving]);
-
-  async function move(orderId: string, target: Target, control?: string) {
-    const body = moveBody(plan, orderId, target);
-    if (!body || saving) return;
-    setSaving(true);
-    setError(null);
-    if (control) refocus.current = { order: orderId, control };
-    try {
-      const p = await unwrap(client.PATCH('/v1/route_plans/{id}', { params: { path: { id: plan.id } }, body }));
-      setPlan(p);
-      const where = target.courier === null ? 'Not planned' : courierName(target.courier);
-      const stop = p.routes?.flatMap((r) => r.stops).find((s) => s.order_id === orderId);
-      const index = target.courier === null ? -1 : (lanesOf(p).get(target.courier) ?? []).indexOf(orderId);
-      setSaid(
-        `${orderName(orderId)} moved to ${where}${index >= 0 ? `, stop ${index + 1}` : ''}${stop ? `, arrives ${clock(stop.arrival_at, tz)}` : ''}${stop?.violations.length ? `. Warning: ${stop.violations.map((v) => v.message).join('; ')}` : ''}.`,
-      );
-    } catch (err) {
-      setError(err instanceof Error ? err : new Error(String(err)));
-    } finally {
-      setSaving(false);
-    }
-  }
-
-  // HTML5 drag and drop: the order id travels in dataTransfer; a drop on a stop's upper half goes
-  // before it, on its lower half after it; a drop on a lane's free space goes to its end.
-  const dragProps = (orderId: string) =>
-    editable
-      ? {
-          draggable: !saving,
-          onDragStart: (e: DragEvent) => {
-            e.dataTransfer.setData('text/plain', orderId);
-            e.dataTransfer.effectAllowed = 'move';
-            setDragging(orderId);
-          },
-          onDragEnd: () => {
-            setDragging(null);
-            setOver(null);
-          },
-        }
-      : {};
-  const dropProps = (key: string, target: (e: DragEvent) => Target) =>
-    editable
-      ? {
-          onDragOver: (e: DragEvent) => {
-            if (!dragging) return;
-            e.preventDefault();
-            e.stopPropagation();
-            e.dataTransfer.dropEffect = 'move';
-            setOver(key);
-          },
-          onDragLeave: () => setOver((o) => (o === key ? null : o)),
-          onDrop: (e: DragEvent) => {
-            e.preventDefault();
-            e.stopPropagation();
-            const id = e.dataTransfer.getData('text/plain') || dragging;
-            setDragging(null);
-            setOver(null);
-            if (id) void move(id, target(e));
-          },
-        }
-      : {};
-  const beforeOrAfter = (courier: string, stops: string[], k: number) => (e: DragEvent) => {
-    const box = (e.currentTarget as HTMLElement).getBoundingClientRect();
-    const lower = e.clientY > box.top + box.height / 2;
-    return { courier, before: lower ? (stops[k + 1] ?? null) : (stops[k] as string) };
-  };
+  const { saving, error, said, dragging, over, rootRef, move, dragProps, dropProps, beforeOrAfter, shortcut } =
+    usePlanMoves({ plan, setPlan, lanes, courierName, orderName, tz });
 
   /** The keyboard way: a select of destinations and a Move button, per stop. */
   function moveControls(orderId: string, from: string | null) {
@@ -166,20 +79,6 @@ export function PlanRoutes({
         </button>
       </span>
     );
-  }
-
-  /**
-   * Shortcuts on a focused stop (picked on the map, or tabbed to): 1–9 moves it to the end of that
-   * courier's lane (in the order shown), 0 leaves it out of the plan.
-   */
-  function shortcut(e: KeyboardEvent, orderId: string, from: string | null) {
-    if (!editable || saving || e.target !== e.currentTarget || e.altKey || e.ctrlKey || e.metaKey) return;
-    if (!/^[0-9]$/.test(e.key)) return;
-    const n = Number(e.key);
-    const to = n === 0 ? null : ([...lanes.keys()][n - 1] ?? undefined);
-    if (to === undefined || to === from) return;
-    e.preventDefault();
-    void move(orderId, to === null ? { courier: null } : { courier: to, before: null }, 'row');
   }
 
   function stopItem(courier: string, stops: string[], s: PlanStop, k: number) {
