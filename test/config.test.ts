@@ -1,6 +1,8 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_PRICING, loadConfig } from '../src/shared/config.js';
+import { loadConfig } from '../src/shared/config.js';
+import { DEFAULT_PRICING } from '../src/shared/config-pricing.js';
+import { ConfigError } from '../src/shared/config-values.js';
 import { RUTA_CLI } from './cli-run.js';
 
 /** The error loadConfig throws for `env`, or a failure if it throws none. */

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/shared/config.js';
+import { loadConfig } from '../src/shared/config.js';
+import { ConfigError } from '../src/shared/config-values.js';
 import { client, describeEach, newMerchant, newOperator, startApp, type TestApp, validOrder } from './helpers.js';
 import { solvedPlan } from './route-plan-helpers.js';
 

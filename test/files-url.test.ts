@@ -1,6 +1,7 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../src/shared/config.js';
+import { loadConfig } from '../src/shared/config.js';
+import { ConfigError } from '../src/shared/config-values.js';
 import { parseFilesUrl } from '../src/shared/files-url.js';
 
 const filesUrl = (env: Record<string, string>) => loadConfig({ RUTA_LOG_LEVEL: 'silent', ...env }).filesUrl;

@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../src/shared/config.js';
+import { DEFAULT_HEAP_GROWTH_PERCENT, loadConfig } from '../src/shared/config.js';
+import { ConfigError } from '../src/shared/config-values.js';
 import { limitHeapGrowth, YOUNG_GENERATION_FLAG } from '../src/shared/heap.js';
 
 const read = (path: string) => readFileSync(new URL(`../${path}`, import.meta.url), 'utf8');

@@ -1,20 +1,27 @@
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { type Messaging, messaging } from './config-messaging.js';
+import { type Pricing, pricing } from './config-pricing.js';
+import {
+  ConfigError,
+  databaseUrl,
+  filesUrl,
+  flag,
+  geocoderInterval,
+  int,
+  type LogFormat,
+  logFormat,
+  logLevel,
+  mapTilesUrl,
+  num,
+  osrmUrl,
+  publicUrl,
+  schedule,
+  shift,
+  timezone,
+  trustProxy,
+} from './config-values.js';
 import { isCurrency } from './currency.js';
-import { DEFAULT_FILES_URL, formatFilesUrl, parseFilesUrl } from './files-url.js';
-import { isTimezone } from './local-time.js';
-
-export interface Pricing {
-  /** All money amounts in minor units (cents). */
-  base_fee: number;
-  per_km: number;
-  per_kg: number;
-  included_kg: number;
-  urgent_fee: number;
-  /** Fraction of cash_on_delivery charged as a fee, e.g. 0.01. */
-  cod_fee_rate: number;
-  minimum: number;
-}
 
 export interface Config {
   port: number;
@@ -80,40 +87,13 @@ export interface Config {
    */
   heapGrowthPercent: number;
   /** `pretty`: coloured lines for a person at a terminal; `json`: one object a line for collectors; `auto`: pretty on a TTY. */
-  logFormat: 'auto' | 'json' | 'pretty';
+  logFormat: LogFormat;
   /** A Nominatim- or Pelias-compatible geocoder (docs/geocoding.md); unset: addresses need coordinates. */
   geocoderUrl: string | null;
   /** Least milliseconds between two geocoder requests of one process (Nominatim's public instance: 1 000). */
   geocoderIntervalMs: number;
   /** Customer message providers (DESIGN §14, docs/notifications.md); none set: the `log` provider. */
   messaging: Messaging;
-}
-
-/** Where customer messages leave: each provider is null unless its variables are set. */
-export interface Messaging {
-  /** `smtp://user:pass@host:port` or `smtps://…` (nodemailer's URL form). */
-  smtp: { url: string; from: string } | null;
-  twilio: {
-    accountSid: string;
-    authToken: string;
-    smsFrom: string | null;
-    whatsappFrom: string | null;
-    /** Base URL of the Messages API (https://api.twilio.com); tests point it at a local server. */
-    apiUrl: string;
-  } | null;
-  /** Meta's WhatsApp Cloud API, preferred over Twilio for WhatsApp when set. */
-  meta: {
-    token: string;
-    phoneNumberId: string;
-    /** Base URL with the Graph API version, e.g. https://graph.facebook.com/v21.0. */
-    apiUrl: string;
-    /** Signs the webhooks Meta sends (X-Hub-Signature-256); null: webhooks refused. */
-    appSecret: string | null;
-    /** What Meta echoes when the webhook URL is registered (hub.verify_token). */
-    verifyToken: string | null;
-  } | null;
-  /** Messages one process sends at once. */
-  concurrency: number;
 }
 
 export const API_VERSION = '2025-07-01';
@@ -127,270 +107,10 @@ export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
  */
 export const DEFAULT_PLAN_CONCURRENCY = Math.max(1, Math.floor(availableParallelism() / 2));
 
-const DEFAULT_RETRY_SCHEDULE = [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];
-
-export const DEFAULT_PRICING: Pricing = {
-  base_fee: 500,
-  per_km: 50,
-  per_kg: 40,
-  included_kg: 5,
-  urgent_fee: 300,
-  cod_fee_rate: 0.01,
-  minimum: 500,
-};
-
-/** A configuration mistake, caught at start-up; the message always begins with the variable's name. */
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    detail: string,
-  ) {
-    super(`${variable} ${detail}`);
-    this.name = 'ConfigError';
-  }
-}
-
-function int(env: NodeJS.ProcessEnv, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isInteger(n) || n < min || n > max) {
-    throw new ConfigError(name, `must be an integer from ${min} to ${max}, got "${raw}"`);
-  }
-  return n;
-}
-
-function num(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (raw.trim() === '' || !Number.isFinite(n) || n <= 0) {
-    throw new ConfigError(name, `must be a positive number, got "${raw}"`);
-  }
-  return n;
-}
-
-function flag(env: NodeJS.ProcessEnv, name: string): boolean {
-  const raw = (env[name] ?? '').trim().toLowerCase();
-  if (raw === '1' || raw === 'true') return true;
-  if (raw === '' || raw === '0' || raw === 'false') return false;
-  throw new ConfigError(name, `must be 1 (on) or 0 (off), got "${env[name]}"`);
-}
-
-function trustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return /^\d+$/.test(raw) ? Number(raw) : raw;
-}
-
-function schedule(raw: string | undefined): number[] {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_RETRY_SCHEDULE;
-  const parts = raw.split(',').map((s) => s.trim());
-  if (parts.some((s) => s === '' || !Number.isFinite(Number(s)) || Number(s) < 0)) {
-    throw new ConfigError('RUTA_WEBHOOK_RETRY_SCHEDULE', `must be comma-separated seconds (>= 0), got "${raw}"`);
-  }
-  return parts.map(Number);
-}
-
-const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
-
-function logLevel(raw: string | undefined): string {
-  const level = (raw || 'info').trim().toLowerCase();
-  if (!LOG_LEVELS.includes(level)) {
-    throw new ConfigError('RUTA_LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${raw}"`);
-  }
-  return level;
-}
-
-function logFormat(raw: string | undefined): Config['logFormat'] {
-  const value = (raw || 'auto').trim().toLowerCase();
-  if (value !== 'auto' && value !== 'json' && value !== 'pretty') {
-    throw new ConfigError('RUTA_LOG_FORMAT', `must be auto, json or pretty, got "${raw}"`);
-  }
-  return value;
-}
-
-/** Nominatim's usage policy allows its public instance one request a second; self-hosted ones set their own. */
-function geocoderInterval(env: NodeJS.ProcessEnv, url: string | null): number {
-  const publicInstance = url !== null && new URL(url).hostname === 'nominatim.openstreetmap.org';
-  return int(env, 'RUTA_GEOCODER_INTERVAL_MS', publicInstance ? 1000 : 0, publicInstance ? 1000 : 0, 60_000);
-}
-
-function databaseUrl(raw: string | undefined): string {
-  const url = raw || 'sqlite:./data/ruta.db';
-  if (!/^(sqlite:.+|postgres(ql)?:\/\/.+)$/.test(url)) {
-    // A bare path holds no password, and is the usual slip: say what to write instead.
-    if (!url.includes(':')) {
-      throw new ConfigError(
-        'DATABASE_URL',
-        `must be sqlite:<path> or postgres://…, got a bare path: write sqlite:${url}`,
-      );
-    }
-    // Only the scheme is echoed: the rest may hold a password.
-    throw new ConfigError('DATABASE_URL', `must be sqlite:<path> or postgres://…, got "${url.split(':')[0]}:…"`);
-  }
-  return url;
-}
-
 /** Whether a URL names this machine only (localhost, 127.0.0.0/8, ::1): a phone given such a link cannot open it. */
 export function isLoopbackUrl(url: string): boolean {
   const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-}
-
-function publicUrl(raw: string | undefined, port: number): string {
-  const value = (raw || `http://localhost:${port}`).replace(/\/+$/, '');
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(value);
-  } catch {}
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || parsed.search || parsed.hash) {
-    throw new ConfigError('RUTA_PUBLIC_URL', `must be an absolute http(s) URL without query or fragment, got "${raw}"`);
-  }
-  return value;
-}
-
-/** Fields of Pricing that are money, so integer minor units (cents). */
-const MONEY_FIELDS = ['base_fee', 'per_km', 'per_kg', 'urgent_fee', 'minimum'] as const;
-
-export const DEFAULT_MAP_TILES_URL = 'https://tile.openstreetmap.org/{z}/{x}/{y}.png';
-
-function mapTilesUrl(raw: string | undefined): string {
-  const value = (raw || DEFAULT_MAP_TILES_URL).trim();
-  let parsed: URL | undefined;
-  try {
-    // The template's braces are not URL syntax in the host; the origin is what the CSP needs.
-    parsed = new URL(value.replace(/\{[a-z]\}/g, '0'));
-  } catch {}
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol) || !value.includes('{z}')) {
-    throw new ConfigError('RUTA_MAP_TILES_URL', `must be an http(s) URL template with {z}, {x} and {y}, got "${raw}"`);
-  }
-  return value;
-}
-
-function pricing(raw: string | undefined): Pricing {
-  if (raw === undefined || raw.trim() === '') return DEFAULT_PRICING;
-  const name = 'RUTA_DEFAULT_PRICING';
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(raw);
-  } catch (err) {
-    throw new ConfigError(name, `must be a JSON object, e.g. {"base_fee":700}: ${(err as Error).message}`);
-  }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-    throw new ConfigError(name, 'must be a JSON object, e.g. {"base_fee":700}');
-  }
-  const known = Object.keys(DEFAULT_PRICING);
-  for (const [key, value] of Object.entries(parsed)) {
-    if (!known.includes(key)) {
-      throw new ConfigError(name, `has an unknown key "${key}"; the keys are ${known.join(', ')}`);
-    }
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new ConfigError(`${name}.${key}`, `must be a number >= 0, got ${JSON.stringify(value)}`);
-    }
-    if ((MONEY_FIELDS as readonly string[]).includes(key) && !Number.isSafeInteger(value)) {
-      throw new ConfigError(`${name}.${key}`, `is money in minor units (cents): it must be an integer, got ${value}`);
-    }
-    if (key === 'cod_fee_rate' && value > 1) {
-      throw new ConfigError(`${name}.${key}`, `is a fraction and must be from 0 to 1, got ${value}`);
-    }
-  }
-  return { ...DEFAULT_PRICING, ...(parsed as Partial<Pricing>) };
-}
-
-function timezone(raw: string | undefined): string {
-  const tz = raw?.trim() || 'UTC';
-  if (!isTimezone(tz))
-    throw new ConfigError('RUTA_DEFAULT_TIMEZONE', `must be an IANA time zone such as America/Lima, got "${raw}"`);
-  return tz;
-}
-
-/** `HH:mm-HH:mm`, the start before the end: a working day within one calendar day. */
-function shift(raw: string | undefined): { start: string; end: string } {
-  const value = raw?.trim() || '08:00-18:00';
-  const m = /^([01][0-9]|2[0-3]):([0-5][0-9])-([01][0-9]|2[0-3]):([0-5][0-9])$/.exec(value);
-  if (!m || `${m[3]}:${m[4]}` <= `${m[1]}:${m[2]}`) {
-    throw new ConfigError(
-      'RUTA_DEFAULT_SHIFT',
-      `must be HH:mm-HH:mm with the start first, such as 08:00-18:00, got "${raw}"`,
-    );
-  }
-  return { start: `${m[1]}:${m[2]}`, end: `${m[3]}:${m[4]}` };
-}
-
-function osrmUrl(raw: string | undefined, name = 'RUTA_OSRM_URL'): string | null {
-  if (raw === undefined || raw.trim() === '') return null;
-  const value = raw.trim().replace(/\/+$/, '');
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(value);
-  } catch {}
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
-    throw new ConfigError(name, `must be an absolute http(s) URL, got "${parsed ? parsed.protocol : 'not a URL'}"`);
-  }
-  return value;
-}
-
-/** RUTA_FILES_URL; RUTA_FILES_DIR (the older variable) still names a directory when it is unset. */
-function filesUrl(env: NodeJS.ProcessEnv): string {
-  const raw =
-    env.RUTA_FILES_URL?.trim() || (env.RUTA_FILES_DIR ? `file:${resolve(env.RUTA_FILES_DIR)}` : DEFAULT_FILES_URL);
-  try {
-    return formatFilesUrl(parseFilesUrl(raw));
-  } catch (err) {
-    throw new ConfigError(env.RUTA_FILES_URL?.trim() ? 'RUTA_FILES_URL' : 'RUTA_FILES_DIR', (err as Error).message);
-  }
-}
-
-function baseUrl(env: NodeJS.ProcessEnv, name: string, fallback: string): string {
-  const value = (env[name]?.trim() || fallback).replace(/\/+$/, '');
-  let parsed: URL | undefined;
-  try {
-    parsed = new URL(value);
-  } catch {}
-  if (!parsed || !['http:', 'https:'].includes(parsed.protocol)) {
-    throw new ConfigError(name, 'must be an absolute http(s) URL');
-  }
-  return value;
-}
-
-function messaging(env: NodeJS.ProcessEnv): Messaging {
-  const v = (name: string): string | null => env[name]?.trim() || null;
-  const smtpUrl = v('RUTA_SMTP_URL');
-  if (smtpUrl && !/^smtps?:\/\/.+/.test(smtpUrl)) {
-    throw new ConfigError('RUTA_SMTP_URL', 'must be smtp://… or smtps://…');
-  }
-  if (smtpUrl && !v('RUTA_EMAIL_FROM')) throw new ConfigError('RUTA_EMAIL_FROM', 'must be set with RUTA_SMTP_URL');
-  const sid = v('RUTA_TWILIO_ACCOUNT_SID');
-  if (sid && !v('RUTA_TWILIO_AUTH_TOKEN')) {
-    throw new ConfigError('RUTA_TWILIO_AUTH_TOKEN', 'must be set with RUTA_TWILIO_ACCOUNT_SID');
-  }
-  const waToken = v('RUTA_WHATSAPP_TOKEN');
-  if (waToken && !v('RUTA_WHATSAPP_PHONE_NUMBER_ID')) {
-    throw new ConfigError('RUTA_WHATSAPP_PHONE_NUMBER_ID', 'must be set with RUTA_WHATSAPP_TOKEN');
-  }
-  return {
-    smtp: smtpUrl ? { url: smtpUrl, from: v('RUTA_EMAIL_FROM') as string } : null,
-    twilio: sid
-      ? {
-          accountSid: sid,
-          authToken: v('RUTA_TWILIO_AUTH_TOKEN') as string,
-          smsFrom: v('RUTA_TWILIO_SMS_FROM'),
-          whatsappFrom: v('RUTA_TWILIO_WHATSAPP_FROM'),
-          apiUrl: baseUrl(env, 'RUTA_TWILIO_API_URL', 'https://api.twilio.com'),
-        }
-      : null,
-    meta: waToken
-      ? {
-          token: waToken,
-          phoneNumberId: v('RUTA_WHATSAPP_PHONE_NUMBER_ID') as string,
-          apiUrl: baseUrl(env, 'RUTA_WHATSAPP_API_URL', 'https://graph.facebook.com/v21.0'),
-          appSecret: v('RUTA_WHATSAPP_APP_SECRET'),
-          verifyToken: v('RUTA_WHATSAPP_VERIFY_TOKEN'),
-        }
-      : null,
-    concurrency: int(env, 'RUTA_MESSAGE_CONCURRENCY', 16, 1, 1000),
-  };
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {

@@ -1,4 +1,4 @@
-import type { Pricing } from '../../shared/config.js';
+import type { Pricing } from '../../shared/config-pricing.js';
 import { precompiled } from '../../shared/db/compiled.js';
 import type { Executor } from '../../shared/db/index.js';
 import type { AccountsTable, ApiKeysTable } from '../../shared/db/schema.js';

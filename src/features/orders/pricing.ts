@@ -1,4 +1,4 @@
-import type { Pricing } from '../../shared/config.js';
+import type { Pricing } from '../../shared/config-pricing.js';
 
 export interface PriceInput {
   km: number;

@@ -1,4 +1,4 @@
-import type { Pricing } from '../../shared/config.js';
+import type { Pricing } from '../../shared/config-pricing.js';
 import type { AppContext } from '../../shared/context.js';
 import type { Mode } from '../../shared/db/schema.js';
 import { ApiError } from '../../shared/errors.js';

@@ -1,4 +1,4 @@
-import type { Messaging } from '../../../shared/config.js';
+import type { Messaging } from '../../../shared/config-messaging.js';
 import { failure, type Provider, retryableStatus, type SendResult } from './types.js';
 
 type MetaConfig = NonNullable<Messaging['meta']>;
