@@ -220,6 +220,8 @@ describe('accessibility: console, courier app and tracking page in headless Chro
 
   it.skipIf(!hasChromium)(
     `keyboard only: the sign-in form submits with Enter; Tab reaches the skip link and the nav with a visible focus ring${skipNote}`,
+    // A password sign-in (a slow hash by design) and reloads: more than the default 30 s on a loaded machine.
+    { timeout: 90_000 },
     async () => {
       const page = await newPage();
       await page.goto(`${web.base}/console/`);
@@ -275,6 +277,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
 
   it.skipIf(!hasChromium)(
     `keyboard only: a confirmation (revoking a key) is dismissed with Escape and nothing happens${skipNote}`,
+    { timeout: 60_000 },
     async () => {
       const page = await newPage();
       await signIn(page, admin);
@@ -301,6 +304,7 @@ describe('accessibility: console, courier app and tracking page in headless Chro
 
   it.skipIf(!hasChromium)(
     `keyboard only: the courier's delivery form opens with the focus in it and Escape takes it back${skipNote}`,
+    { timeout: 60_000 },
     async () => {
       const page = await newPage(360, 740);
       await page.goto(`${web.base}/courier/`);

@@ -156,6 +156,8 @@ describeEachInBrowser('console local days in headless Chromium', (engine) => {
 
   it.skipIf(!hasChromium)(
     `keys, invitations, the attempt log and Exceptions show Lima's times, named, in a browser in Madrid${skipNote}`,
+    // A webhook endpoint disabled, a cash day resolved and three sign-ins: past 30 s on a loaded machine.
+    { timeout: 90_000 },
     async () => {
       const admin = sessionClient(web.t, await userSession(web.t, 'admin'));
       const opc = client(web.t.app, op);

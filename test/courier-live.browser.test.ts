@@ -106,7 +106,7 @@ describeEachInBrowser('a courier phone moves the console map and the tracking pa
         geolocation: FIRST,
       });
       const app = await phone.newPage();
-      app.setDefaultTimeout(10_000);
+      app.setDefaultTimeout(20_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await app.goto(`${web.base}/courier/`);
       await app.getByLabel('Sign-in code from your dispatcher').fill(code);
