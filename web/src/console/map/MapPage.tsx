@@ -1,13 +1,14 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { allowedMoves } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, type Order, STATUS_COLOR, STATUS_LABEL } from '../../shared/api';
-import { createMap, L } from '../leaflet-map';
+import { L } from '../leaflet-map';
 import { streamable, useLive } from '../live';
 import { assignOrders } from './assign';
-import { enableBoxSelect } from './box-select';
 import { CourierList } from './CourierList';
+import { MapLegend } from './MapLegend';
 import { lastSeen, positionOf, useMapData } from './map-data';
 import { drawDepots, drawRoutes } from './map-layers';
+import { markCourier, useMapView } from './map-view';
 import { OrderPicker } from './OrderPicker';
 import './map-page.css';
 import { routeColor } from '../route-colors';
@@ -27,20 +28,6 @@ export default function MapPage() {
   const session = useSession();
   const { client } = session;
   const tz = session.me?.timezone ?? browserZone();
-  const el = useRef<HTMLDivElement>(null);
-  const map = useRef<L.Map | null>(null);
-  const layers = useRef<{
-    orders: L.LayerGroup;
-    couriers: L.LayerGroup;
-    routes: L.LayerGroup;
-    depots: L.LayerGroup;
-  } | null>(null);
-  const courierMarkers = useRef(new Map<string, L.CircleMarker>());
-  const orderMarkers = useRef(new Map<string, L.CircleMarker>());
-  const fitted = useRef(false);
-  // Set by the dispatcher's own pan or zoom (any move the page did not start itself).
-  const userMoved = useRef(false);
-  const fitting = useRef(false);
   const { orders, couriers, routes, depots, error, load, changed, refreshCouriers } = useMapData(client, tz);
   // "last seen 12 min ago" moves on by itself: the clock is read again every 30 s.
   const [now, setNow] = useState(() => Date.now());
@@ -75,30 +62,7 @@ export default function MapPage() {
     setNote(inside.length ? '' : 'No assignable order there.');
   }, []);
 
-  useEffect(() => {
-    if (!el.current) return;
-    const m = createMap(el.current);
-    map.current = m;
-    layers.current = {
-      depots: L.layerGroup().addTo(m),
-      routes: L.layerGroup().addTo(m),
-      orders: L.layerGroup().addTo(m),
-      couriers: L.layerGroup().addTo(m),
-    };
-    m.on('movestart', () => {
-      if (!fitting.current) userMoved.current = true;
-    });
-    const offBox = enableBoxSelect(m, selectWithin);
-    // The side panel can change the map's width (a narrow window stacks them): Leaflet must know.
-    const ro = new ResizeObserver(() => m.invalidateSize());
-    ro.observe(el.current);
-    return () => {
-      ro.disconnect();
-      offBox();
-      m.remove();
-      map.current = null;
-    };
-  }, [selectWithin]);
+  const { el, map, layers, courierMarkers, orderMarkers, keepInView } = useMapView(selectWithin);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: once per mount
   useEffect(() => {
@@ -110,34 +74,6 @@ export default function MapPage() {
     const still = new Set(orders.filter(assignable).map((o) => o.id));
     setSelected((prev) => (prev.size === 0 ? prev : new Set([...prev].filter((id) => still.has(id)))));
   }, [orders]);
-
-  /**
-   * Until the dispatcher pans or zooms, the view grows to show what there is (a courier's first or
-   * next ping, new orders); once they have moved the map, it stays where they put it. It never
-   * zooms in by itself, so markers do not jump around while nothing left the view.
-   */
-  const keepInView = useCallback(() => {
-    const m = map.current;
-    if (!m || userMoved.current) return;
-    const points = [...orderMarkers.current.values(), ...courierMarkers.current.values()].map((x) => x.getLatLng());
-    if (points.length === 0) return;
-    const all = L.latLngBounds(points);
-    // In view means inside the same margins the fit leaves (a marker at the very edge is cut off).
-    const size = m.getSize();
-    const inner = L.latLngBounds(
-      m.containerPointToLatLng([30, 50]),
-      m.containerPointToLatLng([Math.max(30, size.x - 30), Math.max(50, size.y - 30)]),
-    );
-    if (fitted.current && inner.contains(all)) return;
-    fitting.current = true;
-    try {
-      // More room at the top: a courier's name sits above its marker and would be cut off there.
-      m.fitBounds(all, { paddingTopLeft: [30, 50], paddingBottomRight: [30, 30], maxZoom: 15, animate: false });
-    } finally {
-      fitting.current = false;
-    }
-    fitted.current = true;
-  }, []);
 
   useLive(
     true,
@@ -181,6 +117,7 @@ export default function MapPage() {
     if (map.current) selectWithin(map.current.getBounds());
   }
 
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the map, its layers and markers are useMapView's refs
   useEffect(() => {
     const l = layers.current;
     if (!l || !map.current) return;
@@ -318,34 +255,9 @@ export default function MapPage() {
           />
         </div>
       </div>
-      <ul className="legend" aria-label="Legend">
-        <li>
-          <span className="dot courier-dot" /> Courier ({couriers.filter((c) => c.location).length}), in its route's
-          colour; grey when not seen for 10 min
-        </li>
-        {[...new Set(orders.map((o) => o.status))].map((s) => (
-          <li key={s}>
-            <span className="dot" style={{ background: STATUS_COLOR[s] }} /> {STATUS_LABEL[s]} (
-            {orders.filter((o) => o.status === s).length})
-          </li>
-        ))}
-        <li>
-          <span className="line" /> Route ({routes.length}), in its courier's colour
-        </li>
-        <li>
-          <span className="dot depot-dot" /> Depot ({depots.length})
-        </li>
-      </ul>
+      <MapLegend orders={orders} couriers={couriers} routes={routes} depots={depots} />
     </section>
   );
-}
-
-/** The marker's position on its element too (data-lat, data-lng), for tests and assistive tools. */
-function markCourier(m: L.CircleMarker): void {
-  const { lat, lng } = m.getLatLng();
-  const el = m.getElement();
-  el?.setAttribute('data-lat', String(lat));
-  el?.setAttribute('data-lng', String(lng));
 }
 
 export function escapeHtml(s: string): string {
