@@ -7,18 +7,11 @@ import { downscale } from '../images';
 import type { Entry, FileEntry } from '../queue';
 import { type SignatureHandle, SignaturePad } from '../SignaturePad';
 import { CashFields } from './CashFields';
+import { IdFields } from './IdFields';
 
 // The notes a missing proof leaves on the form; drawing the signature or adding a photo clears its own.
 const NEEDS_SIGNATURE = 'This delivery needs a signature.';
 const NEEDS_PHOTO = 'This delivery needs a photo.';
-
-const ID_TYPES: [string, string][] = [
-  ['national_id', 'National ID (DNI, CPF, INE…)'],
-  ['foreign_id', 'Foreign resident ID'],
-  ['passport', 'Passport'],
-  ['driver_license', 'Driver license'],
-  ['other', 'Other'],
-];
 
 /**
  * Deliver with the proof the order requires: receiver, signature, photos, the customer's PIN, the
@@ -171,42 +164,13 @@ export function DeliverSheet({
           </span>
         </label>
       )}
-      {askId ? (
-        <fieldset>
-          <legend>ID document{idRequired ? ' (required)' : ''}</legend>
-          <label>
-            Type
-            <select name="id_type" value={form.id_type ?? ''} onChange={set('id_type')}>
-              <option value="">Choose…</option>
-              {ID_TYPES.map(([v, label]) => (
-                <option key={v} value={v}>
-                  {label}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            Number
-            <input name="id_number" maxLength={40} value={form.id_number ?? ''} onChange={set('id_number')} />
-          </label>
-          {need.age_check !== 'off' && (
-            <label className="check">
-              <input
-                type="checkbox"
-                name="age_verified"
-                checked={form.age === 'yes'}
-                onChange={(e) => setForm({ ...form, age: e.target.checked ? 'yes' : '' })}
-              />
-              The document shows the receiver is 18 or older{need.age_check === 'required' ? ' (required)' : ''}
-            </label>
-          )}
-        </fieldset>
-      ) : (
-        <label>
-          Document number
-          <input name="receiver_document" value={form.receiver_document ?? ''} onChange={set('receiver_document')} />
-        </label>
-      )}
+      <IdFields
+        askId={askId}
+        idRequired={idRequired}
+        need={need}
+        form={form}
+        onChange={(k, v) => setForm({ ...form, [k]: v })}
+      />
       <label>
         Relationship
         <select name="relationship" value={form.relationship} onChange={set('relationship')}>
