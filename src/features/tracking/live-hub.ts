@@ -1,24 +1,16 @@
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
-import { type Point, roadKm } from '../../shared/geo.js';
 import { instanceKey } from '../../shared/instance.js';
 import type { LiveMessage } from '../../shared/live.js';
 import { pointOf } from '../dispatch/eta.js';
-import { catalogOf, type Lang } from './i18n/index.js';
-import { etaText, stopsText } from './page.js';
-import { etaWindow } from './public.js';
+import type { Lang } from './i18n/index.js';
+import { StreamCaps } from './live-caps.js';
+import { EN_ROUTE, frameOf, type RouteStop, type State, stateOf, stopsAhead, type WatchedOrder } from './live-state.js';
 import * as repo from './public-repo.js';
 
 /** A courier's position reaches a tracking page at most this often (DESIGN §15). */
 export const POSITION_EVERY_MS = 5000;
-/** Streams one tracking code may hold at once (a customer's phone and laptop, a shared link). */
-export const STREAMS_PER_CODE = 5;
 const CHUNK = 500;
-const EN_ROUTE = new Set(['picked_up', 'in_transit', 'arriving', 'at_location']);
-/** Where the courier's position is the customer's to see: on its way here, no stop before. */
-const POSITION_STATUSES = new Set(['in_transit', 'arriving', 'at_location']);
-/** Stops still to serve before this one (as dispatch/eta.ts counts them). */
-const AHEAD = new Set(['assigned', 'ready_for_pickup', 'picked_up', 'in_transit', 'arriving', 'at_location']);
 
 /**
  * Where a stream's frames go: the HTTP response itself (`reply.raw`, the route hijacks the reply).
@@ -45,19 +37,11 @@ interface Conn {
 }
 
 /** One watched order: what its pages are told, kept current by the refresh and the LiveBus. */
-interface Watched {
+interface Watched extends WatchedOrder {
   id: string;
-  status: string;
-  rev: number;
-  courierId: string | null;
   routeId: string | null;
-  dest: Point | null;
   /** The address as read, so a refresh parses it again only when it changed. */
   destRaw: string;
-  tz: string;
-  /** Unfinished stops before this one, in route order; null: not read yet or no route. */
-  ahead: (Point | null)[] | null;
-  courier: Point | null;
   conns: Set<Conn>;
   lastPositionAt: number;
   positionTimer?: NodeJS.Timeout;
@@ -65,17 +49,6 @@ interface Watched {
   sent: Map<Lang, string>;
   /** The key of the last state sent (its `State` before words), so a refresh that changed nothing builds no frame. */
   sentState: string;
-}
-
-/** What a page is told, before it is put in words: cheap to compute, so unchanged pages cost no rendering. */
-interface State {
-  status: string;
-  rev: number;
-  minutes: number | null;
-  window: { from: string; to: string } | null;
-  stopsBefore: number | null;
-  courier: Point | null;
-  tz: string;
 }
 
 /**
@@ -89,8 +62,7 @@ interface State {
 export class TrackingHub {
   private readonly orders = new Map<string, Watched>();
   private readonly byCourier = new Map<string, Set<string>>();
-  private readonly perCode = new Map<string, number>();
-  private readonly perClient = new Map<string, number>();
+  private readonly caps: StreamCaps;
   private timer?: NodeJS.Timeout;
   private unsubscribe?: () => void;
   private refreshing?: Promise<void>;
@@ -98,7 +70,9 @@ export class TrackingHub {
   /** Frames built so far: what an unchanged refresh must not add to (tests). */
   framesBuilt = 0;
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: AppContext) {
+    this.caps = new StreamCaps(ctx.config.trackStreamsPerClient);
+  }
 
   get size(): number {
     let n = 0;
@@ -113,14 +87,7 @@ export class TrackingHub {
   async open(row: repo.PublicOrderRow, lang: Lang, client: string, start: () => FrameSink): Promise<void> {
     if (this.closed) throw new ApiError('service_unavailable', 'The server is shutting down; reconnect.');
     const code = row.tracking_code;
-    const limit = this.ctx.config.trackStreamsPerClient;
-    if ((this.perCode.get(code) ?? 0) >= STREAMS_PER_CODE || (this.perClient.get(client) ?? 0) >= limit) {
-      throw new ApiError('rate_limited', 'Too many open tracking streams; close one first.', undefined, {
-        'Retry-After': '30',
-      });
-    }
-    bump(this.perCode, code, 1);
-    bump(this.perClient, client, 1);
+    this.caps.take(code, client);
     const conn: Conn = { out: null, lang, code, client };
     let w = this.orders.get(row.id);
     if (!w) {
@@ -166,7 +133,7 @@ export class TrackingHub {
     out.once('close', () => this.release(watched, conn));
     // A client that left during the read: its response has already closed, and says so only now.
     if (out.destroyed) return this.release(watched, conn);
-    this.write(conn, `retry: 5000\n\n${this.render(this.state(watched), lang)}`);
+    this.write(conn, `retry: 5000\n\n${this.render(stateOf(this.ctx, watched), lang)}`);
   }
 
   close(): void {
@@ -204,8 +171,7 @@ export class TrackingHub {
 
   private release(w: Watched, c: Conn): void {
     if (!w.conns.delete(c)) return;
-    bump(this.perCode, c.code, -1);
-    bump(this.perClient, c.client, -1);
+    this.caps.give(c.code, c.client);
     if (w.conns.size > 0) return;
     clearTimeout(w.positionTimer);
     this.orders.delete(w.id);
@@ -250,7 +216,7 @@ export class TrackingHub {
     }
     const live = touched.filter((w) => EN_ROUTE.has(w.status) && w.courierId);
     const routes = [...new Set(live.map((w) => w.routeId).filter((r): r is string => r !== null))];
-    const stops = new Map<string, { order: string; status: string; route: string | null; at: Point | null }[]>();
+    const stops = new Map<string, RouteStop[]>();
     for (let i = 0; i < routes.length; i += CHUNK) {
       for (const s of await repo.stopsOfRoutes(db, routes.slice(i, i + CHUNK))) {
         const list = stops.get(s.route_id) ?? [];
@@ -264,12 +230,7 @@ export class TrackingHub {
       }
     }
     for (const w of live) {
-      const list = w.routeId ? (stops.get(w.routeId) ?? []) : [];
-      const mine = list.findIndex((s) => s.order === w.id);
-      w.ahead = list
-        .slice(0, Math.max(0, mine))
-        .filter((s) => s.route === w.routeId && AHEAD.has(s.status))
-        .map((s) => s.at);
+      w.ahead = stopsAhead(w.routeId ? (stops.get(w.routeId) ?? []) : [], w.id, w.routeId);
     }
     const couriers = [...new Set(live.map((w) => w.courierId as string))];
     for (let i = 0; i < couriers.length; i += CHUNK) {
@@ -314,7 +275,7 @@ export class TrackingHub {
   }
 
   private send(w: Watched): void {
-    const state = this.state(w);
+    const state = stateOf(this.ctx, w);
     const key = JSON.stringify(state);
     if (key === w.sentState) return;
     w.sentState = key;
@@ -331,47 +292,9 @@ export class TrackingHub {
     for (const [lang, f] of byLang) w.sent.set(lang, f);
   }
 
-  /** The page's live state: what it shows, without anything it must not. */
-  private state(w: Watched): State {
-    const enRoute = EN_ROUTE.has(w.status) && w.courierId !== null;
-    const stopsBefore = !enRoute ? null : w.status === 'at_location' ? 0 : (w.ahead?.length ?? 0);
-    const visible = POSITION_STATUSES.has(w.status) && stopsBefore === 0 && w.courier !== null;
-    // At the door there is no arrival left to estimate, nor stops before it to count: the page shows neither.
-    const arrived = w.status === 'at_location';
-    let minutes: number | null = null;
-    if (!arrived && enRoute && w.courier && w.dest && !(w.ahead ?? []).includes(null)) {
-      let km = 0;
-      let from = w.courier;
-      for (const p of [...((w.ahead ?? []) as Point[]), w.dest]) {
-        km += roadKm(from, p);
-        from = p;
-      }
-      const cfg = this.ctx.config;
-      minutes = Math.ceil((km / cfg.courierSpeedKmh) * 60 + cfg.serviceMinutesPerStop * (w.ahead?.length ?? 0));
-    }
-    return {
-      status: w.status,
-      rev: w.rev,
-      minutes,
-      window: minutes === null ? null : etaWindow(this.ctx.clock(), minutes),
-      stopsBefore: arrived ? null : stopsBefore,
-      courier: visible && w.courier ? { lat: w.courier.lat, lng: w.courier.lng } : null,
-      tz: w.tz,
-    };
-  }
-
-  /** The state in the page's language, as one SSE frame. */
   private render(s: State, lang: Lang): string {
     this.framesBuilt++;
-    const words = catalogOf(lang);
-    const data = {
-      status: s.status,
-      rev: s.rev,
-      eta: etaText({ eta_window: s.window, eta_minutes: s.minutes, timezone: s.tz }, words),
-      stops: stopsText(s.stopsBefore, words),
-      courier: s.courier,
-    };
-    return `event: tracking\ndata: ${JSON.stringify(data)}\n\n`;
+    return frameOf(s, lang);
   }
 
   private write(c: Conn, frame: string): void {
@@ -382,12 +305,6 @@ export class TrackingHub {
     // A page this far behind is cut off; it reconnects (EventSource) or polls.
     if (out.writableLength > 64 * 1024) out.destroy();
   }
-}
-
-function bump(m: Map<string, number>, k: string, by: number): void {
-  const n = (m.get(k) ?? 0) + by;
-  if (n <= 0) m.delete(k);
-  else m.set(k, n);
 }
 
 export const TRACKING_HUB = instanceKey('tracking', (ctx: AppContext) => new TrackingHub(ctx));
