@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { batchOf, insertPreparedOrders, type PreparedOrder, prepareOrder } from '../src/features/orders/create.js';
-import * as repo from '../src/features/orders/repo.js';
+import * as repo from '../src/features/orders/create-repo.js';
 import type { OrderCreate } from '../src/features/orders/schemas.js';
 import { MAX_ENDPOINTS } from '../src/features/webhooks/service.js';
 import { client, describeEach, type Merchant, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';

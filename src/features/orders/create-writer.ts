@@ -2,8 +2,8 @@ import { Histogram } from 'prom-client';
 import type { AppContext } from '../../shared/context.js';
 import { instanceKey } from '../../shared/instance.js';
 import { metricOn } from '../../shared/metrics.js';
-import type { Created } from './repo.js';
-import * as repo from './repo.js';
+import type { Created } from './create-repo.js';
+import * as repo from './create-repo.js';
 
 interface Waiting {
   order: Created;

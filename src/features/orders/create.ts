@@ -6,20 +6,21 @@ import { signalJobs } from '../../shared/jobs/job.js';
 import { iso } from '../../shared/time.js';
 import { prepareMessages, settingsFor } from '../messages/queue.js';
 import { announce, enabledEndpointsOf, prepareOrderEvent } from '../webhooks/outbox.js';
+import { type Created, insertCreated } from './create-repo.js';
 import { ORDER_WRITES } from './create-writer.js';
 import { requestedDate } from './local-days.js';
 import { pickupOf } from './pickup.js';
 import { presentOrder } from './present.js';
 import { newDeliveryPin, orderProof, type ProofLevels, proofSettingsFor } from './proof-settings.js';
 import { compute, located } from './quote.js';
-import * as repo from './repo.js';
+import type { OrderRow } from './repo.js';
 import type { Order, OrderCreate } from './schemas.js';
 
 // Creating orders, one (POST /v1/orders) or an import's batch: both prepare each order here and
-// write it through repo.insertCreated, so an imported order is the same rows a created one is.
+// write it through insertCreated (create-repo.ts), so an imported order is the same rows a created one is.
 
 /** An order ready to be written: its row, its first timeline entry and its order.created event. */
-export type PreparedOrder = repo.Created;
+export type PreparedOrder = Created;
 
 /** What every order of one batch shares (the account's webhook endpoints), read once: see `batchOf`. */
 export interface OrderBatch {
@@ -58,7 +59,7 @@ export async function prepareOrder(
   const c = await compute(ctx, accountId, body, pickup);
   const proof = orderProof(batch?.proof ?? (await proofSettingsFor(ctx.db, accountId)).levels, body);
   const pin = newDeliveryPin(proof);
-  const row: repo.OrderRow = {
+  const row: OrderRow = {
     id: newId('ord', now),
     account_id: accountId,
     mode,
@@ -137,10 +138,10 @@ export async function createOrder(ctx: AppContext, accountId: string, mode: Mode
 
 /**
  * Writes prepared orders (and their events) inside the caller's transaction, the same way a
- * POST /v1/orders is written (repo.insertCreated).
+ * POST /v1/orders is written (insertCreated).
  */
 export async function insertPreparedOrders(ctx: AppContext, trx: Tx, orders: PreparedOrder[]): Promise<void> {
-  await repo.insertCreated(trx, ctx.engine, orders);
+  await insertCreated(trx, ctx.engine, orders);
 }
 
 /** After the commit of insertPreparedOrders: wakes this process's webhook dispatcher. */
