@@ -63,7 +63,7 @@ interface Round {
   runqueue_wait_ms_per_s: number | null;
 }
 
-/** The hub's cap (STREAMS_PER_CODE in src/features/tracking/live-hub.ts): a code's phone, laptop, shared link… */
+/** The hub's cap (STREAMS_PER_CODE in src/features/tracking/live-caps.ts): a code's phone, laptop, shared link… */
 const PER_CODE = 5;
 const ORDERS_PER_COURIER = 20;
 /** Each courier moves once per period: above the 5 s a position may reach a page, so none waits for it. */
