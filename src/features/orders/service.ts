@@ -8,7 +8,7 @@ import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
 import { presentListed } from './present.js';
 import * as repo from './repo.js';
-import { type CountsQuery, type ListQuery, ORDER_STATUSES, type OrderStatus, TERMINAL_STATUSES } from './schemas.js';
+import { type CountsQuery, type ListQuery, ORDER_STATUSES, type OrderStatus } from './schemas.js';
 
 /** `id` may be an order id or a tracking code; anything outside the scope is indistinguishable from missing. */
 export async function resolveOrder(ctx: AppContext, scope: Scope, id: string): Promise<repo.OrderRow> {
@@ -114,8 +114,4 @@ export async function countOrders(ctx: AppContext, scope: Scope, q: CountsQuery)
   const counts = Object.fromEntries(ORDER_STATUSES.map((s) => [s, found.get(s) ?? 0])) as Record<OrderStatus, number>;
   const total = ORDER_STATUSES.reduce((sum, s) => sum + counts[s], 0);
   return { object: 'order_counts' as const, livemode: scope.mode === 'live', total, counts };
-}
-
-export function isTerminal(status: OrderStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
 }

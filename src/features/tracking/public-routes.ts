@@ -9,6 +9,7 @@ import { clientOf, MemoryRateLimitStore, WINDOW_MS } from '../../shared/rate-lim
 import { chooseDay, giveInstructions, rate } from './actions.js';
 import { pageAssets } from './assets.js';
 import { negotiateLang } from './i18n/index.js';
+import { STREAMS_PER_CODE } from './live-caps.js';
 import { TRACKING_HUB } from './live-hub.js';
 import { brandCss, pageCsp, renderNotFoundPage, renderTrackingPage } from './page.js';
 import { orderByCode, presentRow, publicTracking } from './public.js';
@@ -143,7 +144,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
           'Events `tracking` with `{status, rev, eta, stops, courier}`: `rev` grows with every event of the order ' +
           '(the page re-reads itself when it changes), `eta` and `stops` are texts in the page\u2019s language, ' +
           '`courier` is `{lat, lng}` only while the courier is on its way to this stop, at most every 5 s. ' +
-          `At most ${5} streams per code and RUTA_TRACK_STREAMS_PER_CLIENT per address (IPv6: per /64).`,
+          `At most ${STREAMS_PER_CODE} streams per code and RUTA_TRACK_STREAMS_PER_CLIENT per address (IPv6: per /64).`,
         security: [],
         params: TrackingCodeParams,
         querystring: TrackingLangQuery,
