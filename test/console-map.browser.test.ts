@@ -391,4 +391,28 @@ describeEachInBrowser('console map, exceptions and webhook events in headless Ch
       await page.context().close();
     },
   );
+  it.skipIf(!hasChromium)(
+    `names on the map are text, never markup: a courier's label and an order's tooltip${skipNote}`,
+    async () => {
+      const op = client(web.t.app, operator);
+      const courierName = '<b>Bold</b> Rider';
+      const rider = (await op('POST', '/v1/couriers', { name: courierName })).body;
+      await op('POST', `/v1/couriers/${rider.id}/location`, { lat: -12.2, lng: -76.93 });
+      const customer = '<img src=x onerror="window.pwned=1">Eve';
+      const eve = await order(customer, -12.21, -76.96);
+
+      const { page, cspErrors } = await newPage();
+      await signIn(page, 'dispatcher');
+      await page.getByRole('link', { name: 'Live map' }).click();
+      // The courier's label is always shown; the order's tooltip on pointing at its marker (the
+      // event itself: other tests' markers and labels may lie over it).
+      await page.locator('.leaflet-tooltip', { hasText: courierName }).first().waitFor();
+      await marker(page, eve.id).dispatchEvent('mouseover');
+      await page.locator('.leaflet-tooltip', { hasText: customer }).first().waitFor();
+      expect(await page.locator('.leaflet-tooltip b, .leaflet-tooltip img').count()).toBe(0);
+      expect(await page.evaluate('window.pwned')).toBeUndefined();
+      expect(cspErrors).toEqual([]);
+      await page.context().close();
+    },
+  );
 });

@@ -23,3 +23,8 @@ export function createMap(el: HTMLElement): L.Map {
 }
 
 export { L };
+
+/** Leaflet's tooltips and popups take HTML: names from the API go in as text. */
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}

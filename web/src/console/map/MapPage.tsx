@@ -1,7 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { allowedMoves } from '../../../../src/features/lifecycle/transitions.js';
 import { browserZone, type Order, STATUS_COLOR, STATUS_LABEL } from '../../shared/api';
-import { L } from '../leaflet-map';
+import { escapeHtml, L } from '../leaflet-map';
 import { streamable, useLive } from '../live';
 import { assignOrders } from './assign';
 import { CourierList } from './CourierList';
@@ -258,8 +258,4 @@ export default function MapPage() {
       <MapLegend orders={orders} couriers={couriers} routes={routes} depots={depots} />
     </section>
   );
-}
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

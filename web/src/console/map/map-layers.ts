@@ -1,11 +1,9 @@
 import type { Courier } from '../../shared/api';
-import { L } from '../leaflet-map';
+import { escapeHtml, L } from '../leaflet-map';
 import { routeColor } from '../route-colors';
 import type { Depot, RouteLine } from './map-data';
 
 /* What the live map draws besides the orders and couriers it lets you pick: routes and depots. */
-
-const esc = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
  * Each route as a line in its courier's colour through its stops in order; its finished stops stay
@@ -15,7 +13,9 @@ export function drawRoutes(layer: L.LayerGroup, routes: RouteLine[], roster: Cou
   for (const r of routes) {
     const color = routeColor(r.courierId, roster);
     if (r.points.length > 1) {
-      const line = L.polyline(r.points, { color, weight: 3, opacity: 0.75 }).bindTooltip(esc(r.courier)).addTo(layer);
+      const line = L.polyline(r.points, { color, weight: 3, opacity: 0.75 })
+        .bindTooltip(escapeHtml(r.courier))
+        .addTo(layer);
       line.getElement()?.setAttribute('data-route', r.id);
       line.getElement()?.setAttribute('data-color', color);
     }
@@ -29,7 +29,7 @@ export function drawRoutes(layer: L.LayerGroup, routes: RouteLine[], roster: Cou
         fillColor: color,
         fillOpacity: 0.3,
       })
-        .bindTooltip(`${esc(s.order.customer.name)} · ${esc(s.order.status.replace(/_/g, ' '))}`)
+        .bindTooltip(`${escapeHtml(s.order.customer.name)} · ${escapeHtml(s.order.status.replace(/_/g, ' '))}`)
         .addTo(layer);
       const el = m.getElement();
       el?.setAttribute('data-done', s.order.id);
@@ -48,7 +48,7 @@ export function drawDepots(layer: L.LayerGroup, depots: Depot[]): void {
       alt: `Depot ${d.name}`,
       keyboard: false,
     })
-      .bindTooltip(esc(d.name), { direction: 'bottom', offset: [0, 10] })
+      .bindTooltip(escapeHtml(d.name), { direction: 'bottom', offset: [0, 10] })
       .addTo(layer);
   }
 }

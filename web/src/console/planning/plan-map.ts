@@ -1,7 +1,6 @@
 import { useEffect, useRef } from 'react';
 import type { Courier, Order } from '../../shared/api';
-import { createMap, L } from '../leaflet-map';
-import { escapeHtml } from '../map/MapPage';
+import { createMap, escapeHtml, L } from '../leaflet-map';
 import { clock, colorOf, type Depot, hasPoint, type PlanRoute, REASON, type RoutePlan, waitsUntil } from './common';
 import { pickStop } from './pick';
 
