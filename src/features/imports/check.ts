@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { findUnstorable } from '../../shared/input.js';
@@ -62,7 +63,7 @@ export async function checkAll(
   const out: Outcome[] = [];
   for (const g of groups) {
     out.push(await check(ctx, imp, columns, g, batch, watch));
-    if (out.length % CHECKS_PER_TURN === 0) await yieldToEventLoop();
+    if (out.length % CHECKS_PER_TURN === 0) await nextTurn();
   }
   return out;
 }
@@ -131,13 +132,10 @@ function errorRows(importId: string, columns: Column[], group: Group, problems: 
 }
 
 /**
- * Lets the event loop run. On SQLite every statement completes synchronously, so without this a
- * whole import would run in one stretch of microtasks and the API in the same process would not
- * answer a request (not even the import's own progress) until it finished.
- */
-export const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
-/**
- * Row groups checked (schema, rules, pricing) between two turns of the event loop. A batch's 200
- * checks in one turn held other requests up for 50–100 ms on a loaded machine (issue #18, defect 8).
+ * Row groups checked (schema, rules, pricing) between two turns of the event loop (`nextTurn`). On
+ * SQLite every statement completes synchronously, so without the turns a whole import would run in
+ * one stretch of microtasks and the API in the same process would not answer a request (not even
+ * the import's own progress) until it finished. A batch's 200 checks in one turn held other
+ * requests up for 50–100 ms on a loaded machine (issue #18, defect 8).
  */
 const CHECKS_PER_TURN = 10;

@@ -1,9 +1,10 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { AppContext } from '../../shared/context.js';
 import { ApiError } from '../../shared/errors.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { settingsFor } from '../messages/queue.js';
 import { announceCreated, batchOf, insertPreparedOrders } from '../orders/create.js';
-import { checkAll, type Outcome, yieldToEventLoop } from './check.js';
+import { checkAll, type Outcome } from './check.js';
 import { type Column, type Group, groupsOf, resolveColumns } from './convert.js';
 import { type OpenSheet, openSheet } from './parse.js';
 import * as repo from './repo.js';
@@ -221,7 +222,7 @@ async function runGroups(
     progress.failed += r.failed;
     progress.skipped += r.skipped;
     await opts.onProgress?.({ processed: from, total, ...progress });
-    await yieldToEventLoop();
+    await nextTurn();
   }
 }
 
