@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { errorsOf, Field } from '../ui';
 
@@ -31,7 +32,7 @@ export default function ChangePassword() {
       );
       const n = res.sessions_ended;
       setDone(
-        `Password changed. ${n === 0 ? 'You had no other sessions.' : `${n} other session${n === 1 ? '' : 's'} signed out.`}`,
+        `Password changed. ${n === 0 ? 'You had no other sessions.' : `${plural(n, 'other session')} signed out.`}`,
       );
       setCurrent('');
       setNext('');

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ApiFailure, unwrap } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { ResetPassword } from './ResetPassword';
 
@@ -7,7 +8,7 @@ function retryText(after: string | null): string {
   const s = Number(after);
   if (!after || !Number.isFinite(s)) return 'Too many attempts. Wait a few minutes and try again.';
   const min = Math.ceil(s / 60);
-  return `Too many attempts. Try again in ${min} minute${min === 1 ? '' : 's'}.`;
+  return `Too many attempts. Try again in ${plural(min, 'minute')}.`;
 }
 
 /** The page an invitation link opens (/console/#invitation=TOKEN): the person sets a password. */

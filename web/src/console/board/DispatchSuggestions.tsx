@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { clockIn, newIdempotencyKey, type Order, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { ErrorNote, useGuard } from '../ui';
 
@@ -34,7 +35,7 @@ function delayText(s: Pick<Suggestion, 'stops'>): string | null {
     .filter((m) => m >= 1);
   if (late.length === 0) return null;
   const most = Math.max(...late);
-  const stops = late.length === 1 ? '1 later stop' : `${late.length} later stops`;
+  const stops = plural(late.length, 'later stop');
   return `${stops} ${late.every((m) => m === most) ? '' : 'up to '}${most} min later`;
 }
 

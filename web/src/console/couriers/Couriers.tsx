@@ -10,6 +10,7 @@ import {
   unwrap,
   whenIn,
 } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { ErrorNote, isLoopback, Secret, useGuard, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
@@ -57,7 +58,7 @@ export default function Couriers() {
           client.POST('/v1/couriers/{id}/sign_out_everywhere', { params: { path: { id: c.id } }, body: {} }),
         );
         const n = r.sessions_ended;
-        setNotes((x) => ({ ...x, [c.id]: `Signed out of ${n} phone session${n === 1 ? '' : 's'}.` }));
+        setNotes((x) => ({ ...x, [c.id]: `Signed out of ${plural(n, 'phone session')}.` }));
       } catch (e) {
         setFailures((f) => ({ ...f, [c.id]: e }));
       }

@@ -1,4 +1,5 @@
 import { money, type Order, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { positionWords } from '../orders/AttemptPosition';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
@@ -92,7 +93,7 @@ export default function Exceptions() {
         query={{ status: 'failed' }}
         empty="No failed orders."
         detail={(o) =>
-          `${o.failure_reason ? o.failure_reason.replace(/_/g, ' ') : 'no reason given'}${o.failure_notes ? `: “${o.failure_notes}”` : ''} · ${o.attempts} attempt${o.attempts === 1 ? '' : 's'}`
+          `${o.failure_reason ? o.failure_reason.replace(/_/g, ' ') : 'no reason given'}${o.failure_notes ? `: “${o.failure_notes}”` : ''} · ${plural(o.attempts, 'attempt')}`
         }
       />
       <OrderTable

@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { browserZone, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { AccountField, useAccounts } from '../AccountPicker';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useLoad } from '../ui';
@@ -19,7 +20,7 @@ const REASONS: Record<string, string> = {
 /** "2 attempts · HTTP 500": the last error says the status when there was one (connect, tls, timeout otherwise). */
 function outcome(d: FailedDelivery): string {
   const last = d.last_error ?? (d.last_status_code ? `HTTP ${d.last_status_code}` : 'failed');
-  return `${d.attempts} attempt${d.attempts === 1 ? '' : 's'} · ${last}`;
+  return `${plural(d.attempts, 'attempt')} · ${last}`;
 }
 
 function Count({ n, more }: { n: number | undefined; more: boolean | undefined }) {

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiFailure, browserZone, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { streamable } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
@@ -68,8 +69,6 @@ function Counts({ imp }: { imp: OrderImport }) {
 
 /** An import shows at most this many errors (its `errors`; failed_rows.csv has every one), and as many warnings. */
 const SHOWN_ERRORS = 1000;
-
-const plural = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
 
 /** The rows of an import's errors or warnings: a row may have several, some without a field. */
 function RowLines({ lines, label, className }: { lines: OrderImport['errors']; label: string; className: string }) {
@@ -206,8 +205,8 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
         {data.status === 'queued' && 'Waiting to start…'}
         {data.status === 'processing' && 'Importing…'}
         {data.status === 'succeeded' &&
-          `Import finished: ${plural(data.created, 'order', 'orders')} created, ${plural(data.failed, 'row', 'rows')} rejected${
-            data.skipped > 0 ? `, ${plural(data.skipped, 'order', 'orders')} skipped (already imported)` : ''
+          `Import finished: ${plural(data.created, 'order')} created, ${plural(data.failed, 'row')} rejected${
+            data.skipped > 0 ? `, ${plural(data.skipped, 'order')} skipped (already imported)` : ''
           }.`}
         {data.status === 'failed' && `Import failed${data.failure_message ? `: ${data.failure_message}` : '.'}`}
       </p>

@@ -1,4 +1,5 @@
 import type { Courier, Order } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { StatusBadge } from '../ui';
 
 /** Whether the transition table lets this order be assigned now (passed in: the page owns the rule). */
@@ -28,7 +29,7 @@ export function OrderPicker(props: {
   return (
     <aside className="map-side" aria-label="Select and assign orders">
       <section className="bulk map-assign" aria-label="Assign selected orders">
-        <span aria-live="polite">{count === 1 ? '1 order selected' : `${count} orders selected`}</span>
+        <span aria-live="polite">{`${plural(count, 'order')} selected`}</span>
         <div className="ctl">
           <label htmlFor="map-courier">Courier</label>
           <select id="map-courier" value={props.assignTo} onChange={(e) => props.onAssignTo(e.target.value)}>

@@ -1,5 +1,6 @@
 import { type FormEvent, useEffect, useState } from 'react';
 import { type Schemas, unwrap } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { ErrorNote, errorsOf, useLoad } from '../ui';
 import { accountQuery } from './account';
@@ -195,7 +196,7 @@ function Editor(props: {
             <p className="muted" data-testid="segments">
               {email
                 ? `${preview.length} characters`
-                : `${preview.length} characters · ${preview.encoding} · ${preview.segments} SMS segment${preview.segments === 1 ? '' : 's'}`}
+                : `${preview.length} characters · ${preview.encoding} · ${plural(preview.segments, 'SMS segment')}`}
             </p>
           </>
         ) : (

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { browserZone, money, type Schemas, unwrap } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
@@ -259,10 +260,7 @@ function Reports({ carrier }: { carrier: boolean }) {
             <a href={toOrders(r.totals.links.first_attempt)}>{pct(r.totals.first_attempt_rate)}</a>, delivery time p50{' '}
             {r.totals.delivery_minutes.p50 ?? '—'} min, p90 {r.totals.delivery_minutes.p90 ?? '—'} min. Rated{' '}
             <Stars average={r.totals.ratings.average} /> by{' '}
-            <a href={toOrders(r.totals.links.rated)}>
-              {r.totals.ratings.count} {r.totals.ratings.count === 1 ? 'customer' : 'customers'}
-            </a>
-            .
+            <a href={toOrders(r.totals.links.rated)}>{plural(r.totals.ratings.count, 'customer')}</a>.
           </p>
           <div className="charts">
             {CHARTS.map(([key, title, value, href, scale]) => (

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { browserZone, money, type Schemas, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
 import { ErrorNote, TableHead, useGuard, useLoad } from '../ui';
@@ -200,7 +201,7 @@ function Lines({ s, name }: { s: Settlement; name: string | null }) {
           {s.totals.map((t) => (
             <tr key={t.currency} className="total">
               <th scope="row" colSpan={4}>
-                {`Total ${t.currency} (${t.lines} line${t.lines === 1 ? '' : 's'}`}
+                {`Total ${t.currency} (${plural(t.lines, 'line')}`}
                 {t.adjustments ? `, adjustments ${money(t.adjustments, t.currency)}` : ''})
               </th>
               <td>{money(t.cod_collected, t.currency)}</td>

@@ -1,5 +1,6 @@
 import { useEffect, useRef } from 'react';
 import { ApiFailure, dueText, money, unwrap, whenIn } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { ErrorNote, plainMessage, StatusBadge, TableHead, useLoad } from '../ui';
 import { AttemptPosition } from './AttemptPosition';
@@ -237,8 +238,8 @@ export default function OrderPage({ id }: { id: string }) {
                     {(ev.deliveries ?? []).length === 0 && <span className="muted">no endpoint</span>}
                     {(ev.deliveries ?? []).map((d) => (
                       <div key={d.id}>
-                        <a href={`#/webhooks/${d.endpoint}`}>{d.endpoint}</a>: {d.status}, {d.attempts} attempt
-                        {d.attempts === 1 ? '' : 's'}
+                        <a href={`#/webhooks/${d.endpoint}`}>{d.endpoint}</a>: {d.status},{' '}
+                        {plural(d.attempts, 'attempt')}
                         {d.last_error ? ` (${d.last_error})` : ''}
                       </div>
                     ))}

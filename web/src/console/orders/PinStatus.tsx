@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { newIdempotencyKey, type Order, unwrap } from '../../shared/api';
+import { plural } from '../../shared/text';
 import { useSession } from '../session';
 import { errorsOf } from '../ui';
 
@@ -48,7 +49,7 @@ export function PinStatus({ order, onChanged }: { order: Order; onChanged: (o: O
     }
   }
 
-  const tries = `${pin.attempts} wrong ${pin.attempts === 1 ? 'try' : 'tries'}`;
+  const tries = plural(pin.attempts, 'wrong try', 'wrong tries');
   const words = {
     set: `set · ${tries}`,
     locked: `locked after ${tries}: the courier cannot deliver until it is overridden`,

@@ -1,5 +1,6 @@
 import type { RefObject } from 'react';
 import { ApiFailure, type Courier, type Order } from '../../shared/api';
+import { plural } from '../../shared/text';
 import type { PlanRoute, RoutePlan } from './common';
 import { PlanRoutes } from './PlanRoutes';
 
@@ -97,17 +98,15 @@ export function PlanResult({
           </h2>
           {plan.totals && (
             <p className="totals">
-              {plan.totals.routes} {plan.totals.routes === 1 ? 'route' : 'routes'} · {plan.totals.orders} orders planned
-              · {plan.totals.unassigned} not planned · {plan.totals.distance_km.toFixed(1)} km ·{' '}
-              {Math.round(plan.totals.duration_min)} min
+              {plural(plan.totals.routes, 'route')} · {plan.totals.orders} orders planned · {plan.totals.unassigned} not
+              planned · {plan.totals.distance_km.toFixed(1)} km · {Math.round(plan.totals.duration_min)} min
             </p>
           )}
           {plan.objective === 'balanced' && <BalanceNote plan={plan} />}
           {plan.committed_at ? (
             <p className="note" role="status" ref={commitNoteRef} tabIndex={-1}>
-              Committed: {plan.route_ids.length} {plan.route_ids.length === 1 ? 'route' : 'routes'} created and their
-              orders assigned. See them on the <a href="#/map">live map</a>, or open a route (stops, loaded parcels,
-              labels):{' '}
+              Committed: {plural(plan.route_ids.length, 'route')} created and their orders assigned. See them on the{' '}
+              <a href="#/map">live map</a>, or open a route (stops, loaded parcels, labels):{' '}
               {plan.route_ids.map((rid, i) => (
                 <span key={rid}>
                   {i > 0 ? ', ' : ''}
@@ -125,10 +124,8 @@ export function PlanResult({
               </p>
               {warnings > 0 && (
                 <p className="warning-note">
-                  <strong>
-                    {warnings} {warnings === 1 ? 'warning' : 'warnings'}:
-                  </strong>{' '}
-                  some stops break a time window, a capacity or a shift (see under them). Move them, or commit anyway.
+                  <strong>{plural(warnings, 'warning')}:</strong> some stops break a time window, a capacity or a shift
+                  (see under them). Move them, or commit anyway.
                 </p>
               )}
               <div className="buttons">

@@ -1,6 +1,7 @@
 import { useId, useState } from 'react';
 import { type Courier, hoursIn, type Order } from '../../shared/api';
 import './plan-edit.css';
+import { plural } from '../../shared/text';
 import { ErrorNote } from '../ui';
 import { clock, colorOf, type PlanStop, REASON, type RoutePlan, waitsUntil } from './common';
 import { lanesOf, stepTarget } from './edit-plan';
@@ -201,7 +202,7 @@ export function PlanRoutes({
             </h3>
             <p className="muted small">
               {r
-                ? `${r.stops.length} ${r.stops.length === 1 ? 'stop' : 'stops'} · leaves ${clock(r.start_at, tz)} · back ${clock(r.end_at, tz)} · ${r.distance_km.toFixed(1)} km · ${Math.round(r.duration_min)} min`
+                ? `${plural(r.stops.length, 'stop')} · leaves ${clock(r.start_at, tz)} · back ${clock(r.end_at, tz)} · ${r.distance_km.toFixed(1)} km · ${Math.round(r.duration_min)} min`
                 : editable
                   ? 'No stops: drag one here, or move one to this courier.'
                   : 'No stops.'}
