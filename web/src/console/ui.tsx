@@ -152,6 +152,45 @@ export function useGuard() {
   return { busy, run };
 }
 
+/**
+ * A row's one-field form for an action that needs a written why (voiding a cash handover, resolving
+ * a cash exception): one text field, required, of at most 500 characters, and its button.
+ * `onSubmit` gets the text trimmed; the page decides what an empty one does and asks any confirmation.
+ */
+export function ReasonForm({
+  label,
+  name,
+  fieldLabel,
+  placeholder,
+  action,
+  disabled,
+  onSubmit,
+}: {
+  /** The form's accessible name, naming the row it acts on. */
+  label: string;
+  name: string;
+  fieldLabel: string;
+  placeholder: string;
+  action: string;
+  disabled: boolean;
+  onSubmit: (text: string) => void;
+}) {
+  return (
+    <form
+      onSubmit={(e) => {
+        e.preventDefault();
+        onSubmit(String(new FormData(e.currentTarget).get(name) ?? '').trim());
+      }}
+      aria-label={label}
+    >
+      <input name={name} required maxLength={500} placeholder={placeholder} aria-label={fieldLabel} />
+      <button type="submit" disabled={disabled}>
+        {action}
+      </button>
+    </form>
+  );
+}
+
 export function StatusBadge({ status }: { status: string }) {
   return <span className={`badge s-${status}`}>{status.replace(/_/g, ' ')}</span>;
 }

@@ -1,7 +1,7 @@
-import { type FormEvent, useState } from 'react';
+import { useState } from 'react';
 import { browserZone, money, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
+import { ErrorNote, ReasonForm, TableHead, useGuard, useLoad, useRequestKey } from '../ui';
 
 /**
  * DESIGN §17: a courier's day whose cash handed over differs from the cash on delivery it was
@@ -24,9 +24,7 @@ export function CashExceptions() {
   const { busy, run } = useGuard();
   const requestKey = useRequestKey();
 
-  function resolve(e: FormEvent<HTMLFormElement>, id: string) {
-    e.preventDefault();
-    const note = String(new FormData(e.currentTarget).get('note') ?? '').trim();
+  function resolve(id: string, note: string) {
     void run(id, async () => {
       setError(null);
       try {
@@ -86,12 +84,15 @@ export function CashExceptions() {
                         {x.resolution.note} <span className="muted">· {whenIn(x.resolution.resolved_at, tz)}</span>
                       </small>
                     ) : (
-                      <form onSubmit={(e) => resolve(e, x.id)} aria-label={`Resolve ${x.courier.name} ${x.day}`}>
-                        <input name="note" required maxLength={500} placeholder="Why" aria-label="Note" />
-                        <button type="submit" disabled={busy !== null}>
-                          Resolve
-                        </button>
-                      </form>
+                      <ReasonForm
+                        label={`Resolve ${x.courier.name} ${x.day}`}
+                        name="note"
+                        fieldLabel="Note"
+                        placeholder="Why"
+                        action="Resolve"
+                        disabled={busy !== null}
+                        onSubmit={(note) => resolve(x.id, note)}
+                      />
                     )}
                   </td>
                 </tr>

@@ -1,7 +1,6 @@
-import type { FormEvent } from 'react';
 import { money, type Schemas, unwrap, whenIn } from '../../shared/api';
 import { useSession } from '../session';
-import { TableHead, type useGuard, useRequestKey } from '../ui';
+import { ReasonForm, TableHead, type useGuard, useRequestKey } from '../ui';
 
 type Handover = Schemas['CashEndOfDayHandover'];
 
@@ -30,9 +29,7 @@ export function DayHandovers({
   const { busy, run } = guard;
   const requestKey = useRequestKey();
   // A handover recorded wrong is voided, never deleted: it stays listed, struck through, with why.
-  const voidIt = (e: FormEvent<HTMLFormElement>, h: Handover) => {
-    e.preventDefault();
-    const reason = String(new FormData(e.currentTarget).get('reason') ?? '').trim();
+  const voidIt = (h: Handover, reason: string) => {
     if (!reason) return;
     const what = `${money(h.amount, h.currency)} from ${h.courier_name} (received by ${h.received_by})`;
     if (!confirm(`Void the handover of ${what}? It will count for nothing; it stays listed as voided.`)) return;
@@ -72,12 +69,15 @@ export function DayHandovers({
                   <td>{h.voided_at ? `Voided ${whenIn(h.voided_at, tz)}: ${h.void_reason ?? ''}` : 'Counts'}</td>
                   <td>
                     {!h.voided_at && (
-                      <form onSubmit={(e) => voidIt(e, h)} aria-label={`Void the handover ${h.id}`}>
-                        <input name="reason" required maxLength={500} placeholder="Why void it" aria-label="Reason" />
-                        <button type="submit" disabled={busy === h.id}>
-                          Void
-                        </button>
-                      </form>
+                      <ReasonForm
+                        label={`Void the handover ${h.id}`}
+                        name="reason"
+                        fieldLabel="Reason"
+                        placeholder="Why void it"
+                        action="Void"
+                        disabled={busy === h.id}
+                        onSubmit={(reason) => voidIt(h, reason)}
+                      />
                     )}
                   </td>
                 </tr>
