@@ -2,7 +2,8 @@ import { type Static, Type } from 'typebox';
 import { COURIER_STATUSES, VEHICLES } from '../../shared/db/tables/couriers.js';
 import { FINISHED_STATUSES } from '../../shared/db/tables/orders.js';
 import { Nullable } from '../../shared/params.js';
-import { Address, OrderStatusSchema } from '../orders/schemas.js';
+import { Address } from '../orders/address-schemas.js';
+import { OrderStatusSchema } from '../orders/schemas.js';
 
 // Stored values are defined with the table; the API shows the same ones.
 export { VEHICLES } from '../../shared/db/tables/couriers.js';

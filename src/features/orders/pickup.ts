@@ -3,8 +3,9 @@ import type { Mode } from '../../shared/db/schema.js';
 import { ApiError } from '../../shared/errors.js';
 import { distanceM, type Point } from '../../shared/geo.js';
 import { locateAddress } from '../geocoding/locate.js';
+import { PICKUP_AT_DEPOT_M } from './address-schemas.js';
 import { depotPoints } from './pickup-repo.js';
-import { type Order, type OrderCreate, PICKUP_AT_DEPOT_M } from './schemas.js';
+import type { Order, OrderCreate } from './schemas.js';
 
 // Pickup-and-delivery pairs (DESIGN §16): an order sent with a pickup_address that is not a depot is
 // collected there by the courier who delivers it, earlier on the same route. Everything an order's

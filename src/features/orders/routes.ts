@@ -7,11 +7,12 @@ import { errorResponses } from '../../shared/openapi.js';
 import { IdParams, SettingsAccountQuery } from '../../shared/params.js';
 import { accountById } from '../accounts/service.js';
 import { createOrder } from './create.js';
+import { CountsQuery, ListQuery, OrderCounts } from './list-schemas.js';
 import { presentOrder } from './present.js';
 import { ProofSettings, ProofSettingsUpdate } from './proof-schemas.js';
 import { getProofSettings, updateProofSettings } from './proof-settings.js';
 import { quote } from './quote.js';
-import { CountsQuery, ListQuery, Order, OrderCounts, OrderCreate, OrderList, Quote } from './schemas.js';
+import { Order, OrderCreate, OrderList, Quote } from './schemas.js';
 import * as service from './service.js';
 
 /** The delivery PIN is shown to the merchant (its keys and its users) only: see presentOrder. */

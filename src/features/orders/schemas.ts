@@ -1,6 +1,17 @@
 import { type Static, Type } from 'typebox';
-import { ORDER_SOURCES, ORDER_STATUSES, type OrderStatus } from '../../shared/db/tables/orders.js';
-import { COD_STATUSES } from '../../shared/db/tables/proofs.js';
+import { ORDER_SOURCES, ORDER_STATUSES } from '../../shared/db/tables/orders.js';
+import { Nullable } from '../../shared/params.js';
+import {
+  Address,
+  AttemptPosition,
+  Customer,
+  Geocode,
+  PICKUP_DESCRIPTION,
+  PickupAddress,
+  PickupAddressCreate,
+  ReqStr,
+  Str,
+} from './address-schemas.js';
 import { PinStatus, ProofRequirements } from './proof-schemas.js';
 
 // The stored vocabulary is defined with the table; the API shows the same values.
@@ -12,81 +23,16 @@ export {
   TERMINAL_STATUSES,
 } from '../../shared/db/tables/orders.js';
 
-import { AccountFilter, Nullable } from '../../shared/params.js';
+// The schemas of an order itself: its create body, the order and its list, cancelling, the quote,
+// tracking. Who and where it names are in address-schemas.ts; the list's filters and the counts in
+// list-schemas.ts (split by topic when this file outgrew the ~300-line guideline).
 
 export const MAX_MONEY = 99_999_999.99;
 
-const Str = (opts: { maxLength?: number; description?: string } = {}) => Type.String({ maxLength: 500, ...opts });
-const ReqStr = (opts: { maxLength?: number; description?: string } = {}) =>
-  Type.String({ minLength: 1, maxLength: 500, ...opts });
-const Phone = Type.String({
-  pattern: '^\\+[0-9]{8,15}$',
-  description: 'E.164 phone number: + followed by 8 to 15 digits, e.g. +51987654321',
-});
 const Money = (description: string) => Type.Number({ minimum: 0, maximum: MAX_MONEY, description });
 
 export const OrderStatusSchema = Type.Enum([...ORDER_STATUSES], { $id: 'OrderStatus' });
 export const OrderSourceSchema = Type.Enum([...ORDER_SOURCES], { $id: 'OrderSource' });
-
-export const Customer = Type.Object(
-  {
-    name: ReqStr({ description: 'End customer name' }),
-    document_type: Type.Optional(Str()),
-    document_number: Type.Optional(Str()),
-    email: Type.Optional(Type.String({ format: 'email', maxLength: 500 })),
-    phone: Type.Optional(Phone),
-    whatsapp: Type.Optional(Phone),
-    locale: Type.Optional(
-      Type.Union([Type.Literal('es'), Type.Literal('en'), Type.Literal('pt')], {
-        description: "The language of the customer's messages; the account's default when absent",
-      }),
-    ),
-  },
-  { additionalProperties: false, $id: 'Customer' },
-);
-
-export const Address = Type.Object(
-  {
-    label: Type.Optional(Str()),
-    address: ReqStr({ description: 'Free-text address' }),
-    district: Type.Optional(Str()),
-    city: Type.Optional(Str()),
-    department: Type.Optional(Str()),
-    lat: Type.Optional(Type.Number({ minimum: -90, maximum: 90 })),
-    lng: Type.Optional(Type.Number({ minimum: -180, maximum: 180 })),
-    reference: Type.Optional(Str()),
-    access_notes: Type.Optional(Str()),
-  },
-  { additionalProperties: false, $id: 'Address' },
-);
-
-/** Metres within which a pickup address is taken to be a depot (the parcel leaves from it as usual). */
-export const PICKUP_AT_DEPOT_M = 100;
-
-/**
- * Where a pickup-and-delivery order is collected (DESIGN §16): the courier drives there first and
- * delivers on the same route. Located like the delivery address (coordinates, else the geocoder).
- */
-const PICKUP_DESCRIPTION =
-  'Where the courier collects the parcel before delivering it (a pickup-and-delivery pair: pickup first, same courier). An address object like delivery_address, with lat/lng or located by the geocoder; one within 100 m of a depot is that depot (`depot`), and the order is planned like any other. Absent or null: the parcel leaves from the depot';
-
-/** The Address fields under an id of their own (one schema may not hold two copies of `Address`). */
-const PickupAddressCreate = Type.Object(Address.properties, {
-  additionalProperties: false,
-  $id: 'PickupAddressCreate',
-});
-
-export const PickupAddress = Type.Object(
-  {
-    ...Address.properties,
-    depot: Nullable(
-      Type.String({
-        description: 'The depot this pickup address is (within 100 m of it); null: a pickup stop of its own',
-      }),
-    ),
-  },
-  { $id: 'PickupAddress' },
-);
 
 export const OrderItem = Type.Object(
   {
@@ -176,43 +122,6 @@ export const OrderCreate = Type.Object(
   { additionalProperties: false, $id: 'OrderCreateParams' },
 );
 export type OrderCreate = Static<typeof OrderCreate>;
-
-/** How the geocoder located an address sent without coordinates (docs/geocoding.md). */
-export const Geocode = Type.Object(
-  {
-    quality: Type.Union([Type.Literal('address'), Type.Literal('street'), Type.Literal('area'), Type.Literal('none')], {
-      description:
-        '`address`: a house or building; `street`: the street, not the number; `area`: only a neighbourhood, district or city; `none`: not found, or the geocoder could not be reached (the order has no coordinates)',
-    }),
-    confidence: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
-    label: Nullable(Type.String({ description: 'The geocoder\u2019s name for the place it matched' })),
-    needs_review: Type.Boolean({
-      description: 'True when a person should check the point on a map: an area or no match, or a low confidence',
-    }),
-  },
-  { $id: 'Geocode' },
-);
-export type Geocode = Static<typeof Geocode>;
-
-/** Where the phone was at the order's last attempt (docs/api.md "Positions of moves"). */
-export const AttemptPosition = Type.Object(
-  {
-    lat: Type.Number(),
-    lng: Type.Number(),
-    accuracy_m: Nullable(Type.Number({ description: 'The fix\u2019s accuracy radius, metres; null when not sent' })),
-    recorded_at: Type.String({ format: 'date-time', description: 'When the fix was taken (the courier\u2019s tap)' }),
-    distance_from_address_m: Nullable(
-      Type.Integer({ description: 'Metres from the delivery address; null when the address has no coordinates' }),
-    ),
-    far_from_address: Nullable(
-      Type.Boolean({
-        description:
-          'Farther than RUTA_FAR_FROM_ADDRESS_M even allowing for the accuracy (distance \u2212 accuracy_m > threshold); null when the distance is unknown',
-      }),
-    ),
-  },
-  { $id: 'AttemptPosition' },
-);
 
 export const Order = Type.Object(
   {
@@ -327,109 +236,6 @@ export const OrderList = Type.Object(
     has_more: Type.Boolean(),
   },
   { $id: 'OrderList' },
-);
-
-/** The filters the list and the counts share (GET /v1/orders, GET /v1/orders/counts). */
-const filterFields = {
-  source: Type.Optional(OrderSourceSchema),
-  external_order_id: Type.Optional(Type.String({ maxLength: 100 })),
-  created_gte: Type.Optional(Type.String({ format: 'date-time' })),
-  created_lt: Type.Optional(Type.String({ format: 'date-time' })),
-  due_gte: Type.Optional(
-    Type.String({
-      format: 'date-time',
-      description:
-        'Orders due at or after this instant. An order is due at its requested_date, or, when it has none, at its created_at',
-    }),
-  ),
-  due_lt: Type.Optional(Type.String({ format: 'date-time', description: 'Orders due before this instant' })),
-  due_on: Type.Optional(
-    Type.String({
-      format: 'date',
-      description:
-        'Orders due on this local day (YYYY-MM-DD), each read in its own time zone: its requested_day, or, when it has none, the day it was created',
-    }),
-  ),
-  due_from: Type.Optional(
-    Type.String({
-      format: 'date',
-      description: 'Orders due on this local day or later (as due_on): the reports’ links',
-    }),
-  ),
-  due_to: Type.Optional(Type.String({ format: 'date', description: 'Orders due on this local day or earlier' })),
-  courier: Type.Optional(Type.String({ maxLength: 100, description: 'Orders of this courier (cou_…)' })),
-  district: Type.Optional(
-    Type.String({ maxLength: 500, description: 'Orders whose delivery_address.district is exactly this' }),
-  ),
-  outcome: Type.Optional(
-    Type.Enum(['delivered', 'failed', 'cancelled'], {
-      description: 'delivered: delivered or partially_delivered; failed: failed or returned; cancelled',
-    }),
-  ),
-  on_time: Type.Optional(
-    Type.Boolean({ description: 'Delivered orders inside (true) or outside (false) their window' }),
-  ),
-  first_attempt: Type.Optional(
-    Type.Boolean({ description: 'Delivered orders delivered at their first attempt (true) or a later one (false)' }),
-  ),
-  rated: Type.Optional(
-    Type.Boolean({ description: 'Orders the customer rated on the tracking page (true) or did not (false)' }),
-  ),
-  rating: Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 5, description: 'Orders the customer rated with exactly this many stars' }),
-  ),
-  search: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description:
-        'Orders matching any of: the order id or tracking code (exactly), the external_order_id (exactly), the start of the customer name (any case, accents ignored: "jos" finds "José Pérez"), the last digits of the customer phone (at least 4: "4321" finds +51987654321)',
-    }),
-  ),
-  account: Type.Optional(AccountFilter('The carrier (operator keys, admins, dispatchers): one account\u2019s orders')),
-  far_from_address: Type.Optional(
-    Type.Boolean({
-      description:
-        'Orders whose last attempt (delivery or failure) was recorded far from (true) or near (false) the address; orders without a measured attempt match neither',
-    }),
-  ),
-  cod_status: Type.Optional(
-    Type.Enum([...COD_STATUSES], {
-      description:
-        'Delivered orders whose proof recorded this cash on delivery outcome: collected, short (less than asked) or over',
-    }),
-  ),
-};
-
-export const ListQuery = Type.Object(
-  {
-    status: Type.Optional(OrderStatusSchema),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
-    starting_after: Type.Optional(Type.String({ maxLength: 100 })),
-    ending_before: Type.Optional(Type.String({ maxLength: 100 })),
-    ...filterFields,
-  },
-  { additionalProperties: false },
-);
-export type ListQuery = Static<typeof ListQuery>;
-
-export const CountsQuery = Type.Object(filterFields, { additionalProperties: false });
-export type CountsQuery = Static<typeof CountsQuery>;
-
-export const OrderCounts = Type.Object(
-  {
-    object: Type.Literal('order_counts'),
-    livemode: Type.Boolean(),
-    total: Type.Integer({ description: 'Orders matching the filters, of every status' }),
-    counts: Type.Object(
-      Object.fromEntries(ORDER_STATUSES.map((s) => [s, Type.Integer({ minimum: 0 })])) as Record<
-        OrderStatus,
-        ReturnType<typeof Type.Integer>
-      >,
-      { description: 'Orders matching the filters, per status (0 included)' },
-    ),
-  },
-  { $id: 'OrderCounts' },
 );
 
 export const CancelBody = Type.Object(

@@ -6,9 +6,10 @@ import { normalizeTrackingCode } from '../../shared/ids.js';
 import { parseInstant } from '../../shared/time.js';
 import type { OrderFilter, Search } from './list-repo.js';
 import * as list from './list-repo.js';
+import type { CountsQuery, ListQuery } from './list-schemas.js';
 import { presentListed } from './present.js';
 import * as repo from './repo.js';
-import { type CountsQuery, type ListQuery, ORDER_STATUSES, type OrderStatus } from './schemas.js';
+import { ORDER_STATUSES, type OrderStatus } from './schemas.js';
 
 /** `id` may be an order id or a tracking code; anything outside the scope is indistinguishable from missing. */
 export async function resolveOrder(ctx: AppContext, scope: Scope, id: string): Promise<repo.OrderRow> {

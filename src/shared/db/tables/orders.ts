@@ -130,7 +130,7 @@ export interface OrdersTable {
    * `timezone`) the order is due: its requested day, else the day it was created.
    */
   due_day: string;
-  /** Added by 019_setup: JSON Geocode (orders/schemas.ts), how the geocoder located the address; null when it came with coordinates. */
+  /** Added by 019_setup: JSON Geocode (orders/address-schemas.ts), how the geocoder located the address; null when it came with coordinates. */
   geocode: string | null;
   /** Added by 023_labels: when the parcel was scanned into the courier's vehicle; null until then. */
   loaded_at: number | null;
