@@ -1,6 +1,6 @@
 import { ApiError } from '../../shared/errors.js';
 import { bodyValidator } from '../../shared/validation.js';
-import { RequestedDate, TIME_OF_DAY } from '../orders/schemas.js';
+import { RequestedDate, TIME_OF_DAY_RE } from '../orders/schemas.js';
 import { aliasesOf, resolveHeader, type Target } from './columns.js';
 import { date, time } from './dates.js';
 import type { Cell, SheetRow } from './parse.js';
@@ -184,8 +184,6 @@ function passes(schema: object): (v: unknown) => boolean {
   };
 }
 
-const TIME = new RegExp(TIME_OF_DAY);
-
 /**
  * What a cell of a typed column must be, in words for the person who filled the spreadsheet, and
  * whether the value it was read as is one. The API's "must be of type number" speaks of JSON types
@@ -197,7 +195,7 @@ const EXPECTED: Partial<Record<Target['kind'], { words: string; reads: (v: unkno
   integer: { words: 'must be a whole number', reads: (v) => Number.isInteger(v) },
   boolean: { words: 'must be true or false', reads: (v) => typeof v === 'boolean' },
   date: { words: 'must be a date like 2026-12-24', reads: passes(RequestedDate) },
-  time: { words: 'must be a time like 09:30', reads: (v) => typeof v === 'string' && TIME.test(v) },
+  time: { words: 'must be a time like 09:30', reads: (v) => typeof v === 'string' && TIME_OF_DAY_RE.test(v) },
 };
 
 /** A cell as the error quotes it: text in quotes (cut at 40 characters), anything else as it reads. */

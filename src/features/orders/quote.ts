@@ -10,7 +10,7 @@ import { zoneOfAccount } from '../accounts/zone.js';
 import { type Located, locateAddress } from '../geocoding/locate.js';
 import { type PickupAddress, pickupOf, pointOfAddress, requireWholePoint } from './pickup.js';
 import { type PriceBreakdown, price, toMajor, toMinor } from './pricing.js';
-import { OrderCreate, TIME_OF_DAY } from './schemas.js';
+import { OrderCreate, TIME_OF_DAY_RE } from './schemas.js';
 
 // An order body checked and priced, without writing anything: a quote stops here, a create
 // (create.ts) and an import's rows go on from the same checks so the three can never disagree.
@@ -26,7 +26,6 @@ export interface Computed {
   timezone: string;
 }
 
-const TIME_OF_DAY_RE = new RegExp(TIME_OF_DAY);
 const isTimeOfDay = (v: unknown): v is string => typeof v === 'string' && TIME_OF_DAY_RE.test(v);
 
 /** The same AJV check POST /v1/orders runs on its body, for bodies that arrive another way (imports). */

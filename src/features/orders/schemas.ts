@@ -62,6 +62,11 @@ export const RequestedDate = Type.Union(
 
 /** A time of day, `HH:mm`: the pattern of a time window's ends. */
 export const TIME_OF_DAY = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
+/**
+ * TIME_OF_DAY compiled once, for the checks made outside a schema (quote.ts, imports' convert.ts):
+ * one definition, so they cannot drift. No `g` flag, so the shared object's `test` keeps no state.
+ */
+export const TIME_OF_DAY_RE = new RegExp(TIME_OF_DAY);
 const HHMM = Type.String({ pattern: TIME_OF_DAY, description: 'HH:mm, 00:00 to 23:59' });
 export const TimeWindow = Type.Object({ start: HHMM, end: HHMM }, { additionalProperties: false, $id: 'TimeWindow' });
 
