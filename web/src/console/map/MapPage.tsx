@@ -8,7 +8,7 @@ import { CourierList } from './CourierList';
 import { MapLegend } from './MapLegend';
 import { lastSeen, positionOf, useMapData } from './map-data';
 import { drawDepots, drawRoutes } from './map-layers';
-import { markCourier, useMapView } from './map-view';
+import { LABEL_OFFSET_Y, markCourier, stackCourierLabels, useMapView } from './map-view';
 import { OrderPicker } from './OrderPicker';
 import './map-page.css';
 import { routeColor } from '../route-colors';
@@ -87,6 +87,7 @@ export default function MapPage() {
         marker.setLatLng([lat, lng]);
         markCourier(marker);
         keepInView();
+        stackCourierLabels(map.current, courierMarkers.current.values());
       },
       // No stream (a tab signed in with an API key): the whole map, couriers and orders, every 5 s.
       poll: () => void load(),
@@ -163,7 +164,7 @@ export default function MapPage() {
       const pos: [number, number] = [c.location.lat, c.location.lng];
       // In its route's colour (greyed when stale: the effect below, as the clock moves).
       const m = L.circleMarker(pos, { radius: 10, color: '#111', weight: 3, fillOpacity: 1 })
-        .bindTooltip(escapeHtml(c.name), { permanent: true, direction: 'top', offset: [0, -10] })
+        .bindTooltip(escapeHtml(c.name), { permanent: true, direction: 'top', offset: [0, LABEL_OFFSET_Y] })
         // Clicking a courier picks it as the one to assign to.
         .on('click', () => c.status === 'active' && setAssignTo(c.id))
         .addTo(l.couriers);
@@ -194,6 +195,8 @@ export default function MapPage() {
       path?.setAttribute('aria-label', `Courier ${c.name}, ${seen.text}`);
       path?.setAttribute('data-stale', String(seen.stale));
     }
+    // After the new texts: a label's width decides whom it would cover.
+    stackCourierLabels(map.current, courierMarkers.current.values());
   }, [orders, couriers, routes, depots, now]);
 
   // The selection is drawn on the markers: a thick dark ring, and data-selected for tests and tools.

@@ -36,6 +36,8 @@ export function useMapView(selectWithin: (bounds: L.LatLngBounds) => void) {
     m.on('movestart', () => {
       if (!fitting.current) userMoved.current = true;
     });
+    // Couriers' labels clear each other in pixels: a zoom brings them together or apart.
+    m.on('zoomend', () => stackCourierLabels(m, courierMarkers.current.values()));
     const offBox = enableBoxSelect(m, selectWithin);
     // The side panel can change the map's width (a narrow window stacks them): Leaflet must know.
     const ro = new ResizeObserver(() => m.invalidateSize());
@@ -85,4 +87,52 @@ export function markCourier(m: L.CircleMarker): void {
   const el = m.getElement();
   el?.setAttribute('data-lat', String(lat));
   el?.setAttribute('data-lng', String(lng));
+}
+
+/** A courier's label sits this far above its marker's centre (the marker's radius). */
+export const LABEL_OFFSET_Y = -10;
+/** Room kept between two stacked labels: a label's arrow points down into it. */
+const LABEL_GAP = 8;
+
+/**
+ * Couriers at one spot (a depot at the start of the day, two riders at one pickup) would print their
+ * permanent labels over each other, and neither name reads. Each label that would cover one already
+ * placed is lifted above it, so they stack over the spot, the one lowest on screen nearest its
+ * marker. Pixels, not metres, decide: again at every zoom, redraw, new label text and ping.
+ */
+export function stackCourierLabels(map: L.Map | null, markers: Iterable<L.CircleMarker>): void {
+  if (!map) return;
+  const labels: { tooltip: L.Tooltip; x: number; y: number; w: number; h: number; name: string }[] = [];
+  for (const m of markers) {
+    const tooltip = m.getTooltip();
+    const el = tooltip?.getElement();
+    if (!tooltip || !el || !map.hasLayer(m)) continue;
+    const p = map.latLngToContainerPoint(m.getLatLng());
+    labels.push({ tooltip, x: p.x, y: p.y, w: el.offsetWidth, h: el.offsetHeight, name: el.textContent ?? '' });
+  }
+  // Lowest on screen first, then left to right and by name: the same couriers stack the same way.
+  labels.sort((a, b) => b.y - a.y || a.x - b.x || a.name.localeCompare(b.name));
+  const placed: { left: number; right: number; top: number; bottom: number }[] = [];
+  for (const l of labels) {
+    const left = l.x - l.w / 2;
+    const right = left + l.w;
+    let bottom = l.y + LABEL_OFFSET_Y;
+    // Only ever up, past each placed label it would touch: once above one, it cannot touch it again.
+    for (let moved = true; moved; ) {
+      moved = false;
+      for (const b of placed) {
+        const across = left < b.right && right > b.left;
+        if (across && bottom - l.h < b.bottom + LABEL_GAP && bottom + LABEL_GAP > b.top) {
+          bottom = b.top - LABEL_GAP;
+          moved = true;
+        }
+      }
+    }
+    placed.push({ left, right, top: bottom - l.h, bottom });
+    const offset = L.point(0, bottom - l.y);
+    if (!L.point(l.tooltip.options.offset ?? [0, 0]).equals(offset)) {
+      l.tooltip.options.offset = offset;
+      l.tooltip.update();
+    }
+  }
 }
