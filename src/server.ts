@@ -4,7 +4,7 @@ import { buildApp, JOBS } from './app.js';
 import { startImportRunner } from './features/imports/runner.js';
 import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
-import { isLoopbackUrl, loadConfig } from './shared/config.js';
+import { loadConfig, publicUrlWarning } from './shared/config.js';
 import type { AppContext } from './shared/context.js';
 import { collectStartupGarbage, limitHeapGrowth } from './shared/heap.js';
 import { JobRunner } from './shared/jobs/runner.js';
@@ -56,12 +56,8 @@ export async function serve(opts: { background: boolean } = { background: true }
   const port = typeof address === 'object' && address ? address.port : config.port;
   collectStartupGarbage();
   log.info({ port, engine: ctx.engine }, 'ruta listening');
-  if (isLoopbackUrl(config.publicUrl)) {
-    log.warn(
-      { public_url: config.publicUrl },
-      'RUTA_PUBLIC_URL is a loopback address: links in invitations, e-mails and the courier sign-in QR code open only on this machine. Set it to the address phones and browsers reach (docs/operations.md "The public address").',
-    );
-  }
+  const publicUrlWarned = publicUrlWarning(config.publicUrl);
+  if (publicUrlWarned) log.warn({ public_url: config.publicUrl }, publicUrlWarned);
   if (!config.defaultTimezoneSet) {
     // Not a mistake (UTC may be meant), but a carrier elsewhere would otherwise find its days cut at UTC midnight.
     log.info(

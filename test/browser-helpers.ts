@@ -32,23 +32,30 @@ export function ensureWebBuilt(): void {
 export async function serveApp(
   engine: Engine,
   env: Record<string, string> = {},
-  opts: { clock?: Clock } = {},
+  opts: { clock?: Clock; publicHost?: string } = {},
 ): Promise<{ t: TestApp; base: string }> {
   ensureWebBuilt();
   const port = await freePort();
+  const origin = `http://${opts.publicHost ?? '127.0.0.1'}:${port}`;
   const t = await startApp(
     engine,
     {
       RUTA_MAP_TILES_URL: 'http://127.0.0.1:9/{z}/{x}/{y}.png',
-      RUTA_PUBLIC_URL: `http://127.0.0.1:${port}`,
+      RUTA_PUBLIC_URL: origin,
       ...env,
     },
     opts,
   );
-  return { t, base: await t.app.listen({ port, host: '127.0.0.1' }) };
+  const listening = await t.app.listen({ port, host: '127.0.0.1' });
+  return { t, base: opts.publicHost ? origin : listening };
 }
 
-export async function launch(): Promise<Browser> {
+/**
+ * Chromium, headless. `publicHost` names the server by a host name Chromium resolves to 127.0.0.1:
+ * a page there is plain http to another machine as far as the browser knows, not a secure context
+ * as localhost is (what a phone sees at a Wi-Fi address).
+ */
+export async function launch(opts: { publicHost?: string } = {}): Promise<Browser> {
   const { chromium } = await import('playwright-core');
   return chromium.launch({
     executablePath: CHROMIUM,
@@ -61,6 +68,7 @@ export async function launch(): Promise<Browser> {
       '--disable-background-networking',
       '--disable-component-update',
       '--disable-sync',
+      ...(opts.publicHost ? [`--host-resolver-rules=MAP ${opts.publicHost} 127.0.0.1`] : []),
     ],
   });
 }
@@ -76,6 +84,8 @@ export interface BrowserApp {
 export interface BrowserAppOptions {
   /** The app's clock (see serveApp). */
   clock?: Clock;
+  /** Serve and browse the app at http://<publicHost>:<port> instead of 127.0.0.1 (see launch). */
+  publicHost?: string;
   /** Runs once the app is up and before Chromium is launched: the block's accounts, orders, workers. */
   setup?: (t: TestApp) => Promise<void>;
   /** Runs once the browser is closed and before the app is: stops what `setup` started against the app. */
@@ -102,7 +112,7 @@ export function useBrowserApp(
     const served = await serveApp(engine, env, serveOpts);
     ({ t, base } = served);
     await setup?.(served.t);
-    browser = await launch();
+    browser = await launch({ publicHost: serveOpts.publicHost });
   });
   afterAll(async () => {
     await browser?.close();

@@ -171,7 +171,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       // No service worker: its cache would answer for the chunk, and the page's routes would not see it.
       const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, serviceWorkers: 'block' });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(20_000);
       const chunk = /\/assets\/StopsMap-[^/]*\.js$/;
       await context.route(chunk, (r) => r.abort('internetdisconnected'));
       const code = (await op('POST', `/v1/couriers/${own.id}/sign_in_codes`, {})).body.code;
@@ -192,7 +192,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       expect(await page.getByText('The map loads when the phone is back online').count()).toBe(0);
       await context.close();
     },
-    40_000,
+    60_000,
   );
 
   it.skipIf(!hasChromium)(

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackUrl, loadConfig } from '../src/shared/config.js';
+import { isLoopbackUrl, loadConfig, publicUrlWarning } from '../src/shared/config.js';
 import { createLogger } from '../src/shared/context.js';
 
 /** Everyday polish of issue 24: the log's format, the public address, Node 20 installs. */
@@ -57,6 +57,13 @@ describe('the public address', () => {
       expect(isLoopbackUrl(url), url).toBe(false);
     }
     expect(isLoopbackUrl(loadConfig({}).publicUrl)).toBe(true);
+  });
+
+  it('warns at start about a loopback address, then about plain http, and not about https', () => {
+    expect(publicUrlWarning('http://localhost:3000')).toMatch(/loopback address/);
+    expect(publicUrlWarning('http://192.168.1.20:3000')).toMatch(/plain http.*no location, camera or offline/);
+    expect(publicUrlWarning('https://ruta.example.com')).toBeUndefined();
+    expect(publicUrlWarning('https://localhost:8443')).toMatch(/loopback address/);
   });
 });
 

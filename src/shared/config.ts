@@ -113,6 +113,21 @@ export function isLoopbackUrl(url: string): boolean {
   return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
 }
 
+/**
+ * What start-up warns about RUTA_PUBLIC_URL, if anything. A loopback address reaches no phone. Plain
+ * http to another host reaches phones, but browsers keep location, the camera and the offline
+ * shell (service workers) for secure contexts, so the courier app loses all three there.
+ */
+export function publicUrlWarning(url: string): string | undefined {
+  if (isLoopbackUrl(url)) {
+    return 'RUTA_PUBLIC_URL is a loopback address: links in invitations, e-mails and the courier sign-in QR code open only on this machine. Set it to the address phones and browsers reach (docs/operations.md, "The public address and https").';
+  }
+  if (new URL(url).protocol === 'http:') {
+    return 'RUTA_PUBLIC_URL is plain http: phones can sign in and deliver, but browsers give the courier app no location, camera or offline start outside https. Serve Ruta over https for couriers (docs/operations.md, "The public address and https").';
+  }
+  return undefined;
+}
+
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const port = int(env, 'PORT', 3000, 0, 65535);
   const currency = (env.RUTA_DEFAULT_CURRENCY || 'USD').toUpperCase();

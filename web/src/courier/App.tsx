@@ -1,10 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import { type Action, allowedMoves, COURIER_MOVES, TRANSITIONS } from '../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../shared/api';
-import { ACTION_LABEL } from '../shared/api';
+import { ACTION_LABEL, newIdempotencyKey } from '../shared/api';
 import type { RouteOrder } from './client';
 import { mergeDone } from './done';
-import { uuid } from './format';
 import { useCash } from './hooks/useCash';
 import { useCourierSession } from './hooks/useCourierSession';
 import { useDutyLocation } from './hooks/useDutyLocation';
@@ -101,7 +100,7 @@ export function App() {
         action: 'depart',
         steps: o.status === 'picked_up' ? ['depart'] : ['pickup', 'depart'],
         body: {},
-        idempotencyKey: uuid(),
+        idempotencyKey: newIdempotencyKey(),
         queuedAt: now,
         to: TRANSITIONS.depart.to,
       }));
@@ -116,7 +115,7 @@ export function App() {
         orderId: o.id,
         action: a,
         body: {},
-        idempotencyKey: uuid(),
+        idempotencyKey: newIdempotencyKey(),
         queuedAt: Date.now(),
         to: TRANSITIONS[a].to,
       },
@@ -137,7 +136,7 @@ export function App() {
       orderId: order.id,
       action,
       body: {},
-      idempotencyKey: uuid(),
+      idempotencyKey: newIdempotencyKey(),
       queuedAt: Date.now(),
       to,
     });

@@ -26,8 +26,6 @@ export function statusWords(status: string): string {
   return STATUS_WORDS[status as OrderStatus] ?? status.replace(/_/g, ' ');
 }
 
-export const uuid = () => crypto.randomUUID();
-
 export function firstName(name: string): string {
   return name.trim().split(/\s+/)[0] ?? name;
 }

@@ -2,6 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { Action } from '../../../src/features/lifecycle/transitions.js';
 import { startOfDay } from '../../../src/shared/local-time.js';
 import type { components, paths } from '../api/schema';
+import { newUuid } from './uuid';
 
 export type Schemas = components['schemas'];
 export type Order = Schemas['Order'];
@@ -38,8 +39,9 @@ export class ApiFailure extends Error {
   }
 }
 
+/** A new Idempotency-Key: a random UUID, also where the page is not a secure context (uuid.ts). */
 export function newIdempotencyKey(): string {
-  return crypto.randomUUID();
+  return newUuid();
 }
 
 /** One typed client per app; `creds` is read on every request, so a mode switch applies at once. */

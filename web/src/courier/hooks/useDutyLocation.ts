@@ -19,6 +19,9 @@ export function useDutyLocation(session: CourierSession, onDuty: boolean, everyM
   useEffect(() => {
     setProblem(null);
     if (!courierId || !onDuty) return;
+    // Outside a secure context (a Wi-Fi address over http) browsers refuse every position, and say
+    // so as a permission refusal: the courier would look for a setting that cannot help.
+    if (!window.isSecureContext) return void setProblem('insecure');
     if (!('geolocation' in navigator)) return void setProblem('unsupported');
     const id = navigator.geolocation.watchPosition(
       (p) => {
@@ -56,5 +59,6 @@ export function useDutyLocation(session: CourierSession, onDuty: boolean, everyM
   return problem;
 }
 
-/** Why an on-duty phone sends no position: the courier refused it, or the browser has none. */
-export type LocationProblem = 'denied' | 'unsupported' | null;
+/** Why an on-duty phone sends no position: the courier refused it, the browser has none, or the
+ * page is not at an https address. */
+export type LocationProblem = 'denied' | 'unsupported' | 'insecure' | null;

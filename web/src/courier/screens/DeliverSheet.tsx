@@ -1,7 +1,9 @@
 import { type FormEvent, useRef, useState } from 'react';
 import type { Order } from '../../shared/api';
+import { newIdempotencyKey } from '../../shared/api';
+import { newUuid } from '../../shared/uuid';
 import { parseAmount } from '../amount';
-import { firstName, uuid } from '../format';
+import { firstName } from '../format';
 import { useSheet } from '../hooks/useSheet';
 import { downscale } from '../images';
 import type { Entry, FileEntry } from '../queue';
@@ -58,10 +60,10 @@ export function DeliverSheet({
   function fileEntry(purpose: FileEntry['purpose'], blob: Blob): FileEntry {
     return {
       kind: 'file',
-      localId: uuid(),
+      localId: newUuid(),
       purpose,
       blob,
-      idempotencyKey: uuid(),
+      idempotencyKey: newIdempotencyKey(),
       orderId: order.id,
       queuedAt: Date.now(),
     };
@@ -118,7 +120,7 @@ export function DeliverSheet({
       orderId: order.id,
       action: 'deliver',
       body,
-      idempotencyKey: uuid(),
+      idempotencyKey: newIdempotencyKey(),
       queuedAt: Date.now(),
       to: 'delivered',
     });

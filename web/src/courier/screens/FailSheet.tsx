@@ -1,7 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { FAILURE_REASONS } from '../../../../src/features/lifecycle/transitions.js';
 import type { Order } from '../../shared/api';
-import { uuid } from '../format';
+import { newIdempotencyKey } from '../../shared/api';
 import { useSheet } from '../hooks/useSheet';
 import type { Entry } from '../queue';
 
@@ -26,7 +26,7 @@ export function FailSheet({
         orderId: order.id,
         action: 'fail',
         body: { reason, ...(notes.trim() ? { notes: notes.trim() } : {}) },
-        idempotencyKey: uuid(),
+        idempotencyKey: newIdempotencyKey(),
         queuedAt: Date.now(),
         to: 'failed',
       },

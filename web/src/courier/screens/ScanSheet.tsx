@@ -8,7 +8,9 @@ const FRAME_MS = 250;
 /**
  * The camera, reading labels one after another until closed: each code read is handed to `onCode`
  * (once until another code is read, so a label held in view is not counted again), which answers
- * the line to show ("Stop 3 loaded", "Not on your route").
+ * the line to show ("Stop 3 loaded", "Not on your route"). A code can also be typed: a torn or
+ * smudged label, a phone without a camera, or a page opened over plain http, where browsers give
+ * no camera at all.
  */
 export function ScanSheet({
   onCode,
@@ -21,6 +23,8 @@ export function ScanSheet({
   const video = useRef<HTMLVideoElement>(null);
   const [said, setSaid] = useState('Point the camera at a label.');
   const [decoder, setDecoder] = useState('');
+  const [typed, setTyped] = useState('');
+  const [noCamera, setNoCamera] = useState(false);
 
   // biome-ignore lint/correctness/useExhaustiveDependencies: the camera opens once per sheet
   useEffect(() => {
@@ -56,6 +60,16 @@ export function ScanSheet({
     }
 
     void (async () => {
+      // navigator.mediaDevices is undefined outside a secure context (https, or localhost).
+      if (!navigator.mediaDevices?.getUserMedia) {
+        setNoCamera(true);
+        setSaid(
+          window.isSecureContext
+            ? 'This browser gives no camera. Type the code printed on the label.'
+            : 'No camera over http: browsers give the camera only at an https address. Type the code printed on the label, and ask your dispatcher for Ruta’s https address.',
+        );
+        return;
+      }
       try {
         stream = await navigator.mediaDevices.getUserMedia({
           video: { facingMode: { ideal: 'environment' } },
@@ -86,11 +100,32 @@ export function ScanSheet({
       <h2 ref={sheet.heading} tabIndex={-1}>
         Scan labels
       </h2>
-      <video ref={video} muted playsInline aria-label="Camera" />
+      <video ref={video} muted playsInline aria-label="Camera" hidden={noCamera} />
       <p className="scan-result" role="status" aria-live="polite">
         {said}
       </p>
-      {decoder && <p className="muted">Reader: {decoder}</p>}
+      {decoder && !noCamera && <p className="muted">Reader: {decoder}</p>}
+      <form
+        className="scan-typed"
+        onSubmit={(e) => {
+          e.preventDefault();
+          const text = typed.trim();
+          if (!text) return;
+          setSaid(onCode(trackingCodeOf(text), text));
+          setTyped('');
+        }}
+      >
+        <label htmlFor="scan-typed">Or type the code on the label</label>
+        <input
+          id="scan-typed"
+          value={typed}
+          onChange={(e) => setTyped(e.target.value)}
+          autoCapitalize="characters"
+          autoComplete="off"
+          spellCheck={false}
+        />
+        <button type="submit">Mark loaded</button>
+      </form>
       <button type="button" className="big" onClick={onClose}>
         Done
       </button>

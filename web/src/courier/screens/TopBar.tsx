@@ -7,6 +7,17 @@ const PIN_WORDS: Record<string, string> = {
   pin_locked: 'PIN locked: the delivery was NOT recorded. Call dispatch to override the PIN, then deliver again. ',
 };
 
+/** The app opened over plain http (a Wi-Fi address): what the browser withholds, and the way out. */
+const INSECURE =
+  'This page is open over http, not https: the phone cannot share its location, use the camera, or open the app without a connection. Deliveries still work. Ask your dispatcher for Ruta’s https address.';
+
+const LOCATION_WORDS: Record<NonNullable<LocationProblem>, string> = {
+  denied:
+    'Location is blocked: dispatch cannot see where you are. Allow location for this site in your browser or phone settings.',
+  unsupported: 'This browser cannot share your location: dispatch cannot see where you are.',
+  insecure: `Dispatch cannot see where you are. ${INSECURE}`,
+};
+
 /** Who is signed in, the network, the duty switch and sign-out; under it, the sync state and refusals. */
 export function TopBar({
   name,
@@ -60,9 +71,12 @@ export function TopBar({
       </div>
       {onDuty && locationProblem && (
         <p className="error-note" role="alert">
-          {locationProblem === 'denied'
-            ? 'Location is blocked: dispatch cannot see where you are. Allow location for this site in your browser or phone settings.'
-            : 'This browser cannot share your location: dispatch cannot see where you are.'}
+          {LOCATION_WORDS[locationProblem]}
+        </p>
+      )}
+      {!onDuty && !window.isSecureContext && (
+        <p className="note" data-insecure>
+          {INSECURE}
         </p>
       )}
       {failed.map(({ failure: f, text }) => (
