@@ -2,7 +2,8 @@ import Fastify, { type FastifyInstance } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authenticators } from '../src/features/people/sessions.js';
 import { installAuth } from '../src/shared/auth.js';
-import { ApiError, installErrorHandling } from '../src/shared/errors.js';
+import { installErrorHandling } from '../src/shared/error-handler.js';
+import { ApiError } from '../src/shared/errors.js';
 import { fingerprint, IDEMPOTENCY_LOCK_MS, IDEMPOTENCY_TTL_MS, installIdempotency } from '../src/shared/idempotency.js';
 import * as repo from '../src/shared/idempotency-repo.js';
 import {

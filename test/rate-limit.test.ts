@@ -1,7 +1,7 @@
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AppContext } from '../src/shared/context.js';
-import { installErrorHandling } from '../src/shared/errors.js';
+import { installErrorHandling } from '../src/shared/error-handler.js';
 import {
   BatchedRateLimitStore,
   DbRateLimitStore,

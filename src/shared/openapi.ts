@@ -17,7 +17,7 @@ const DESCRIPTIONS: Record<number, string> = {
   429: 'Rate limit exceeded',
 };
 
-/** The one Error body every failing answer has (errors.ts writes it), as the document names it. */
+/** The one Error body every failing answer has (error-handler.ts writes it), as the document names it. */
 export const ErrorBody = Type.Object(
   {
     error: Type.Object({
@@ -173,7 +173,7 @@ function withRawBody<T>(schema: T): T {
 /**
  * What every operation with a body can answer before its handler runs, whatever the route declares:
  * 413 (over the body limit) and 415 (a Content-Type it does not take, or a compressed body) from
- * parsing, and for a JSON body 400 `invalid_json` (errors.ts, request-body.ts's parser). Added here, for the document
+ * parsing, and for a JSON body 400 `invalid_json` (error-handler.ts, request-body.ts's parser). Added here, for the document
  * only, so no route has to list them and a generated client knows every status it may meet.
  * Upload routes (`consumes`, a raw file) never parse JSON, so they get no 400.
  */
