@@ -93,4 +93,31 @@ describeEachInBrowser('courier app over plain http (not a secure context)', (eng
     },
     120_000,
   );
+
+  it.skipIf(!hasChromium)(
+    `the console's "Sign in a phone" says a plain-http link gives the app no location, camera or offline start${skipNote}`,
+    async () => {
+      const name = 'Rider Console Wifi';
+      expect((await client(web.t.app, operator)('POST', '/v1/couriers', { name })).status).toBe(201);
+      const context = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      await page.goto(`${web.base}/console/`);
+      await page.getByRole('button', { name: 'Use an API key instead' }).click();
+      await page.getByLabel('API key (ok_… or sk_…)').fill(operator);
+      await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+      await page.getByRole('heading', { name: 'Orders' }).waitFor();
+      await page.getByRole('link', { name: 'Couriers' }).click();
+      const card = page.locator('li.card', { hasText: name });
+      await card.getByRole('button', { name: 'Sign in a phone' }).click();
+      await card.locator('.code').waitFor();
+      const warning = card.getByRole('alert');
+      expect(await warning.textContent()).toContain('This link is plain http');
+      expect(await warning.textContent()).toContain('no location, camera or offline start');
+      // Not the loopback warning: a phone can open this address.
+      expect(await card.getByText('a phone cannot open it').count()).toBe(0);
+      await context.close();
+    },
+    60_000,
+  );
 });

@@ -12,7 +12,7 @@ import {
 } from '../../shared/api';
 import { plural } from '../../shared/text';
 import { useSession } from '../session';
-import { ErrorNote, isLoopback, Secret, useGuard, useLoad } from '../ui';
+import { ErrorNote, isLoopback, isPlainHttp, Secret, useGuard, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
 
 /** A code as shown: the API's answer and its QR image. */
@@ -176,7 +176,14 @@ export default function Couriers() {
                     <p className="loopback-warning" role="alert">
                       This link points to this computer ({new URL(code.url ?? '').host}): a phone cannot open it. Ask
                       whoever runs Ruta to set <code>RUTA_PUBLIC_URL</code> to the address phones reach, such as{' '}
-                      <code>https://ruta.example.com</code> (README, "The public address").
+                      <code>https://ruta.example.com</code> (docs/operations.md, "The public address and https").
+                    </p>
+                  )}
+                  {isPlainHttp(code.url ?? '') && (
+                    <p className="loopback-warning" role="alert">
+                      This link is plain http: the phone can sign in and deliver, but its browser gives the courier app
+                      no location, camera or offline start. Serve Ruta over https for couriers (docs/operations.md, "The
+                      public address and https").
                     </p>
                   )}
                 </div>
