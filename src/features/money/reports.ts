@@ -6,8 +6,8 @@ import { averageRating } from '../../shared/rating.js';
 import type { ReportCell } from '../../shared/spreadsheet.js';
 import { zoneOfScope } from '../accounts/zone.js';
 import { daySpan } from './cash.js';
+import type { ReportFigures, ReportQuery, ReportSummary } from './report-schemas.js';
 import * as repo from './reports-repo.js';
-import type { ReportFigures, ReportQuery, ReportSummary } from './schemas.js';
 
 const ratio = (a: number, b: number) => (b === 0 ? null : Math.round((a / b) * 10_000) / 10_000);
 

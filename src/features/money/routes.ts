@@ -10,6 +10,7 @@ import { reportCsv, reportXlsx } from '../../shared/spreadsheet.js';
 import * as cash from './cash.js';
 import { endOfDay, endOfDayTable } from './cash-end-of-day.js';
 import { recordHandover, voidHandover } from './cash-handovers.js';
+import { ReportExportQuery, ReportQuery, ReportSummary } from './report-schemas.js';
 import * as reports from './reports.js';
 import {
   CashException,
@@ -21,18 +22,17 @@ import {
   EndOfDayExportQuery,
   EndOfDayQuery,
   ExceptionsQuery,
-  ExportQuery,
   HandoverBody,
-  ReportExportQuery,
-  ReportQuery,
-  ReportSummary,
   ResolveBody,
+  VoidHandoverBody,
+} from './schemas.js';
+import {
+  ExportQuery,
   Settlement,
   SettlementCreate,
   SettlementList,
   SettlementListQuery,
-  VoidHandoverBody,
-} from './schemas.js';
+} from './settlement-schemas.js';
 import * as settlements from './settlements.js';
 
 const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';

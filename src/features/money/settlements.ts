@@ -10,7 +10,7 @@ import { iso } from '../../shared/time.js';
 import { accountById } from '../accounts/service.js';
 import { zoneOfAccount } from '../accounts/zone.js';
 import { announce, recordAccountEvent } from '../webhooks/outbox.js';
-import type { Settlement, SettlementCreate, SettlementListQuery } from './schemas.js';
+import type { Settlement, SettlementCreate, SettlementListQuery } from './settlement-schemas.js';
 import * as repo from './settlements-repo.js';
 
 const DELIVERED = new Set(['delivered', 'partially_delivered']);
