@@ -30,7 +30,7 @@ describeEachInBrowser('courier app: the delivery PIN and ID document, offline (D
 
       const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(20_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
@@ -102,7 +102,7 @@ describeEachInBrowser('courier app: the delivery PIN and ID document, offline (D
       const user = await newUser(web.t, 'dispatcher');
       const context = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(20_000);
       await submitSignIn(page, web.base, user.email);
       await page.getByRole('link', { name: 'Ana Torres' }).first().waitFor();
       await page.goto(`${web.base}/console/#/orders/${order.id}`);

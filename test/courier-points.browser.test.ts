@@ -53,7 +53,7 @@ describeEachInBrowser('courier app keeps its positions until the server has stor
         geolocation: OFFLINE_FIX,
       });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(20_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);

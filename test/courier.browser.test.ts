@@ -33,7 +33,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
     });
     const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
     const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    page.setDefaultTimeout(20_000);
     return { context, page, code };
   }
 
@@ -215,7 +215,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       expect(await page.getByText('Location is blocked').count()).toBe(0);
       await context.close();
     },
-    40_000,
+    60_000,
   );
 
   it.skipIf(!hasChromium)(
@@ -237,7 +237,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       await blocked.waitFor({ state: 'detached' });
       await context.close();
     },
-    40_000,
+    60_000,
   );
 
   it.skipIf(!hasChromium)(

@@ -38,7 +38,7 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
       // The courier's phone, open on its route.
       const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const app = await phone.newPage();
-      app.setDefaultTimeout(10_000);
+      app.setDefaultTimeout(20_000);
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await app.goto(`${web.base}/courier/`);
       await app.getByLabel('Sign-in code from your dispatcher').fill(code);
@@ -94,5 +94,6 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
       await phone.close();
       await desk.close();
     },
+    60_000,
   );
 });

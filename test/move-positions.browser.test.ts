@@ -57,7 +57,7 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
         geolocation: FAR,
       });
       const page = await context.newPage();
-      page.setDefaultTimeout(10_000);
+      page.setDefaultTimeout(20_000);
       await signIn(page, code);
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
       await stop.getByRole('button', { name: 'Picked up' }).click();

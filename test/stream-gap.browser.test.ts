@@ -97,37 +97,42 @@ describeEachInBrowser('console and courier app: a change made while the page ope
     await page.context().close();
   });
 
-  it.skipIf(!hasChromium)(`the courier app shows a stop inserted meanwhile${skipNote}`, async () => {
-    const mc = client(web.t.app, shop.test);
-    const op = client(web.t.app, await newOperator(web.t, 'test'));
-    // A whole-day shift, so the insertion is feasible whatever the hour the test runs at.
-    const courier = (await mc('POST', '/v1/couriers', { name: 'Gabi Ruta', shift_start: '00:00', shift_end: '23:59' }))
-      .body;
-    expect((await mc('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
-    const first = await order('Rosa Ruta', 4);
-    expect((await mc('POST', '/v1/routes', { courier_id: courier.id, order_ids: [first.id] })).status).toBe(201);
-    const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
-    const app = await phone.newPage();
-    app.setDefaultTimeout(10_000);
-    const { asked, release } = await holdStreams(app);
-    const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    await app.goto(`${web.base}/courier/`);
-    await app.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await app.getByRole('button', { name: 'Sign in' }).click();
-    const stops = () =>
-      app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
-    await expect.poll(stops).toEqual(['Stop 1: Rosa']);
-    await expect.poll(asked).toBe(1);
-    // The phone has read its route; its stream has not subscribed yet.
-    const later = await order('Lucía Ruta', 5);
-    const dispatched = await op('POST', `/v1/orders/${later.id}/dispatch`, { courier_id: courier.id });
-    expect(dispatched.status, JSON.stringify(dispatched.body)).toBe(200);
-    const answered = streamAnswered(app);
-    release();
-    await answered;
-    // Where dispatch put it (before or after Rosa) is the insertion's business, not this test's.
-    const names = async () => (await stops()).map((l) => l?.replace(/^Stop \d+: /, '')).sort();
-    await expect.poll(names).toEqual(['Lucía', 'Rosa']);
-    await phone.close();
-  });
+  it.skipIf(!hasChromium)(
+    `the courier app shows a stop inserted meanwhile${skipNote}`,
+    async () => {
+      const mc = client(web.t.app, shop.test);
+      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      // A whole-day shift, so the insertion is feasible whatever the hour the test runs at.
+      const courier = (
+        await mc('POST', '/v1/couriers', { name: 'Gabi Ruta', shift_start: '00:00', shift_end: '23:59' })
+      ).body;
+      expect((await mc('POST', `/v1/couriers/${courier.id}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
+      const first = await order('Rosa Ruta', 4);
+      expect((await mc('POST', '/v1/routes', { courier_id: courier.id, order_ids: [first.id] })).status).toBe(201);
+      const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
+      const app = await phone.newPage();
+      app.setDefaultTimeout(20_000);
+      const { asked, release } = await holdStreams(app);
+      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
+      await app.goto(`${web.base}/courier/`);
+      await app.getByLabel('Sign-in code from your dispatcher').fill(code);
+      await app.getByRole('button', { name: 'Sign in' }).click();
+      const stops = () =>
+        app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
+      await expect.poll(stops).toEqual(['Stop 1: Rosa']);
+      await expect.poll(asked).toBe(1);
+      // The phone has read its route; its stream has not subscribed yet.
+      const later = await order('Lucía Ruta', 5);
+      const dispatched = await op('POST', `/v1/orders/${later.id}/dispatch`, { courier_id: courier.id });
+      expect(dispatched.status, JSON.stringify(dispatched.body)).toBe(200);
+      const answered = streamAnswered(app);
+      release();
+      await answered;
+      // Where dispatch put it (before or after Rosa) is the insertion's business, not this test's.
+      const names = async () => (await stops()).map((l) => l?.replace(/^Stop \d+: /, '')).sort();
+      await expect.poll(names).toEqual(['Lucía', 'Rosa']);
+      await phone.close();
+    },
+    60_000,
+  );
 });
