@@ -1,6 +1,6 @@
 /**
  * Reading a label (docs/labels.md): the browser's BarcodeDetector where it has one (Chrome on
- * Android, Safari 17+), else ZXing in WebAssembly (zxing.ts, loaded on first use). The camera
+ * Android; Safari only behind a flag), else ZXing in WebAssembly (zxing.ts, loaded on first use). The camera
  * loop and the tests feed the same function a frame as ImageData.
  */
 
