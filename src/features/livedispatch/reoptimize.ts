@@ -19,7 +19,7 @@ import {
 } from './lanes.js';
 import * as repo from './repo.js';
 import type { ReoptimizeBody, RouteProposal } from './schemas.js';
-import { describe } from './service.js';
+import { describe } from './suggestion.js';
 
 // Re-optimizing a route under way (DESIGN §16): finished stops stay where they are, the stop the
 // courier is at (or arriving at) stays next, and the rest is solved again from where the courier
