@@ -4,7 +4,7 @@ import type { Cell } from './parse.js';
 import type { DateFormat } from './schemas.js';
 
 /**
- * Reading a spreadsheet's dates and times as the API's values (convert.ts uses them per column
+ * Reading a spreadsheet's dates and times as the API's values (cell-reading.ts uses them per column
  * kind): Excel serials and Date cells, slashed dates in the order the header or the upload names,
  * wall-clock times in the order's zone.
  */

@@ -63,7 +63,7 @@ export const RequestedDate = Type.Union(
 /** A time of day, `HH:mm`: the pattern of a time window's ends. */
 export const TIME_OF_DAY = '^([01][0-9]|2[0-3]):[0-5][0-9]$';
 /**
- * TIME_OF_DAY compiled once, for the checks made outside a schema (quote.ts, imports' convert.ts):
+ * TIME_OF_DAY compiled once, for the checks made outside a schema (quote.ts, imports' cell-reading.ts):
  * one definition, so they cannot drift. No `g` flag, so the shared object's `test` keeps no state.
  */
 export const TIME_OF_DAY_RE = new RegExp(TIME_OF_DAY);
