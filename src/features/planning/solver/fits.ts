@@ -3,7 +3,7 @@ import type { Routes } from './routes.js';
 
 // The O(1) feasibility tests shared by the local search (ls.ts) and route minimisation (eject.ts):
 // both move one job into a route whose earliest (`es`) and latest (`ls`) service starts are up to
-// date. Recreate (sisr.ts) inlines its own on purpose: its scan is the hottest loop of the search.
+// date. Recreate (greedy.ts) inlines its own on purpose: its scan is the hottest loop of the search.
 
 /** Capacity sums may round: a load within this much of the capacity fits. */
 export const CAP_EPS = 1e-9;
