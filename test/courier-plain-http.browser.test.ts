@@ -51,7 +51,7 @@ describeEachInBrowser('courier app over plain http (not a secure context)', (eng
       const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await page.goto(`${web.base}/courier/`);
       expect(web.base).toMatch(/^http:\/\/ruta\.test:\d+$/);
-      expect(await page.evaluate(() => window.isSecureContext)).toBe(false);
+      expect(await page.evaluate(() => (globalThis as { isSecureContext?: boolean }).isSecureContext)).toBe(false);
       await page.getByLabel('Sign-in code from your dispatcher').fill(code);
       await page.getByRole('button', { name: 'Sign in' }).click();
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
