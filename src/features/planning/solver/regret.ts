@@ -1,6 +1,5 @@
-import { firstAbove, firstAtLeast } from './bisect.js';
-import { loadFits, timeFits } from './fits.js';
 import type { Model } from './model.js';
+import { RegretPlaces } from './regret-places.js';
 import type { Rng } from './rng.js';
 import type { Routes } from './routes.js';
 
@@ -10,16 +9,15 @@ import type { Routes } from './routes.js';
 // Greedy insertion in a fixed order puts an easy job where a hard one had its only good place; this
 // looks ahead one step. Each job's cheapest place in each candidate route is kept in a table, with
 // each row's two cheapest routes; an insertion changes only the column of the route it went into,
-// and mostly without a scan (`update`). Still, a regret recreate costs about twice a greedy one
-// (greedy skips a place once it costs more than the best place anywhere; here each route's own best
-// is needed, so the table's first fill dominates). Used for a share of the recreates on the plain path (sisr.ts,
-// REGRET_SHARE): better at equal time all the same (BENCHMARKS.md "Regret insertion"). On large
-// instances (`near`) a job's row holds only the routes of its nearest jobs and empty vehicles at
-// first, and every route once those hold fewer than two places for it: a route far from all of a
-// job's nearest jobs is seldom its best or second best, and the table costs a tenth as much.
+// and mostly without a scan (`update`, regret-places.ts). Still, a regret recreate costs about
+// twice a greedy one (greedy skips a place once it costs more than the best place anywhere; here
+// each route's own best is needed, so the table's first fill dominates). Used for a share of the
+// recreates on the plain path (sisr.ts, REGRET_SHARE): better at equal time all the same
+// (BENCHMARKS.md "Regret insertion"). On large instances (`near`) a job's row holds only the routes
+// of its nearest jobs and empty vehicles at first, and every route once those hold fewer than two
+// places for it: a route far from all of a job's nearest jobs is seldom its best or second best,
+// and the table costs a tenth as much.
 
-/** Blink rate, as recreate's (sisr.ts): each candidate place is skipped with this probability. */
-const BLINK = 0.01;
 /** The regret of a job that fits in one route only: it goes before any job with a choice. */
 const ONLY_ONE = 1e15;
 
@@ -32,10 +30,8 @@ export class RegretInsertion {
   private readonly list: Int32Array;
   private readonly classStamp: Int32Array;
   private gen = 0;
-  /** Places until the next blink (geometric, as in sisr.ts), and the last scan's best place. */
-  private gap = 1;
-  private place = -1;
-  private readonly logKeep = Math.log(1 - BLINK);
+  /** A job's cheapest place in one route, blinks included (regret-places.ts). */
+  private readonly places: RegretPlaces;
   /** Per row: 1 when every candidate route was tried, 0 when only its job's nearest jobs' routes (and empty vehicles). */
   private readonly full: Uint8Array;
   private readonly rowStamp: Int32Array;
@@ -49,9 +45,10 @@ export class RegretInsertion {
   /** `near`: how many of a job's nearest jobs' routes a row starts with (0: every route). */
   constructor(
     private readonly m: Model,
-    private readonly rng: Rng,
+    rng: Rng,
     private readonly near = 0,
   ) {
+    this.places = new RegretPlaces(m, rng);
     this.cost = new Float64Array(0);
     this.pos = new Int32Array(0);
     this.cand = new Int32Array(m.vehicles);
@@ -167,8 +164,8 @@ export class RegretInsertion {
       this.cost = new Float64Array(m.n * V);
       this.pos = new Int32Array(m.n * V);
     }
-    const { cost, pos, cand, list } = this;
-    this.gap = this.nextGap();
+    const { cost, pos, cand, list, places } = this;
+    places.gap = places.nextGap();
     const g = ++this.gen;
     let nc = 0;
     for (let v = 0; v < V; v++) {
@@ -180,8 +177,8 @@ export class RegretInsertion {
       list[nc++] = v;
     }
     const fill = (i: number, v: number) => {
-      cost[i * V + v] = this.cheapestIn(s, jobs[i] as number, v);
-      pos[i * V + v] = this.place;
+      cost[i * V + v] = places.cheapestIn(s, jobs[i] as number, v);
+      pos[i * V + v] = places.place;
     };
     const full = this.full;
     for (let i = 0; i < k; i++) {
@@ -236,7 +233,7 @@ export class RegretInsertion {
       }
       const incremental = this.near === 0 && !opened;
       for (let i = 0; i < left; i++) {
-        if (incremental) this.update(s, jobs[i] as number, i * V + bv, bv, at);
+        if (incremental) places.update(s, jobs[i] as number, cost, pos, i * V + bv, bv, at);
         else fill(i, bv);
         this.reRank(i, bv, nc);
       }
@@ -259,127 +256,5 @@ export class RegretInsertion {
         }
       }
     }
-  }
-
-  /**
-   * Job j's cell `idx` of route v after a job went in at place `at` of v, without a scan. With no
-   * negative times, an insertion only makes the route's other places later (es) or tighter (ls),
-   * its load heavier and its distance longer: a place that did not fit still does not, and the old
-   * cheapest place, if it still fits, is still the cheapest of the old ones (its cost is the same
-   * unless it was the edge the new job split). So the cell is the cheaper of that place and the two
-   * new ones beside the new job; a full scan only when the old place was the split edge or fits no
-   * more. Exact up to blinks, which stay random draws.
-   */
-  private update(s: Routes, j: number, idx: number, v: number, at: number): void {
-    const { cost, pos } = this;
-    if (!this.admits(s, j, v)) {
-      cost[idx] = Number.POSITIVE_INFINITY;
-      return;
-    }
-    let best = Number.POSITIVE_INFINITY;
-    let place = -1;
-    if ((cost[idx] as number) < Number.POSITIVE_INFINITY) {
-      const q = pos[idx] as number;
-      if (q === at) {
-        cost[idx] = this.cheapestIn(s, j, v);
-        pos[idx] = this.place;
-        return;
-      }
-      const p = q < at ? q : q + 1;
-      best = this.placeDelta(s, j, v, p);
-      if (best === Number.POSITIVE_INFINITY) {
-        cost[idx] = this.cheapestIn(s, j, v);
-        pos[idx] = this.place;
-        return;
-      }
-      place = p;
-    }
-    for (let p = at; p <= at + 1; p++) {
-      if (--this.gap === 0) {
-        this.gap = this.nextGap();
-        continue;
-      }
-      const c = this.placeDelta(s, j, v, p);
-      if (c < best) {
-        best = c;
-        place = p;
-      }
-    }
-    cost[idx] = best;
-    pos[idx] = place;
-  }
-
-  /** Whether route v may take job j at all: its stop count, the job's skills, its capacity. */
-  private admits(s: Routes, j: number, v: number): boolean {
-    const m = this.m;
-    return (
-      (s.len[v] as number) < (m.vMaxJobs[v] as number) &&
-      (m.allowed === null || m.allowed[j * m.vehicles + v] !== 0) &&
-      loadFits(m, s, v, j, -1, -1)
-    );
-  }
-
-  /**
-   * Job j's cost at place p of non-empty route v (between its stops p and p + 1), +∞ when it does
-   * not fit there; the route-level tests (`admits`) are the caller's.
-   */
-  private placeDelta(s: Routes, j: number, v: number, p: number): number {
-    const m = this.m;
-    const { dist, size } = m;
-    const b = v * s.stride + p;
-    const lj = m.loc[j] as number;
-    const a = s.loc[b] as number;
-    const c = s.loc[b + 1] as number;
-    const delta = (dist[a * size + lj] as number) + (dist[lj * size + c] as number) - (dist[a * size + c] as number);
-    if ((s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) return Number.POSITIVE_INFINITY;
-    return timeFits(m, s, a, (s.es[b] as number) + (s.sv[b] as number), j, b + 1) ? delta : Number.POSITIVE_INFINITY;
-  }
-
-  private nextGap(): number {
-    return 1 + Math.floor(Math.log(1 - this.rng.next()) / this.logKeep);
-  }
-
-  /** Job j's cheapest feasible place in route v, blinks included: its cost (+∞ when none), the place in `this.place`. */
-  private cheapestIn(s: Routes, j: number, v: number): number {
-    const m = this.m;
-    const n = s.len[v] as number;
-    if (!this.admits(s, j, v)) return Number.POSITIVE_INFINITY;
-    const { time, dist, size } = m;
-    const { es, ls, sv } = s;
-    const loc = s.loc;
-    const lj = m.loc[j] as number;
-    const ready = m.ready[j] as number;
-    const due = m.due[j] as number;
-    const service = m.service[j] as number;
-    const b = v * s.stride;
-    // The window of places that can fit (as in sisr.ts); the places before it still count for blinks.
-    const end = firstAbove(es, b, 0, n + 1, due);
-    let p = firstAtLeast(ls, b + 1, 0, end, ready + service);
-    let skip = p;
-    while (this.gap <= skip) {
-      skip -= this.gap;
-      this.gap = this.nextGap();
-    }
-    this.gap -= skip;
-    let best = Number.POSITIVE_INFINITY;
-    for (; p < end; p++) {
-      if (--this.gap === 0) {
-        this.gap = this.nextGap();
-        continue;
-      }
-      const a = loc[b + p] as number;
-      const c = loc[b + p + 1] as number;
-      const delta =
-        (dist[a * size + lj] as number) +
-        (dist[lj * size + c] as number) -
-        (n === 0 ? 0 : (dist[a * size + c] as number));
-      if (delta >= best || (s.rdist[v] as number) + delta > (m.vMaxDist[v] as number) + 1e-9) continue;
-      const start = Math.max((es[b + p] as number) + (sv[b + p] as number) + (time[a * size + lj] as number), ready);
-      if (start > due) continue;
-      if (start + service + (time[lj * size + c] as number) > (ls[b + p + 1] as number)) continue;
-      best = delta;
-      this.place = p;
-    }
-    return best;
   }
 }
