@@ -1,4 +1,4 @@
-import { useCallback, useEffect, useRef } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { POLL_MS } from './poll';
 
 /** The order id named by an order event's data (DESIGN §13: the webhook envelope). */
@@ -49,14 +49,36 @@ export interface LiveHandlers {
 }
 
 /**
+ * Whether this tab is on screen. Over HTTP/1.1 (plain http, `npm start`, a proxy that does not
+ * speak HTTP/2 to browsers) a browser keeps at most six connections to one server, for all its
+ * tabs, and each open stream holds one: a dispatcher's sixth console tab used to wait forever for
+ * its first request. So a tab out of sight closes its streams, and opens them again, reading its
+ * lists anew, when it is back on screen.
+ */
+export function usePageVisible(): boolean {
+  const [visible, setVisible] = useState(() => document.visibilityState !== 'hidden');
+  useEffect(() => {
+    const changed = () => setVisible(document.visibilityState !== 'hidden');
+    document.addEventListener('visibilitychange', changed);
+    // Hidden between the first render and now, the event came before the listener: read it again.
+    changed();
+    return () => document.removeEventListener('visibilitychange', changed);
+  }, []);
+  return visible;
+}
+
+/**
  * Live updates: the SSE stream at `stream` (from `streamable`) when the session can open one
- * (EventSource sends the cookie but no Authorization header), polling otherwise. Reconnection is the browser's, and Last-Event-ID with it.
+ * (EventSource sends the cookie but no Authorization header), polling otherwise. Reconnection is
+ * the browser's, and Last-Event-ID with it. A hidden tab holds no stream (usePageVisible); back on
+ * screen, the new stream's first open reads the page's lists again (`opened`).
  */
 export function useLive(enabled: boolean, stream: string | null, handlers: LiveHandlers, pollMs = POLL_MS): void {
   const h = useRef(handlers);
   h.current = handlers;
+  const visible = usePageVisible();
   useEffect(() => {
-    if (!enabled) return;
+    if (!enabled || (stream && !visible)) return;
     let timer: ReturnType<typeof setInterval> | undefined;
     let es: EventSource | undefined;
     const startPolling = () => {
@@ -109,7 +131,7 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
       es?.close();
       if (timer) clearInterval(timer);
     };
-  }, [enabled, stream, pollMs]);
+  }, [enabled, stream, pollMs, visible]);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiFailure, browserZone, unwrap, whenIn } from '../../shared/api';
 import { plural } from '../../shared/text';
-import { streamable } from '../live';
+import { streamable, usePageVisible } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { type OrderImport, saveBlob, XLSX_TYPE } from './files';
@@ -118,7 +118,9 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
 
   // Progress: the stream when the session has one (events move the bar at once), and a poll as a
   // safety net (a stream opened after the import ended, or no stream at all).
-  const live = streamable(session);
+  // Out of sight, the poll alone: a hidden tab holds no stream (usePageVisible).
+  const visible = usePageVisible();
+  const live = visible ? streamable(session) : null;
   useEffect(() => {
     if (done || !found) return;
     let es: EventSource | undefined;

@@ -1,7 +1,7 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
 import { allCouriers, allDepots, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
-import { streamable } from '../live';
+import { streamable, usePageVisible } from '../live';
 import type { Session } from '../session';
 import { ASSIGNABLE, type Depot, type RoutePlan, running } from './common';
 
@@ -72,6 +72,7 @@ export function useFollowPlan(
   setPlan: Dispatch<SetStateAction<RoutePlan | null>>,
   setLoadError: Dispatch<SetStateAction<unknown>>,
 ) {
+  const visible = usePageVisible();
   // Following a running plan: route_plan messages on the stream when there is one, and a poll of
   // GET /v1/route_plans/{id} every second either way (the stream may be missing or late).
   useEffect(() => {
@@ -87,7 +88,8 @@ export function useFollowPlan(
     };
     const timer = setInterval(() => void refresh(), 1000);
     let es: EventSource | undefined;
-    const stream = streamable(session);
+    // Out of sight, the poll alone: a hidden tab holds no stream (usePageVisible).
+    const stream = visible ? streamable(session) : null;
     if (stream && typeof EventSource !== 'undefined') {
       es = new EventSource(stream, { withCredentials: true });
       es.onerror = () => es?.close();
@@ -111,5 +113,5 @@ export function useFollowPlan(
       clearInterval(timer);
       es?.close();
     };
-  }, [planId, isRunning, client, session, setPlan, setLoadError]);
+  }, [planId, isRunning, client, session, setPlan, setLoadError, visible]);
 }
