@@ -2,8 +2,9 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { isLoopbackUrl, loadConfig, publicUrlWarning } from '../src/shared/config.js';
+import { loadConfig, publicUrlWarning } from '../src/shared/config.js';
 import { createLogger } from '../src/shared/context.js';
+import { isLoopbackUrl, isPlainHttpUrl } from '../src/shared/public-url.js';
 
 /** Everyday polish of issue 24: the log's format, the public address, Node 20 installs. */
 
@@ -57,6 +58,15 @@ describe('the public address', () => {
       expect(isLoopbackUrl(url), url).toBe(false);
     }
     expect(isLoopbackUrl(loadConfig({}).publicUrl)).toBe(true);
+    expect(isLoopbackUrl('not a url')).toBe(false);
+  });
+
+  it('tells plain http to another machine (no secure context on a phone) from https and loopback', () => {
+    expect(isPlainHttpUrl('http://192.168.1.20:3000')).toBe(true);
+    expect(isPlainHttpUrl('http://ruta.test:3000/courier/')).toBe(true);
+    for (const url of ['https://ruta.example.com', 'http://localhost:3000', 'http://127.0.0.1:3000', '', 'nonsense']) {
+      expect(isPlainHttpUrl(url), url).toBe(false);
+    }
   });
 
   it('warns at start about a loopback address, then about plain http, and not about https', () => {

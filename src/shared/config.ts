@@ -22,6 +22,7 @@ import {
   trustProxy,
 } from './config-values.js';
 import { isCurrency } from './currency.js';
+import { isLoopbackUrl, isPlainHttpUrl } from './public-url.js';
 
 export interface Config {
   port: number;
@@ -107,12 +108,6 @@ export const DEFAULT_HEAP_GROWTH_PERCENT = 50;
  */
 export const DEFAULT_PLAN_CONCURRENCY = Math.max(1, Math.floor(availableParallelism() / 2));
 
-/** Whether a URL names this machine only (localhost, 127.0.0.0/8, ::1): a phone given such a link cannot open it. */
-export function isLoopbackUrl(url: string): boolean {
-  const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-}
-
 /**
  * What start-up warns about RUTA_PUBLIC_URL, if anything. A loopback address reaches no phone. Plain
  * http to another host reaches phones, but browsers keep location, the camera and the offline
@@ -122,7 +117,7 @@ export function publicUrlWarning(url: string): string | undefined {
   if (isLoopbackUrl(url)) {
     return 'RUTA_PUBLIC_URL is a loopback address: links in invitations, e-mails and the courier sign-in QR code open only on this machine. Set it to the address phones and browsers reach (docs/operations.md, "The public address and https").';
   }
-  if (new URL(url).protocol === 'http:') {
+  if (isPlainHttpUrl(url)) {
     return 'RUTA_PUBLIC_URL is plain http: phones can sign in and deliver, but browsers give the courier app no location, camera or offline start outside https. Serve Ruta over https for couriers (docs/operations.md, "The public address and https").';
   }
   return undefined;

@@ -243,23 +243,3 @@ export function Secret({ value, label }: { value: string; label: string }) {
     </span>
   );
 }
-
-/** Whether a link is http to another machine: a phone opens it, but not as a secure context
- * (no location, camera or service worker for the courier app; docs/operations.md). */
-export function isPlainHttp(url: string): boolean {
-  try {
-    return new URL(url).protocol === 'http:' && !isLoopback(url);
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a link names this machine only (localhost, 127.x, ::1): a phone cannot open it. */
-export function isLoopback(url: string): boolean {
-  try {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-    return host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1';
-  } catch {
-    return false;
-  }
-}

@@ -1,5 +1,6 @@
 import QRCode from 'qrcode';
 import { useState } from 'react';
+import { isLoopbackUrl, isPlainHttpUrl } from '../../../../src/shared/public-url.js';
 import {
   allCouriers,
   allDepots,
@@ -12,7 +13,7 @@ import {
 } from '../../shared/api';
 import { plural } from '../../shared/text';
 import { useSession } from '../session';
-import { ErrorNote, isLoopback, isPlainHttp, Secret, useGuard, useLoad } from '../ui';
+import { ErrorNote, Secret, useGuard, useLoad } from '../ui';
 import { CourierForm } from './CourierForm';
 
 /** A code as shown: the API's answer and its QR image. */
@@ -172,14 +173,14 @@ export default function Couriers() {
                     <code>{location.origin}/courier/</code> on the phone and type it, or scan the QR code.
                   </p>
                   <Secret value={code.url ?? ''} label="sign-in link" />
-                  {isLoopback(code.url ?? '') && (
+                  {isLoopbackUrl(code.url ?? '') && (
                     <p className="loopback-warning" role="alert">
                       This link points to this computer ({new URL(code.url ?? '').host}): a phone cannot open it. Ask
                       whoever runs Ruta to set <code>RUTA_PUBLIC_URL</code> to the address phones reach, such as{' '}
                       <code>https://ruta.example.com</code> (docs/operations.md, "The public address and https").
                     </p>
                   )}
-                  {isPlainHttp(code.url ?? '') && (
+                  {isPlainHttpUrl(code.url ?? '') && (
                     <p className="loopback-warning" role="alert">
                       This link is plain http: the phone can sign in and deliver, but its browser gives the courier app
                       no location, camera or offline start. Serve Ruta over https for couriers (docs/operations.md, "The
