@@ -1,4 +1,4 @@
-import type { Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { hasChromium, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
@@ -24,6 +24,27 @@ async function setHidden(page: Page, hidden: boolean): Promise<void> {
   }, hidden);
 }
 
+/** Counts, in every page of `context`, the streams the page holds open (opened and not closed by the app). */
+async function countStreams(context: BrowserContext): Promise<void> {
+  await context.addInitScript(() => {
+    const w = globalThis as unknown as Counted & { EventSource: typeof EventSource };
+    const Native = w.EventSource;
+    w.openStreams = [];
+    w.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        w.openStreams.push(this.url);
+      }
+      override close() {
+        w.openStreams.splice(w.openStreams.indexOf(this.url), 1);
+        super.close();
+      }
+    };
+  });
+}
+
+const openStreams = (page: Page) => page.evaluate(() => (globalThis as unknown as Counted).openStreams.length);
+
 describeEachInBrowser('console in many tabs over HTTP/1.1', (engine) => {
   const web = useBrowserApp(engine);
 
@@ -34,22 +55,7 @@ describeEachInBrowser('console in many tabs over HTTP/1.1', (engine) => {
       const merchant = await newMerchant(web.t, 'Tienda Pestañas');
       const user = await newUser(web.t, 'dispatcher');
       const context = await web.browser.newContext({ viewport: { width: 1280, height: 800 } });
-      // Counts the streams each page holds open (opened and not closed by the app).
-      await context.addInitScript(() => {
-        const w = globalThis as unknown as Counted & { EventSource: typeof EventSource };
-        const Native = w.EventSource;
-        w.openStreams = [];
-        w.EventSource = class extends Native {
-          constructor(url: string | URL, init?: EventSourceInit) {
-            super(url, init);
-            w.openStreams.push(this.url);
-          }
-          override close() {
-            w.openStreams.splice(w.openStreams.indexOf(this.url), 1);
-            super.close();
-          }
-        };
-      });
+      await countStreams(context);
       const first = await context.newPage();
       first.setDefaultTimeout(20_000);
       await submitSignIn(first, web.base, user.email);
@@ -67,7 +73,7 @@ describeEachInBrowser('console in many tabs over HTTP/1.1', (engine) => {
       // Every hidden tab has closed what its page opened (the map, planning and routes pages load
       // after the shell, so some were hidden before their page had rendered).
       for (const tab of context.pages()) {
-        await expect.poll(() => tab.evaluate(() => (globalThis as unknown as Counted).openStreams.length)).toBe(0);
+        await expect.poll(() => openStreams(tab)).toBe(0);
       }
       // The ninth tab: before, its page never loaded (six streams held the six connections).
       const ninth = await context.newPage();
@@ -97,5 +103,58 @@ describeEachInBrowser('console in many tabs over HTTP/1.1', (engine) => {
       await context.close();
     },
     120_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `a planning page following a running plan holds one stream, and shows the plan when it ends${skipNote}`,
+    async () => {
+      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      const merchant = client(web.t.app, (await newMerchant(web.t, 'Tienda Una Conexión')).test);
+      const depot = await op('POST', '/v1/depots', { name: 'Barranco', lat: -12.14, lng: -77.02 });
+      const courier = await op('POST', '/v1/couriers', {
+        name: 'Uno Stream',
+        shift_start: '08:00',
+        shift_end: '20:00',
+      });
+      expect([depot.status, courier.status]).toEqual([201, 201]);
+      const ids: string[] = [];
+      for (const [i, name] of ['Ana Uno', 'Beto Uno', 'Cata Uno'].entries()) {
+        const address = { address: `Av. Grau ${i + 1}`, city: 'Lima', lat: -12.13 + i * 0.004, lng: -77.025 };
+        const made = await merchant(
+          'POST',
+          '/v1/orders',
+          validOrder({ external_order_id: name, customer: { name, phone: '+51987654321' }, delivery_address: address }),
+        );
+        expect(made.status, JSON.stringify(made.body)).toBe(201);
+        ids.push(made.body.id);
+      }
+      // Long enough to be watched running; the test waits for its end below.
+      const plan = await op('POST', '/v1/route_plans', {
+        date: '2030-03-05',
+        depot: depot.body.id,
+        couriers: [{ courier_id: courier.body.id }],
+        order_ids: ids,
+        time_limit_ms: 6000,
+      });
+      expect(plan.status, JSON.stringify(plan.body)).toBe(202);
+
+      const context = await web.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await countStreams(context);
+      const page = await context.newPage();
+      page.setDefaultTimeout(20_000);
+      await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
+      await page.getByRole('heading', { name: 'Orders' }).waitFor();
+      await page.goto(`${web.base}/console/#/planning/${plan.body.id}`);
+      await page.getByRole('progressbar').waitFor();
+      await expect.poll(() => openStreams(page)).toBeGreaterThan(0);
+      // The page's order events and the plan's progress share one connection: before, the plan
+      // follower opened a second stream, two of the six HTTP/1.1 gives all tabs.
+      expect(await openStreams(page)).toBe(1);
+      await page.getByRole('heading', { name: 'Proposed routes' }).waitFor({ timeout: 30_000 });
+      expect(await page.getByRole('list', { name: 'Stops of Uno Stream' }).getByRole('listitem').count()).toBe(3);
+      expect(await openStreams(page)).toBe(1);
+      await context.close();
+    },
+    90_000,
   );
 });

@@ -31,6 +31,10 @@ export interface LiveHandlers {
    */
   route?: (m: { id: string | null; courier: string; reason: string }) => void;
   courierLocation?: (p: { courier: string; lat: number; lng: number }) => void;
+  /** `route_plan`: a plan's progress, or its end (docs/stream.md). */
+  routePlan?: (m: { id: string; status?: string; progress?: number }) => void;
+  /** `order_import`: an import's progress (docs/stream.md). */
+  orderImport?: (m: { id: string; status?: string; processed_rows?: number; total_rows?: number }) => void;
   /** Called every few seconds when no stream is available (an API key in the tab, or no /v1/stream). */
   poll?: () => void;
   /**
@@ -71,7 +75,8 @@ export function usePageVisible(): boolean {
  * Live updates: the SSE stream at `stream` (from `streamable`) when the session can open one
  * (EventSource sends the cookie but no Authorization header), polling otherwise. Reconnection is
  * the browser's, and Last-Event-ID with it. A hidden tab holds no stream (usePageVisible); back on
- * screen, the new stream's first open reads the page's lists again (`opened`).
+ * screen, the new stream's first open reads the page's lists again (`opened`). A page calls it
+ * once, with every handler it needs: each call holds a connection of the six HTTP/1.1 allows.
  */
 export function useLive(enabled: boolean, stream: string | null, handlers: LiveHandlers, pollMs = POLL_MS): void {
   const h = useRef(handlers);
@@ -114,6 +119,14 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
         } catch {}
       });
       es.addEventListener('reset', () => (h.current.reset ?? h.current.poll)?.());
+      es.addEventListener('route_plan', (ev) => {
+        const m = idPayload(ev);
+        if (m) h.current.routePlan?.(m);
+      });
+      es.addEventListener('order_import', (ev) => {
+        const m = idPayload(ev);
+        if (m) h.current.orderImport?.(m);
+      });
       es.addEventListener('courier.location', (ev) => {
         try {
           const p = JSON.parse((ev as MessageEvent<string>).data) as Record<string, unknown>;
@@ -132,6 +145,16 @@ export function useLive(enabled: boolean, stream: string | null, handlers: LiveH
       if (timer) clearInterval(timer);
     };
   }, [enabled, stream, pollMs, visible]);
+}
+
+/** A `route_plan` or `order_import` message: the object itself, with its id (docs/stream.md). */
+function idPayload(ev: Event): { id: string } | null {
+  try {
+    const m = JSON.parse((ev as MessageEvent<string>).data) as { id?: unknown } | null;
+    return m && typeof m.id === 'string' ? (m as { id: string }) : null;
+  } catch {
+    return null;
+  }
 }
 
 /**

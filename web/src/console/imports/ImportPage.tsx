@@ -1,7 +1,7 @@
 import { useEffect, useRef, useState } from 'react';
 import { ApiFailure, browserZone, unwrap, whenIn } from '../../shared/api';
 import { plural } from '../../shared/text';
-import { streamable, usePageVisible } from '../live';
+import { streamable, useLive } from '../live';
 import { useSession } from '../session';
 import { ErrorNote, StatusBadge, TableHead, useLoad } from '../ui';
 import { type OrderImport, saveBlob, XLSX_TYPE } from './files';
@@ -116,52 +116,35 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
   reload.current = imp.reload;
   const setData = imp.setData;
 
-  // Progress: the stream when the session has one (events move the bar at once), and a poll as a
-  // safety net (a stream opened after the import ended, or no stream at all).
-  // Out of sight, the poll alone: a hidden tab holds no stream (usePageVisible).
-  const visible = usePageVisible();
-  const live = visible ? streamable(session) : null;
+  // Progress: the stream when the session has one (events move the bar at once, and its first
+  // open or a reset reads the import again), and a poll as a safety net (a stream opened after the
+  // import ended, or no stream at all). A hidden tab holds no stream, and the poll carries on.
+  const following = !done && found;
+  const live = streamable(session);
+  const read = () => void reload.current();
+  useLive(following, live, {
+    orderImport: (p) => {
+      if (p.id !== id) return;
+      setData((cur) =>
+        cur
+          ? {
+              ...cur,
+              processed_rows: p.processed_rows ?? cur.processed_rows,
+              total_rows: p.total_rows ?? cur.total_rows,
+            }
+          : cur,
+      );
+      // The counts and errors are on the import itself.
+      read();
+    },
+    opened: read,
+    reset: read,
+  });
   useEffect(() => {
-    if (done || !found) return;
-    let es: EventSource | undefined;
-    if (live && typeof EventSource !== 'undefined') {
-      const source = new EventSource(live, { withCredentials: true });
-      es = source;
-      let opened = false;
-      source.onopen = () => {
-        opened = true;
-        void reload.current();
-      };
-      // Never opened: no stream for us; the poll below carries on alone instead of retrying forever.
-      source.onerror = () => {
-        if (!opened) source.close();
-      };
-      // Resumed after a disconnect with too much missed to replay (docs/stream.md): read the import again.
-      source.addEventListener('reset', () => void reload.current());
-      source.addEventListener('order_import', (ev) => {
-        try {
-          const p = JSON.parse((ev as MessageEvent<string>).data) as Partial<OrderImport>;
-          if (p.id !== id) return;
-          setData((cur) =>
-            cur
-              ? {
-                  ...cur,
-                  processed_rows: p.processed_rows ?? cur.processed_rows,
-                  total_rows: p.total_rows ?? cur.total_rows,
-                }
-              : cur,
-          );
-          // The counts and errors are on the import itself.
-          void reload.current();
-        } catch {}
-      });
-    }
+    if (!following) return;
     const timer = setInterval(() => void reload.current(), live ? 3000 : 1000);
-    return () => {
-      es?.close();
-      clearInterval(timer);
-    };
-  }, [id, done, found, live, setData]);
+    return () => clearInterval(timer);
+  }, [following, live]);
 
   async function downloadFailed() {
     setDownloadError(null);

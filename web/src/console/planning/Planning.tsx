@@ -62,13 +62,14 @@ export default function Planning({ id }: { id?: string }) {
       .catch(setLoadError);
   }, [id]);
 
-  // New and changed orders: the stream (debounced, a commit sends one event per order) or polling.
-  const batched = useBatched(() => void loadOrders(), 500);
-  useLive(true, streamable(session), { order: batched, poll: () => void loadOrders() }, 15_000);
-
   const planId = plan?.id;
   const isRunning = running(plan);
-  useFollowPlan(planId, isRunning, client, session, setPlan, setLoadError);
+  const routePlan = useFollowPlan(planId, isRunning, client, setPlan, setLoadError);
+
+  // New and changed orders: the stream (batched, a commit sends one event per order) or polling;
+  // and a running plan's progress on the same stream.
+  const batched = useBatched(() => void loadOrders(), 500);
+  useLive(true, streamable(session), { order: batched, poll: () => void loadOrders(), routePlan }, 15_000);
 
   // Once the plan is in, read the planned orders this page has not seen (a list cut short, or
   // orders since assigned), then move the focus to the result.

@@ -1,7 +1,7 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
 import { allCouriers, allDepots, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
-import { streamable, usePageVisible } from '../live';
+import type { LiveHandlers } from '../live';
 import type { Session } from '../session';
 import { ASSIGNABLE, type Depot, type RoutePlan, running } from './common';
 
@@ -64,54 +64,42 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
   return { depots, couriers, roster, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots };
 }
 
+/**
+ * Following a running plan: a poll of GET /v1/route_plans/{id} every second (the stream may be
+ * missing or late), and the handler for the stream's `route_plan` messages, which the page passes
+ * to its one useLive: the progress bar moves at once, and the plan's end reads the plan.
+ */
 export function useFollowPlan(
   planId: string | undefined,
   isRunning: boolean,
   client: Session['client'],
-  session: Session,
   setPlan: Dispatch<SetStateAction<RoutePlan | null>>,
   setLoadError: Dispatch<SetStateAction<unknown>>,
-) {
-  const visible = usePageVisible();
-  // Following a running plan: route_plan messages on the stream when there is one, and a poll of
-  // GET /v1/route_plans/{id} every second either way (the stream may be missing or late).
+): NonNullable<LiveHandlers['routePlan']> {
+  const refresh = useCallback(async () => {
+    if (!planId) return;
+    try {
+      const p = await unwrap(client.GET('/v1/route_plans/{id}', { params: { path: { id: planId } } }));
+      setPlan((cur) => (cur === null || cur.id === planId ? p : cur));
+    } catch (e) {
+      setLoadError(e);
+    }
+  }, [planId, client, setPlan, setLoadError]);
   useEffect(() => {
     if (!planId || !isRunning) return;
-    let stopped = false;
-    const refresh = async () => {
-      try {
-        const p = await unwrap(client.GET('/v1/route_plans/{id}', { params: { path: { id: planId } } }));
-        if (!stopped) setPlan(p);
-      } catch (e) {
-        if (!stopped) setLoadError(e);
-      }
-    };
     const timer = setInterval(() => void refresh(), 1000);
-    let es: EventSource | undefined;
-    // Out of sight, the poll alone: a hidden tab holds no stream (usePageVisible).
-    const stream = visible ? streamable(session) : null;
-    if (stream && typeof EventSource !== 'undefined') {
-      es = new EventSource(stream, { withCredentials: true });
-      es.onerror = () => es?.close();
-      es.addEventListener('route_plan', (ev) => {
-        try {
-          const m = JSON.parse((ev as MessageEvent<string>).data) as Partial<
-            Pick<RoutePlan, 'id' | 'status' | 'progress'>
-          >;
-          if (m.id !== planId || stopped) return;
-          if (m.status === 'succeeded' || m.status === 'failed') void refresh();
-          else if (typeof m.progress === 'number') {
-            const progress = m.progress;
-            const status = m.status ?? 'running';
-            setPlan((p) => (p && p.id === planId && running(p) ? { ...p, status, progress } : p));
-          }
-        } catch {}
-      });
-    }
-    return () => {
-      stopped = true;
-      clearInterval(timer);
-      es?.close();
-    };
-  }, [planId, isRunning, client, session, setPlan, setLoadError, visible]);
+    return () => clearInterval(timer);
+  }, [planId, isRunning, refresh]);
+  return useCallback(
+    (m) => {
+      if (!planId || !isRunning || m.id !== planId) return;
+      if (m.status === 'succeeded' || m.status === 'failed') void refresh();
+      else if (typeof m.progress === 'number') {
+        const progress = m.progress;
+        const status = (m.status ?? 'running') as RoutePlan['status'];
+        setPlan((p) => (p && p.id === planId && running(p) ? { ...p, status, progress } : p));
+      }
+    },
+    [planId, isRunning, refresh, setPlan],
+  );
 }
