@@ -231,7 +231,7 @@ describeEach('order import errors, every one of a row', (engine) => {
       [
         'parameter_invalid',
         'time_window.start',
-        'Invalid time_window.start: has the wrong format (expected HH:mm, 00:00 to 23:59).',
+        'Invalid time_window.start: must be a time of day, HH:mm from 00:00 to 23:59.',
       ],
       ['parameter_invalid', 'items[0].quantity', 'Invalid items[0].quantity: must be of type integer.'],
       ['parameter_invalid', 'items[0].weight_kg', 'Invalid items[0].weight_kg: must be of type number.'],

@@ -218,7 +218,7 @@ function describe(e: AjvError): string {
     case 'format':
       return FORMATS[String(e.params.format)] ?? `must be a valid ${e.params.format}`;
     case 'pattern':
-      return `has the wrong format${expected(e)}`;
+      return PATTERNS[String(e.params.pattern)] ?? `has the wrong format${expected(e)}`;
     case 'anyOf':
       return e.parentSchema?.description ? `must be ${e.parentSchema.description}` : 'does not match any allowed type';
     case 'propertyNames':
@@ -239,6 +239,25 @@ const FORMATS: Record<string, string> = {
   email: 'must be an email address',
   uri: 'must be a URL',
   currency: 'must be an ISO 4217 currency code, like PEN',
+};
+
+/**
+ * What each pattern asks for, in words, as FORMATS does for formats. The field's description in
+ * brackets read as "has the wrong format (expected The carrier (operator keys, admins,
+ * dispatchers): one account's orders. …)" for `?account=ord_1`. A pattern not listed here falls
+ * back to the description.
+ */
+const PATTERNS: Record<string, string> = {
+  '^acct_[A-Za-z0-9]+$': 'must be an account id: acct_ then letters and digits',
+  '^[0-9]{4}$': 'must be 4 digits',
+  '^\\+[0-9]{8,15}$': 'must be an E.164 phone number: + then 8 to 15 digits, like +51987654321',
+  '^([01][0-9]|2[0-3]):[0-5][0-9]$': 'must be a time of day, HH:mm from 00:00 to 23:59',
+  '^[A-Z]{3}$': 'must be an ISO 4217 currency code in capitals, like PEN',
+  '^[A-Z]{2}$': 'must be an ISO 3166-1 alpha-2 country code in capitals, like PE',
+  '^#[0-9a-fA-F]{6}$': 'must be a colour, #rrggbb',
+  '^[a-z0-9_-]+$': 'must be lower-case letters, digits, _ and - only',
+  '^(?:HX[0-9a-f]{32}|[a-z0-9_]{1,512})$':
+    'must be a Twilio content SID (HX then 32 hex digits) or a template name of lower-case letters, digits and _',
 };
 
 function expected(e: AjvError): string {
