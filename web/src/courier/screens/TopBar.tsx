@@ -50,7 +50,7 @@ export function TopBar({
     <>
       <header className="c-top">
         <div>
-          <strong>{name}</strong>
+          <strong title={name}>{name}</strong>
           <span className={`net ${online ? 'on' : 'off'}`}>{online ? 'Online' : 'Offline'}</span>
         </div>
         <label className="duty">
