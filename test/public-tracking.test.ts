@@ -155,7 +155,15 @@ describeEach('public tracking', (engine) => {
     for (const code of cases) {
       const json = await anon()('GET', `/v1/public/tracking/${code}`);
       expect(json.status).toBe(404);
-      expect(json.body.error).toMatchObject({ type: 'invalid_request_error', code: 'resource_missing' });
+      // param names the path parameter, as everywhere else: this route's is tracking_code, not id.
+      expect(json.body.error).toMatchObject({
+        type: 'invalid_request_error',
+        code: 'resource_missing',
+        param: 'tracking_code',
+      });
+      const action = await anon()('POST', `/track/${code}/instructions`, { instructions: 'Ring twice' });
+      expect(action.status).toBe(404);
+      expect(action.body.error).toMatchObject({ code: 'resource_missing', param: 'tracking_code' });
       const page = await anon()('GET', `/track/${code}`);
       expect(page.status).toBe(404);
       expect(page.headers['content-type']).toBe('text/html; charset=utf-8');

@@ -60,7 +60,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
   };
   const rowOf = async (req: CodeRequest) => {
     const row = await orderByCode(ctx, req.params.tracking_code);
-    if (!row) throw notFound('tracking code', req.params.tracking_code.slice(0, 40));
+    if (!row) throw notFound('tracking code', req.params.tracking_code.slice(0, 40), 'tracking_code');
     return row;
   };
 
@@ -88,7 +88,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
       // Public data with no credentials involved: a merchant's own site may fetch it from the browser.
       reply.header('Access-Control-Allow-Origin', '*');
       const view = await publicTracking(ctx, req.params.tracking_code, langOf(req));
-      if (!view) throw notFound('tracking code', req.params.tracking_code.slice(0, 40));
+      if (!view) throw notFound('tracking code', req.params.tracking_code.slice(0, 40), 'tracking_code');
       return view;
     },
   );
