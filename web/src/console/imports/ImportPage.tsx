@@ -226,7 +226,11 @@ export function ImportPage({ id, account }: { id: string; account?: string }) {
       )}
       {done && data.created > 0 && (
         <p>
-          <a href="#/board">See the orders</a>
+          {/* Every day, not the board's default of today: the rows may be due on any day. The carrier
+              sees the merchant's orders; a merchant sees only its own anyway. */}
+          <a href={account ? `#/board?day=all&account=${encodeURIComponent(account)}` : '#/board?day=all'}>
+            See the orders
+          </a>
         </p>
       )}
     </article>

@@ -26,12 +26,11 @@ export default function Planning({ id }: { id?: string }) {
   const uid = useId();
 
   const [depotId, setDepotId] = useState('');
-  const { depots, couriers, roster, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots } =
-    usePlanningData(client, setDepotId);
-  const [showDepotForm, setShowDepotForm] = useState(false);
-
   // Today in the user's zone (the carrier's): the day a dispatcher plans by default.
   const [date, setDate] = useState(() => localDay(Date.now(), me.timezone));
+  const { depots, couriers, roster, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots } =
+    usePlanningData(client, setDepotId, date, me.timezone);
+  const [showDepotForm, setShowDepotForm] = useState(false);
   const [objective, setObjective] = useState<Objective>('min_distance');
   const [seconds, setSeconds] = useState('5');
   /** Couriers left out of the plan (all active couriers are in by default). */

@@ -1,12 +1,21 @@
 import { type Dispatch, type SetStateAction, useCallback, useEffect, useState } from 'react';
+import { addDays, isCalendarDay, localDay } from '../../../../src/shared/local-time.js';
 import { allCouriers, allDepots, allOrders, type Courier, type Order, unwrap } from '../../shared/api';
 import { useSerial } from '../../shared/serial';
 import type { LiveHandlers } from '../live';
 import type { Session } from '../session';
 import { ASSIGNABLE, type Depot, type RoutePlan, running } from './common';
 
-/** The depots, active couriers and assignable orders the planning page works from, read once it mounts. */
-export function usePlanningData(client: Session['client'], setDepotId: Dispatch<SetStateAction<string>>) {
+/**
+ * The depots, active couriers and assignable orders the planning page works from: the depots and
+ * couriers read once it mounts, the orders for `date` (again when it changes). `tz` is the user's zone.
+ */
+export function usePlanningData(
+  client: Session['client'],
+  setDepotId: Dispatch<SetStateAction<string>>,
+  date: string,
+  tz: string,
+) {
   const [depots, setDepots] = useState<Depot[] | null>(null);
   const [couriers, setCouriers] = useState<Courier[] | null>(null);
   /** Every courier, disabled ones too: a route's colour is its courier's place among them. */
@@ -24,18 +33,34 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
     });
   }, []);
 
+  // The orders a plan for `date` takes (due that day, or undated: repo.ts assignableOrders), asked
+  // of the server by day. Reading every assignable order, newest first, stopped at 1 000 of each
+  // status: a merchant's import for a later day hid the day's own orders ("No order to plan").
   const readOrders = useCallback(async () => {
+    if (!isCalendarDay(date)) return setOrders([]);
     try {
       const all: Order[] = [];
+      // An undated order is due on the day it was created (due_on), never after today (its zone's
+      // today, a zone ahead of the user's aside), so those of other days are before `date`, or
+      // after it up to today when planning a past day.
+      const today = localDay(Date.now(), tz);
+      const ranges: { due_on?: string; due_from?: string; due_to?: string }[] = [
+        { due_on: date },
+        { due_to: addDays(date, -1) },
+      ];
+      if (date < today) ranges.push({ due_from: addDays(date, 1), due_to: today });
       for (const status of ASSIGNABLE) {
-        all.push(...(await allOrders(client, { status }, 10)));
+        for (const [i, range] of ranges.entries()) {
+          const list = await allOrders(client, { status, ...range }, 10);
+          all.push(...(i === 0 ? list : list.filter((o) => o.requested_day === null)));
+        }
       }
       setOrders(all);
       remember(all);
     } catch (e) {
       setLoadError(e);
     }
-  }, [client, remember]);
+  }, [client, remember, date, tz]);
   // One read at a time (the stream's first open, then order events): shared/serial.ts.
   const loadOrders = useSerial(readOrders);
 
@@ -58,8 +83,11 @@ export function usePlanningData(client: Session['client'], setDepotId: Dispatch<
         setLoadError(e);
       }
     })();
-    void loadOrders();
   }, []);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the orders of the date picked
+  useEffect(() => {
+    void loadOrders();
+  }, [date]);
 
   return { depots, couriers, roster, orders, known, loadError, setLoadError, remember, loadOrders, loadDepots };
 }
