@@ -28,16 +28,17 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
   /** A courier of the test's own, named `name`, with one stop on its way, and its phone signed in. */
   async function signedIn(
     name: string,
-    over: Record<string, unknown> = {},
+    opts: { before?: (courierId: string) => Promise<void>; locale?: string } = {},
   ): Promise<{ context: BrowserContext; page: Page; orderId: string }> {
     const op = client(web.t.app, operator);
     const courier = (await op('POST', '/v1/couriers', { name })).body;
+    await opts.before?.(courier.id);
     const order = await orderIn(web.t, merchantKey, operator, courier.id, 'in_transit', {
       customer: { name: 'Maximiliano Fernández', phone: '+56912345678' },
       requires_photo: false,
-      ...over,
     });
     const context = await web.browser.newContext({
+      locale: opts.locale,
       viewport: { width: 360, height: 640 },
       deviceScaleFactor: 2,
       hasTouch: true,
@@ -72,4 +73,44 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
     },
     60_000,
   );
+
+  for (const locale of ['es-CL', 'en-US']) {
+    it.skipIf(!hasChromium)(
+      `My cash with eight digits of pesos (${locale}) fits the screen: the page does not pan sideways${skipNote}`,
+      async () => {
+        const { context, page } = await signedIn(`Rider Cash ${locale}`, {
+          // 12 345 678 pesos collected today: the balance the card shows in all but one of its columns.
+          before: async (courierId) => {
+            const paid = await orderIn(web.t, merchantKey, operator, courierId, 'in_transit', {
+              cash_on_delivery: 12_345_678,
+            });
+            const done = await client(web.t.app, operator)('POST', `/v1/orders/${paid.id}/deliver`, {
+              receiver_name: 'Ana Torres',
+              collected_amount: 12_345_678,
+              payment_method: 'cash',
+            });
+            expect(done.status).toBe(200);
+          },
+          locale,
+        });
+        const row = page.getByRole('table', { name: 'My cash' }).getByRole('row', { name: /CLP/ });
+        await row.waitFor();
+        const balance = row.getByRole('cell').last();
+        expect(await balance.textContent()).toMatch(/12.345.678/);
+        // The page was 366 px wide on a 360 px screen, the balance cut at its right edge.
+        const width = await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+              .documentElement.scrollWidth,
+        );
+        expect(width).toBe(360);
+        await balance.scrollIntoViewIfNeeded();
+        const box = (await balance.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(360);
+        await page.locator('section.cash').screenshot({ path: `/tmp/courier-cash-360-${locale}-${engine}.png` });
+        await context.close();
+      },
+      60_000,
+    );
+  }
 });
