@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { type Courier, type Schemas, unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
+import { typedNumber } from '../../shared/text';
 import type { Depot } from '../planning/common';
 import { useSession } from '../session';
 import { errorsOf, Field, useGuard, useRequestKey } from '../ui';
@@ -48,7 +49,8 @@ const BREAK: { k: 'break_earliest' | 'break_latest' | 'break_minutes'; label: st
 
 /** The body's shift fields: numbers as numbers; an empty field is null (none: the depot's day, no limit). */
 function shiftBody(f: ShiftForm) {
-  const num = (v: string) => (v.trim() === '' ? null : Number(v));
+  // "30,5" is 30.5; what is no number stays NaN, which save() refuses (JSON sends NaN as null: no limit).
+  const num = (v: string) => (v.trim() === '' ? null : typedNumber(v));
   const text = (v: string) => (v.trim() === '' ? null : v.trim());
   return {
     shift_start: text(f.shift_start),
@@ -72,7 +74,7 @@ function shiftBody(f: ShiftForm) {
     break:
       f.break_earliest === '' && f.break_latest === '' && f.break_minutes === ''
         ? null
-        : { earliest: f.break_earliest, latest: f.break_latest, duration_min: Number(f.break_minutes) },
+        : { earliest: f.break_earliest, latest: f.break_latest, duration_min: typedNumber(f.break_minutes) },
   };
 }
 
@@ -103,8 +105,12 @@ export function CourierForm({
   }
 
   async function save() {
-    setErrors({});
     const fields = shiftBody(shift);
+    const notNumbers = Object.entries({ ...fields, 'break.duration_min': fields.break?.duration_min })
+      .filter(([, v]) => typeof v === 'number' && !Number.isFinite(v))
+      .map(([k]) => [k, 'Enter a number, such as 12.5.']);
+    setErrors(Object.fromEntries(notNumbers));
+    if (notNumbers.length) return;
     // "+51 912 345 678" as the API's E.164; a number without its country code is sent as typed, and
     // the API says what it needs (couriers are the carrier's: no account's default country applies).
     const typed = phoneE164(phone, null);

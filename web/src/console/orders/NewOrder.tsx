@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
 import { phoneE164 } from '../../shared/phone';
+import { typedNumber } from '../../shared/text';
 import { AddressSuggest } from '../AddressSuggest';
 import { go } from '../router';
 import { useSession } from '../session';
@@ -40,9 +41,6 @@ type Flag = keyof typeof FLAGS;
 const fieldOf = (param: string) =>
   ({ customer: 'customer.name', delivery_address: 'delivery_address.address' })[param] ?? param.replace(/\[\d+\]$/, '');
 
-/** A number as people type it: "-12,05" (a decimal comma, as Spanish keyboards give it) is -12.05. */
-const numberOf = (raw: string) => Number(raw.trim().replace(/^(-?\d+),(\d+)$/, '$1.$2'));
-
 /** What the form can say before asking the API: the required fields, and numbers that are not. */
 export function checkValues(values: Record<string, string>): Record<string, string> {
   const errors: Record<string, string> = {};
@@ -50,7 +48,7 @@ export function checkValues(values: Record<string, string>): Record<string, stri
   if (empty('customer.name')) errors['customer.name'] = 'Enter the customer’s name.';
   if (empty('delivery_address.address')) errors['delivery_address.address'] = 'Enter the delivery address.';
   for (const k of NUMERIC) {
-    if (!empty(k) && !Number.isFinite(numberOf(values[k] ?? ''))) errors[k] = 'Enter a number, such as 12.5.';
+    if (!empty(k) && !Number.isFinite(typedNumber(values[k] ?? ''))) errors[k] = 'Enter a number, such as 12.5.';
   }
   if (empty('items[0].description') && (!empty('items[0].quantity') || !empty('items[0].weight_kg'))) {
     errors['items[0].description'] = 'Describe the item, or leave its quantity and weight empty.';
@@ -78,7 +76,7 @@ export function buildBody(values: Record<string, string>, flags: Record<string, 
             .map((x) => x.trim())
             .filter(Boolean)
         : NUMERIC.has(path)
-          ? numberOf(raw)
+          ? typedNumber(raw)
           : raw.trim();
     const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
     let at: Record<string, unknown> = body;

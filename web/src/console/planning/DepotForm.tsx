@@ -1,5 +1,6 @@
 import { type FormEvent, useState } from 'react';
 import { unwrap } from '../../shared/api';
+import { typedNumber } from '../../shared/text';
 import { AddressSuggest } from '../AddressSuggest';
 import { useSession } from '../session';
 import { errorsOf, Field } from '../ui';
@@ -19,8 +20,9 @@ export function DepotForm({ onCreated }: { onCreated: (d: Depot) => void }) {
 
   async function submit(e: FormEvent) {
     e.preventDefault();
-    const la = Number.parseFloat(lat);
-    const ln = Number.parseFloat(lng);
+    // "-12,11" (a decimal comma) is -12.11; parseFloat read it as -12, a depot 12 km away.
+    const la = typedNumber(lat);
+    const ln = typedNumber(lng);
     const local: Record<string, string> = {};
     if (!Number.isFinite(la)) local.lat = 'Enter a latitude, such as -12.0464.';
     if (!Number.isFinite(ln)) local.lng = 'Enter a longitude, such as -77.0428.';
