@@ -136,8 +136,12 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
-    transform: ({ schema, url }) => ({
-      schema: withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
+    transform: ({ schema, url, route }) => ({
+      schema: withIdempotency(
+        withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
+        route.method,
+        url,
+      ),
       url,
     }),
     transformObject: (doc) => componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject),
@@ -197,4 +201,30 @@ function withParamErrors<T>(schema: T): T {
   const s = schema as { response?: Record<string, unknown> } | undefined;
   if (s === undefined || (s.response !== undefined && '422' in s.response)) return schema;
   return { ...s, response: { ...s.response, ...errorResponses(422) } } as T;
+}
+
+/**
+ * Every POST under /v1 that takes a key or a session takes an `Idempotency-Key` header
+ * (idempotency.ts, installed on that scope; the keyless routes, `security: []`, ignore it) and may
+ * answer 409 with it: `idempotency_key_in_use` while the first request runs, or
+ * `idempotent_secret_withheld` on a replay of an answer that held a secret. Added for the
+ * document only, as withBodyErrors does, so a generated client can send the header and knows the
+ * 409 (docs/api.md, "Idempotency and rate limits").
+ */
+function withIdempotency<T>(schema: T, method: string | string[], url: string): T {
+  const s = schema as
+    | { headers?: { properties?: Record<string, unknown> }; response?: Record<string, unknown>; security?: unknown[] }
+    | undefined;
+  const post = Array.isArray(method) ? method.includes('POST') : method === 'POST';
+  if (s === undefined || !post || !url.startsWith('/v1/') || s.security?.length === 0) return schema;
+  const header = {
+    type: 'string',
+    minLength: 1,
+    maxLength: 255,
+    description:
+      'Retrying with the same key, path and body within 24 hours answers what the first request answered (Idempotent-Replayed: true) instead of doing it again',
+  };
+  const headers = { type: 'object', ...s.headers, properties: { ...s.headers?.properties, 'Idempotency-Key': header } };
+  const response = '409' in (s.response ?? {}) ? s.response : { ...s.response, ...errorResponses(409) };
+  return { ...s, headers, response } as T;
 }
