@@ -26,7 +26,10 @@ export function parseAmount(text: string): { amount: number } | { error: string 
   if (!m || `${m[1]}${m[2] ?? ''}` === '') {
     return { error: 'Type the amount in digits, with a comma or a dot before the cents: 60,00 or 60.00.' };
   }
-  const cents = m[2] ?? '';
+  // Zeros past the cents change nothing: the sheet shows a Kuwaiti dinar amount as Intl writes it,
+  // "KWD 12.500", and a courier who types what the screen says is not refused for it.
+  const typed = m[2] ?? '';
+  const cents = /^0*$/.test(typed.slice(DECIMALS)) ? typed.slice(0, DECIMALS) : typed;
   if (cents.length > DECIMALS) {
     return {
       error: `At most ${DECIMALS} decimals, and no thousands separator: 1234,50 or 1234.50.`,
