@@ -52,3 +52,32 @@ describeEach('the OpenAPI document and Idempotency-Key', (engine) => {
     expect(b.body.id).toBe(a.body.id);
   });
 });
+
+/**
+ * Every keyed operation under /v1 is counted per key (docs/api.md, "Rate limits") and may answer
+ * 429: the document lists it on each, not only on the keyless routes.
+ */
+describeEach('the OpenAPI document and the per-key rate limit', (engine) => {
+  // A fixed clock: the three requests below fall in one 60-second window, whenever the test runs.
+  const t = useApp(engine, { RUTA_RATE_LIMIT_PER_MIN: '2' }, { clock: () => Date.parse('2026-12-07T15:00:10Z') });
+  const merchant = useMerchant(t);
+
+  it('lists 429 on every operation under /v1 that takes a key, and a key over its limit gets it', async () => {
+    const doc: Json = (await client(t.app)('GET', '/v1/openapi.json')).body;
+    const missing: string[] = [];
+    for (const [path, ops] of Object.entries(doc.paths as Json)) {
+      for (const [method, op] of Object.entries(ops as Json)) {
+        if (path.startsWith('/v1/') && op.security?.length !== 0 && !op.responses?.['429']) {
+          missing.push(`${method} ${path}`);
+        }
+      }
+    }
+    expect(missing).toEqual([]);
+    expect(doc.paths['/v1/orders'].post.responses['429']).toBeDefined();
+    const call = client(t.app, merchant.test);
+    const order = { customer: { name: 'Ana' }, delivery_address: { address: 'Av. Larco 123' } };
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push((await call('POST', '/v1/orders', order)).status);
+    expect(statuses).toEqual([201, 201, 429]);
+  });
+});

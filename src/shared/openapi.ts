@@ -137,9 +137,12 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
       buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === 'string' ? json.$id : `def-${i}`),
     },
     transform: ({ schema, url, route }) => ({
-      schema: withIdempotency(
-        withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
-        route.method,
+      schema: withRateLimit(
+        withIdempotency(
+          withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
+          route.method,
+          url,
+        ),
         url,
       ),
       url,
@@ -227,4 +230,17 @@ function withIdempotency<T>(schema: T, method: string | string[], url: string): 
   const headers = { type: 'object', ...s.headers, properties: { ...s.headers?.properties, 'Idempotency-Key': header } };
   const response = '409' in (s.response ?? {}) ? s.response : { ...s.response, ...errorResponses(409) };
   return { ...s, headers, response } as T;
+}
+
+/**
+ * Every operation under /v1 that takes a key or a session is counted per key (installRateLimit on
+ * that scope, RUTA_RATE_LIMIT_PER_MIN) and may answer 429 `rate_limited`; the keyless routes
+ * (`security: []`) list their own per-address 429 where they have one. Added for the document only.
+ */
+function withRateLimit<T>(schema: T, url: string): T {
+  const s = schema as { response?: Record<string, unknown>; security?: unknown[] } | undefined;
+  if (s === undefined || !url.startsWith('/v1/') || s.security?.length === 0 || '429' in (s.response ?? {})) {
+    return schema;
+  }
+  return { ...s, response: { ...s.response, ...errorResponses(429) } } as T;
 }
