@@ -28,7 +28,7 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
   /** A courier of the test's own, named `name`, with one stop on its way, and its phone signed in. */
   async function signedIn(
     name: string,
-    opts: { before?: (courierId: string) => Promise<void>; locale?: string } = {},
+    opts: { before?: (courierId: string) => Promise<void>; locale?: string; width?: number } = {},
   ): Promise<{ context: BrowserContext; page: Page; orderId: string }> {
     const op = client(web.t.app, operator);
     const courier = (await op('POST', '/v1/couriers', { name })).body;
@@ -39,7 +39,7 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
     });
     const context = await web.browser.newContext({
       locale: opts.locale,
-      viewport: { width: 360, height: 640 },
+      viewport: { width: opts.width ?? 360, height: 640 },
       deviceScaleFactor: 2,
       hasTouch: true,
       isMobile: true,
@@ -68,7 +68,29 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
       expect(await shown.getAttribute('title')).toBe(name);
       expect((await bar.boundingBox())!.height).toBeLessThan(80);
       await expect.poll(() => bar.getByText('Online').isVisible()).toBe(true);
+      await context.close();
+    },
+    60_000,
+  );
 
+  it.skipIf(!hasChromium)(
+    `on a 280 px cover screen the name takes a line of its own rather than vanishing${skipNote}`,
+    async () => {
+      const name = 'María Fernanda de los Ángeles Gutiérrez-Santibáñez';
+      const { context, page } = await signedIn(name, { width: 280 });
+      const bar = page.locator('header.c-top');
+      const shown = bar.locator('strong');
+      expect(await textLines(shown)).toBe(1);
+      // Cut to one line, the name still shows its first word (it shrank to 0 px beside the controls).
+      expect((await shown.boundingBox())!.width).toBeGreaterThan(60);
+      const barBox = (await bar.boundingBox())!;
+      expect(barBox.x + barBox.width).toBeLessThanOrEqual(280);
+      expect(barBox.height).toBeLessThan(120);
+      for (const control of [bar.getByLabel('On duty'), bar.getByRole('button', { name: 'Sign out' })]) {
+        const box = (await control.boundingBox())!;
+        expect(box.x + box.width).toBeLessThanOrEqual(280);
+      }
+      await page.screenshot({ path: `/tmp/courier-top-280-${engine}.png` });
       await context.close();
     },
     60_000,
