@@ -143,6 +143,9 @@ describeEach('webhook delivery', (engine) => {
       expect(() => verifyStandard(r, secret, (t0 + 301) * 1000)).toThrow(/too old/);
     }
     expect(node(`${r.body} `, sig, e.secret)).toBe(false);
+    // A request without Service-Signature (a probe, a misrouted POST) is refused, not a crash (a 500).
+    expect(node(r.body, undefined as unknown as string, e.secret)).toBe(false);
+    expect(pythonRecipe(r.body, null as unknown as string, e.secret, t0)).toBe(false);
     expect(pythonRecipe(r.body, sig, 'whsec_wrong', t0)).toBe(false);
     // A replay that rewrites t to look fresh fails too: v2 signed the original t.
     const forged = sig.replace(`t=${t0}`, `t=${t0 + 400}`);
