@@ -28,7 +28,12 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
   /** A courier of the test's own, named `name`, with one stop on its way, and its phone signed in. */
   async function signedIn(
     name: string,
-    opts: { before?: (courierId: string) => Promise<void>; locale?: string; width?: number } = {},
+    opts: {
+      before?: (courierId: string) => Promise<void>;
+      locale?: string;
+      width?: number;
+      order?: Record<string, unknown>;
+    } = {},
   ): Promise<{ context: BrowserContext; page: Page; orderId: string }> {
     const op = client(web.t.app, operator);
     const courier = (await op('POST', '/v1/couriers', { name })).body;
@@ -36,6 +41,7 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
     const order = await orderIn(web.t, merchantKey, operator, courier.id, 'in_transit', {
       customer: { name: 'Maximiliano Fernández', phone: '+56912345678' },
       requires_photo: false,
+      ...opts.order,
     });
     const context = await web.browser.newContext({
       locale: opts.locale,
@@ -91,6 +97,25 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
         expect(box.x + box.width).toBeLessThanOrEqual(280);
       }
       await page.screenshot({ path: `/tmp/courier-top-280-${engine}.png` });
+      await context.close();
+    },
+    60_000,
+  );
+
+  it.skipIf(!hasChromium)(
+    `a COD in pesos with cents shows them, not the peso Intl would round it to${skipNote}`,
+    async () => {
+      // The API takes hundredths in every currency (DESIGN §2); Intl writes pesos without decimals.
+      const { context, page, orderId } = await signedIn('Rider Centavos', {
+        locale: 'es-CL',
+        order: { cash_on_delivery: 1500.5 },
+      });
+      const stop = page.locator(`li.stop[data-order="${orderId}"]`);
+      // It said "COD $1.501": the wrong sum to collect.
+      expect(await stop.locator('.facts').textContent()).toMatch(/COD \$1\.500,50$/);
+      await stop.getByRole('button', { name: 'Deliver' }).click();
+      expect(await page.locator('legend').textContent()).toBe('Cash on delivery: $1.500,50');
+      expect(await page.getByLabel('Collected').inputValue()).toBe('1500.5');
       await context.close();
     },
     60_000,

@@ -207,7 +207,20 @@ export const STATUS_COLOR: Record<OrderStatus, string> = {
 export function money(n: number | null | undefined, currency: string): string {
   if (n === null || n === undefined) return '—';
   try {
-    return new Intl.NumberFormat(undefined, { style: 'currency', currency }).format(n);
+    const usual = new Intl.NumberFormat(undefined, { style: 'currency', currency });
+    // Ruta keeps hundredths of every currency (DESIGN §2): a peso or yen amount with cents shows
+    // them, where Intl writes none and would round ("$1.501" for 1500.50 pesos: the wrong sum to
+    // collect). Amounts without cents, and currencies written with cents, are left as Intl writes them.
+    const digits = usual.resolvedOptions().maximumFractionDigits ?? 2;
+    if (digits < 2 && Number(n.toFixed(digits)) !== n) {
+      return new Intl.NumberFormat(undefined, {
+        style: 'currency',
+        currency,
+        minimumFractionDigits: 2,
+        maximumFractionDigits: 2,
+      }).format(n);
+    }
+    return usual.format(n);
   } catch {
     return `${n.toFixed(2)} ${currency}`;
   }
