@@ -65,9 +65,10 @@ const drawn = (r: Schemas['Route'], day: string, open: (order: string) => boolea
 const ACTIVE = ORDER_STATUSES.filter((s) => !TERMINAL_STATUSES.includes(s));
 
 /**
- * What the live map shows: every open order (up to 1 000 per status), the couriers, and the routes
- * of those orders as lines in stop order, with today's routes (in `tz`) whose every stop is
- * finished, so that a courier done for the day reads "18 of 18 done".
+ * What the live map shows: every open order (up to 1 000 per status, and those due today up to
+ * 1 000 more), the couriers, and the routes of those orders as lines in stop order, with today's
+ * routes (in `tz`) whose every stop is finished, so that a courier done for the day reads "18 of 18
+ * done".
  */
 export function useMapData(client: Client, tz: string) {
   const [orders, setOrders] = useState<Order[]>([]);
@@ -89,7 +90,12 @@ export function useMapData(client: Client, tz: string) {
         // Today's orders, finished ones too: the routes finished today, and their done stops.
         allOrders(client, { due_on: day }, 10),
       ]);
-      const active = byStatus.flat().sort((a, b) => (a.id < b.id ? 1 : -1));
+      // Today's open orders too, whatever the lists above held: they stop at the newest 1 000 of a
+      // status, which a merchant's import of a later day fills, and today's unassigned orders were
+      // then nowhere on the map to assign.
+      const listedIds = new Set(byStatus.flat().map((o) => o.id));
+      const openToday = today.filter((o) => ACTIVE.includes(o.status) && !listedIds.has(o.id));
+      const active = [...byStatus.flat(), ...openToday].sort((a, b) => (a.id < b.id ? 1 : -1));
       const seen = new Map(today.map((o) => [o.id, o]));
       const finishedRoutes = new Set(
         today.filter((o) => o.route && TERMINAL_STATUSES.includes(o.status)).map((o) => o.route as string),
