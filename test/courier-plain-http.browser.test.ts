@@ -66,14 +66,15 @@ describeEachInBrowser('courier app over plain http (not a secure context)', (eng
       expect(await page.getByText('Allow location for this site').count()).toBe(0);
       await page.getByLabel('On duty').uncheck();
 
-      // No camera over http: the code printed on the label, typed (lower case, as a phone may).
+      // No camera over http: the code printed on the label, typed (lower case, as a phone may, and in
+      // groups of four, as people read it off a label).
       await page.getByRole('button', { name: 'Scan' }).click();
       await page.getByText('No camera over http').waitFor();
       expect(await page.getByLabel('Camera').isVisible()).toBe(false);
       await page.getByLabel('Or type the code on the label').fill('NOT-A-CODE');
       await page.getByRole('button', { name: 'Mark loaded' }).click();
       await page.getByText('Not a Ruta label: NOT-A-CODE').waitFor();
-      await page.getByLabel('Or type the code on the label').fill(order.tracking_code.toLowerCase());
+      await page.getByLabel('Or type the code on the label').fill(grouped(order.tracking_code.toLowerCase()));
       await page.getByRole('button', { name: 'Mark loaded' }).click();
       await page.getByText(new RegExp(`Stop \\d+ loaded: ${order.tracking_code}`)).waitFor();
       await page.screenshot({ path: join(IMAGES, 'courier-scan-typed.png') });
@@ -121,3 +122,6 @@ describeEachInBrowser('courier app over plain http (not a secure context)', (eng
     60_000,
   );
 });
+
+/** "j28t1b45yraw" as a person types it: "j28t 1b45 yraw". */
+const grouped = (code: string) => code.replace(/(.{4})(?=.)/g, '$1 ');

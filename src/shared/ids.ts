@@ -1,5 +1,8 @@
 import { createHash, randomFillSync, timingSafeEqual } from 'node:crypto';
 
+// The reading rule is pure, shared with the courier app; its home is tracking-code.ts.
+export { normalizeTrackingCode } from './tracking-code.js';
+
 const CROCKFORD = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -120,12 +123,6 @@ export function newId(prefix: IdPrefix, now: number, sequence: IdSequence = PROC
 /** 12 Crockford characters = 60 random bits: public, so it must not be guessable. */
 export function newTrackingCode(): string {
   return random60();
-}
-
-/** Crockford decoding is forgiving: lower case, I/L for 1 and O for 0 all mean the same code. */
-export function normalizeTrackingCode(input: string): string | undefined {
-  const s = input.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
-  return /^[0-9A-HJKMNP-TV-Z]{12}$/.test(s) ? s : undefined;
 }
 
 export function randomToken(length: number): string {

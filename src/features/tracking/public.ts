@@ -1,7 +1,7 @@
 import type { AppContext } from '../../shared/context.js';
-import { normalizeTrackingCode } from '../../shared/ids.js';
 import { addDays, localDay } from '../../shared/local-time.js';
 import { iso } from '../../shared/time.js';
+import { typedTrackingCode } from '../../shared/tracking-code.js';
 import { fileUrl } from '../files/service.js';
 import { findProof } from '../lifecycle/repo.js';
 import { FAILURE_REASONS, type FailureReason, FINISHED_STATUSES } from '../lifecycle/transitions.js';
@@ -152,7 +152,7 @@ export function presentPublic(row: PublicOrderRow, view: TrackingView, x: Public
 /** The order behind a (case-insensitive, possibly grouped) tracking code; undefined when unknown. */
 export async function orderByCode(ctx: AppContext, rawCode: string): Promise<PublicOrderRow | undefined> {
   // Printed codes are often grouped ("7KQ2-M9XD-4T1B"); Crockford says hyphens carry no meaning.
-  const code = normalizeTrackingCode(rawCode.replace(/[-\s]/g, '').slice(0, 40));
+  const code = typedTrackingCode(rawCode);
   return code ? findOrderByTrackingCode(ctx.db, code) : undefined;
 }
 

@@ -4,6 +4,8 @@
  * loop and the tests feed the same function a frame as ImageData.
  */
 
+import { typedTrackingCode } from '../../../src/shared/tracking-code.js';
+
 interface Detector {
   detect(image: ImageBitmapSource): Promise<{ rawValue: string }[]>;
 }
@@ -44,8 +46,9 @@ export async function decodeFrame(image: ImageData): Promise<string[]> {
 }
 
 /**
- * The tracking code a scanned text names: the code itself, or a tracking page address ending in
- * it. Crockford's forgiving reading, as the API's: lower case, I/L for 1, O for 0.
+ * The tracking code a scanned or typed text names: the code itself, or a tracking page address
+ * ending in it. The API's forgiving reading (src/shared/tracking-code.ts): lower case, I/L for 1,
+ * O for 0, and spaces or hyphens between groups, as a courier types a code off a torn label.
  */
 export function trackingCodeOf(text: string): string | null {
   let candidate = text.trim();
@@ -56,6 +59,5 @@ export function trackingCodeOf(text: string): string | null {
       return null;
     }
   }
-  const code = candidate.toUpperCase().replace(/[IL]/g, '1').replace(/O/g, '0');
-  return /^[0-9A-HJKMNP-TV-Z]{12}$/.test(code) ? code : null;
+  return typedTrackingCode(candidate) ?? null;
 }
