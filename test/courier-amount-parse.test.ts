@@ -25,4 +25,20 @@ describe('parseAmount', () => {
     expect(parseAmount('0.5')).toEqual({ amount: 0.5 });
     expect(parseAmount('1.234,50')).toHaveProperty('error', expect.stringContaining('thousands separator'));
   });
+
+  it('refuses a thousands separator in a peso amount with a whole example, and never reads "12.000" as 12', () => {
+    // es-CL shows $12.345.678: the dots group thousands, as in any currency they are refused, not
+    // guessed; the example is written as a peso is, without the cents CLP does not show.
+    for (const typed of ['12.345.678', '12,345,678', '12.000', '1.234', '1.234,50']) {
+      const r = parseAmount(typed, 'CLP');
+      expect(r, typed).toHaveProperty('error', expect.stringContaining('thousands separator: 1234567.'));
+      expect((r as { error: string }).error, typed).not.toMatch(/\d[.,]\d/);
+    }
+    expect(parseAmount('12a', 'JPY')).toHaveProperty('error', expect.not.stringMatching(/\d[.,]\d/));
+    expect(parseAmount('12345678', 'CLP')).toEqual({ amount: 12_345_678 });
+    expect(parseAmount('1500,50', 'CLP')).toEqual({ amount: 1500.5 });
+    // Other currencies keep their examples with cents.
+    expect(parseAmount('1.234,50', 'EUR')).toHaveProperty('error', expect.stringContaining('1234,50'));
+    expect(parseAmount('12.000', 'USD')).toEqual({ amount: 12 });
+  });
 });

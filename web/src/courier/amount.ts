@@ -15,16 +15,28 @@ const DECIMALS = String(MINOR_PER_MAJOR).length - 1;
  * one comma or dot before the cents, since a Spanish or Portuguese keyboard types "60,00". Refused
  * here, with words for the field, is what the server would refuse once the move syncs (the lifecycle's
  * proof check: not negative, at most 2 decimals, at most MAX_AMOUNT), so nothing doomed is queued.
- * A thousands separator is refused rather than guessed: "1.234" may be 1234 or 1.234.
+ * A thousands separator is refused rather than guessed: "1.234" may be 1234 or 1.234, and one rule
+ * for every currency is one the courier can learn. `currency` only shapes the refusal's example.
  */
-export function parseAmount(text: string): { amount: number } | { error: string } {
+export function parseAmount(text: string, currency?: string): { amount: number } | { error: string } {
   const s = text.replace(/[\s\u00a0\u202f]/g, '');
+  // A peso or a yen is shown without decimals ("$12.345.678" in es-CL): an example with cents
+  // ("1234,50") would name cents the courier never sees, so its examples are whole.
+  const whole = currency !== undefined && shownDecimals(currency) === 0;
+  const noGrouping = `Type it without a thousands separator: ${whole ? '1234567' : '1234,50 or 1234.50'}.`;
   if (s === '') return { error: 'Enter the amount collected.' };
   if (/^-/.test(s)) return { error: 'The amount cannot be negative.' };
-  if (/[.,].*[.,]/.test(s)) return { error: 'Type it without a thousands separator: 1234,50 or 1234.50.' };
+  if (/[.,].*[.,]/.test(s)) return { error: noGrouping };
+  // In a currency shown without decimals, a dot or comma before three digits is a thousands
+  // separator (the screen says "$12.000"), never zeros past the cents: "12.000" is not read as 12.
+  if (whole && /[.,]\d{3}$/.test(s)) return { error: noGrouping };
   const m = /^(\d*)(?:[.,](\d*))?$/.exec(s);
   if (!m || `${m[1]}${m[2] ?? ''}` === '') {
-    return { error: 'Type the amount in digits, with a comma or a dot before the cents: 60,00 or 60.00.' };
+    return {
+      error: whole
+        ? 'Type the amount in digits, without a thousands separator: 1234567.'
+        : 'Type the amount in digits, with a comma or a dot before the cents: 60,00 or 60.00.',
+    };
   }
   // Zeros past the cents change nothing: the sheet shows a Kuwaiti dinar amount as Intl writes it,
   // "KWD 12.500", and a courier who types what the screen says is not refused for it.
@@ -32,10 +44,19 @@ export function parseAmount(text: string): { amount: number } | { error: string 
   const cents = /^0*$/.test(typed.slice(DECIMALS)) ? typed.slice(0, DECIMALS) : typed;
   if (cents.length > DECIMALS) {
     return {
-      error: `At most ${DECIMALS} decimals, and no thousands separator: 1234,50 or 1234.50.`,
+      error: `At most ${DECIMALS} decimals, and no thousands separator: ${whole ? '1234567' : '1234,50 or 1234.50'}.`,
     };
   }
   const amount = Number(`${m[1] || '0'}.${cents || '0'}`);
   if (amount > MAX_AMOUNT) return { error: `The amount is too large: at most ${MAX_AMOUNT.toFixed(DECIMALS)}.` };
   return { amount };
+}
+
+/** How many decimals Intl shows for the currency (0 for CLP or JPY, ISO 4217's exponent); 2 if unknown. */
+function shownDecimals(currency: string): number {
+  try {
+    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
+  } catch {
+    return 2;
+  }
 }

@@ -74,7 +74,7 @@ export function DeliverSheet({
     setError('');
     setAmountError('');
     // Checked first, at its field: the server would refuse the move only once it syncs, maybe hours later.
-    const amount = cod ? parseAmount(form.collected_amount ?? '') : { amount: undefined };
+    const amount = cod ? parseAmount(form.collected_amount ?? '', order.currency) : { amount: undefined };
     if ('error' in amount) {
       setAmountError(amount.error);
       (e.currentTarget as HTMLFormElement).querySelector<HTMLInputElement>('[name="collected_amount"]')?.focus();
