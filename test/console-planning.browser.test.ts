@@ -170,17 +170,27 @@ describeEachInBrowser('console planning page in headless Chromium', (engine) => 
 
       // Even work, and at most three stops for Diego in this plan only (issue #21).
       await page.getByLabel('Objective').selectOption('balanced');
+      // A limit that is no number is refused before sending, named by its courier (typed key by
+      // key: a number box took "abc" as empty, and the plan ran without the limit).
+      const invalid = (label: string) => page.getByLabel(label).getAttribute('aria-invalid');
+      await page.getByLabel('Most stops, Diego Ruta').pressSequentially('abc');
+      await optimize(page, '2');
+      await page.getByText('Diego Ruta: Enter a whole number of stops, such as 12.').waitFor();
+      await expect(invalid('Most stops, Diego Ruta')).resolves.toBe('true');
+      expect(await planIdOf(page)).toBeUndefined();
       // A limit the API refuses is named by the courier it belongs to, not by couriers[1].
       await page.getByLabel('Most stops, Diego Ruta').fill('0');
-      await optimize(page, '2');
+      await page.getByRole('button', { name: 'Optimize' }).click();
       await page.getByText(/^Diego Ruta: Invalid max_stops: must be >= 1/).waitFor();
       // Only that box is marked, not every courier's.
-      const invalid = (label: string) => page.getByLabel(label).getAttribute('aria-invalid');
       await expect(invalid('Most stops, Diego Ruta')).resolves.toBe('true');
       for (const other of ['Most km, Diego Ruta', 'Most stops, Carla Ruta'])
         await expect(invalid(other)).resolves.toBe(null);
       await expect(page.locator('.plan-couriers').getAttribute('class')).resolves.not.toContain('has-error');
       await page.getByLabel('Most stops, Diego Ruta').fill('3');
+      // A decimal comma, as a Spanish keyboard types it, is a decimal point (a limit far off: the
+      // routes stay as they are).
+      await page.getByLabel('Most km, Carla Ruta').pressSequentially('80,5');
       await page.getByRole('button', { name: 'Optimize' }).click();
       const bar = page.getByRole('progressbar');
       await bar.waitFor();
@@ -203,6 +213,7 @@ describeEachInBrowser('console planning page in headless Chromium', (engine) => 
       expect(plan.routes).toHaveLength(2);
       expect(plan.objective).toBe('balanced');
       expect(plan.couriers).toContainEqual({ courier_id: diego.id, max_stops: 3 });
+      expect(plan.couriers).toContainEqual({ courier_id: carla.id, max_route_km: 80.5 });
       const diegoRoute = (plan.routes as PlanRoute[]).find((r) => r.courier_id === diego.id);
       expect(diegoRoute?.stops.length).toBeLessThanOrEqual(3);
       const byId = Object.fromEntries(Object.entries(placed).map(([n, id]) => [id, n]));

@@ -1,5 +1,6 @@
 import type { FormEvent } from 'react';
 import { type Courier, hoursIn } from '../../shared/api';
+import { typedNumber } from '../../shared/text';
 import type { Depot, Objective } from './common';
 
 /** Short labels, so the select shows them whole; what each does is said under it. */
@@ -13,10 +14,11 @@ const OBJECTIVES: { value: Objective; label: string; hint: string }[] = [
   { value: 'balanced', label: 'Even work', hint: 'Stops spread evenly over the couriers, at most 20 % more distance.' },
 ];
 
+/** `whole`: the API takes integers only; km may have decimals ("12,5" is 12.5). */
 const LIMITS = [
-  { k: 'max_stops', label: 'Most stops' },
-  { k: 'max_route_minutes', label: 'Most minutes' },
-  { k: 'max_route_km', label: 'Most km' },
+  { k: 'max_stops', label: 'Most stops', whole: true, noun: 'stops', example: '12' },
+  { k: 'max_route_minutes', label: 'Most minutes', whole: true, noun: 'minutes', example: '240' },
+  { k: 'max_route_km', label: 'Most km', whole: false, noun: 'km', example: '12.5' },
 ] as const;
 type LimitKey = (typeof LIMITS)[number]['k'];
 /** Per courier id, the limits typed for this plan ('' or absent: the courier's own). */
@@ -25,14 +27,29 @@ export type Limits = Record<string, Partial<Record<LimitKey, string>>>;
 /** The key of `errors` that marks one courier's limit box as the one the API refused. */
 export const limitError = (courierId: string, field: string) => `couriers:${courierId}.${field}`;
 
-/** The overrides of one courier: only the limits typed in. */
+/** The overrides of one courier: only the limits typed in, read as limitProblems reads them. */
 export function limitsBody(l: Limits[string] | undefined): Partial<Record<LimitKey, number>> {
   const out: Partial<Record<LimitKey, number>> = {};
   for (const { k } of LIMITS) {
     const v = l?.[k]?.trim();
-    if (v) out[k] = Number(v);
+    if (v) out[k] = typedNumber(v);
   }
   return out;
+}
+
+/**
+ * The limits typed that are no number (or no whole one where the API takes integers), per field:
+ * the form refuses them before sending. They were sent as NaN, which JSON writes as null (the
+ * courier's own limit), or a number box dropped "3,5" as empty: the plan ran without them, silently.
+ */
+export function limitProblems(l: Limits[string] | undefined): { k: LimitKey; message: string }[] {
+  return LIMITS.flatMap(({ k, whole, noun, example }) => {
+    const v = l?.[k]?.trim();
+    if (!v) return [];
+    const n = typedNumber(v);
+    if (Number.isFinite(n) && (!whole || Number.isInteger(n))) return [];
+    return [{ k, message: `Enter ${whole ? 'a whole number' : 'a number'} of ${noun}, such as ${example}.` }];
+  });
 }
 
 /**
@@ -234,12 +251,13 @@ export function PlanForm({
                   </label>
                   {!leftOut.has(c.id) && (
                     <span className="plan-limits">
-                      {LIMITS.map(({ k, label }) => (
+                      {LIMITS.map(({ k, label, whole }) => (
+                        // Text, not type="number": Chromium's number box gave "3,5" or "abc" as ''
+                        // (no limit), so nothing could be said about it; limitProblems reads it.
                         <input
                           key={k}
-                          type="number"
-                          min={0}
-                          step="any"
+                          type="text"
+                          inputMode={whole ? 'numeric' : 'decimal'}
                           aria-label={`${label}, ${c.name}`}
                           aria-invalid={errors[limitError(c.id, k)] ? true : undefined}
                           aria-describedby={errors[limitError(c.id, k)] ? described('couriers') : undefined}

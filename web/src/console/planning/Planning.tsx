@@ -7,7 +7,7 @@ import { ErrorNote, errorsOf } from '../ui';
 import { FORM_PARAMS, type Objective, type PlanRoute, type RoutePlan, running } from './common';
 import { DepotForm } from './DepotForm';
 import { OrdersToPlan } from './OrdersToPlan';
-import { type Limits, limitError, limitsBody, PlanForm } from './PlanForm';
+import { type Limits, limitError, limitProblems, limitsBody, PlanForm } from './PlanForm';
 import { PlanResult } from './PlanResult';
 import { useFollowPlan, usePlanningData } from './plan-data';
 import { usePlanMap } from './plan-map';
@@ -108,6 +108,14 @@ export default function Planning({ id }: { id?: string }) {
     if (chosen.length === 0) local.couriers = 'Pick at least one courier.';
     const secs = Number.parseFloat(seconds);
     if (!Number.isFinite(secs)) local.time_limit_ms = 'Enter a number of seconds, from 0.1 to 60.';
+    // A limit that is no number is refused here, named by its courier as the API's refusals are.
+    const said: string[] = [];
+    for (const c of chosen)
+      for (const { k, message } of limitProblems(limits[c.id])) {
+        local[limitError(c.id, k)] = message;
+        said.push(`${c.name}: ${message}`);
+      }
+    if (said.length) local.couriers = said.join(' ');
     setErrors(local);
     if (Object.keys(local).length) return;
     setStarting(true);
