@@ -121,6 +121,35 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
     60_000,
   );
 
+  it.skipIf(!hasChromium)(
+    `pesos typed with es-CL dots are refused with a whole example; the saved note is a polite live region${skipNote}`,
+    async () => {
+      const { context, page, orderId } = await signedIn('Rider Anuncio', {
+        locale: 'es-CL',
+        order: { cash_on_delivery: 12_345_678 },
+      });
+      // A screen reader announces a live region's text as it changes, not one that appears with it.
+      const live = page.locator('[data-note]');
+      expect(await live.getAttribute('role')).toBe('status');
+      expect(await live.getAttribute('aria-live')).toBe('polite');
+      expect(await live.textContent()).not.toContain('Deliver saved');
+      await page.locator(`li.stop[data-order="${orderId}"]`).getByRole('button', { name: 'Deliver' }).click();
+      const field = page.getByLabel('Collected');
+      await field.fill('12.345.678');
+      await page.getByRole('button', { name: 'Confirm delivery' }).click();
+      // It said "…: 1234,50 or 1234.50.": cents a peso is never shown with.
+      const error = page.locator('#collected-error');
+      await error.getByText('without a thousands separator: 1234567.').waitFor();
+      expect(await error.textContent()).not.toMatch(/\d[.,]\d/);
+      await field.fill('12345678');
+      await page.getByRole('button', { name: 'Confirm delivery' }).click();
+      await expect.poll(() => live.textContent()).toContain('Deliver saved');
+      expect(await page.locator('[role=status] [role=status], [aria-live] [aria-live]').count()).toBe(0);
+      await context.close();
+    },
+    60_000,
+  );
+
   for (const locale of ['es-CL', 'en-US']) {
     it.skipIf(!hasChromium)(
       `My cash with eight digits of pesos (${locale}) fits the screen: the page does not pan sideways${skipNote}`,

@@ -87,7 +87,12 @@ export function TopBar({
           </button>
         </p>
       ))}
-      {note && <p className="note">{note}</p>}
+      {/* Always in the page, empty or not: a screen reader announces a live region whose text
+          changes, not one that appears with its text. The note is not inside the sync status,
+          so each is said once. */}
+      <div role="status" aria-live="polite" data-note>
+        {note && <p className="note">{note}</p>}
+      </div>
     </>
   );
 }
