@@ -70,6 +70,19 @@ function Counts({ imp }: { imp: OrderImport }) {
 /** An import shows at most this many errors (its `errors`; failed_rows.csv has every one), and as many warnings. */
 const SHOWN_ERRORS = 1000;
 
+/**
+ * A row's message as the console says it. The API's names its query parameter ("…or upload again
+ * with ?date_format=DMY or ?date_format=MDY."), right for API users (docs/imports.md), but in the
+ * console that choice is the upload form's "Dates like 01/02/2026": say that. The API's text, code
+ * and failed_rows.csv stay as they are.
+ */
+function consoleMessage(message: string): string {
+  return message.replace(
+    /upload again with \?date_format=\w+(?: or \?date_format=\w+)*\.?/,
+    'pick Day/month/year or Month/day/year under “Dates like 01/02/2026” in the upload form on Imports, and upload the file again.',
+  );
+}
+
 /** The rows of an import's errors or warnings: a row may have several, some without a field. */
 function RowLines({ lines, label, className }: { lines: OrderImport['errors']; label: string; className: string }) {
   return (
@@ -89,7 +102,7 @@ function RowLines({ lines, label, className }: { lines: OrderImport['errors']; l
               <td>
                 <code>{e.code}</code>
               </td>
-              <td>{e.message}</td>
+              <td>{consoleMessage(e.message)}</td>
             </tr>
           ))}
         </tbody>
