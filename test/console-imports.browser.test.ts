@@ -267,7 +267,7 @@ describeEachInBrowser('console imports page in headless Chromium', (engine) => {
         'external_order_id',
         'external_order_id',
         'duplicate_external_order_id',
-        `external_order_id "REP-1" already belongs to order ${first.id}: this row makes another order with it (upload with duplicates=skip to leave such orders out).`,
+        `external_order_id "REP-1" already belongs to order ${first.id}: this row makes another order with it (tick “Skip orders already imported” in the upload form on Imports to leave such orders out).`,
       ]);
       expect(await page.locator('table.import-errors').count()).toBe(0);
 

@@ -71,16 +71,22 @@ function Counts({ imp }: { imp: OrderImport }) {
 const SHOWN_ERRORS = 1000;
 
 /**
- * A row's message as the console says it. The API's names its query parameter ("…or upload again
- * with ?date_format=DMY or ?date_format=MDY."), right for API users (docs/imports.md), but in the
- * console that choice is the upload form's "Dates like 01/02/2026": say that. The API's text, code
- * and failed_rows.csv stay as they are.
+ * A row's message as the console says it. The API's names its query parameters ("…or upload again
+ * with ?date_format=DMY or ?date_format=MDY.", "upload with duplicates=skip"), right for API users
+ * (docs/imports.md), but in the console those choices are the upload form's "Dates like
+ * 01/02/2026" and "Skip orders already imported": say that. The API's text, code and
+ * failed_rows.csv stay as they are.
  */
 function consoleMessage(message: string): string {
-  return message.replace(
-    /upload again with \?date_format=\w+(?: or \?date_format=\w+)*\.?/,
-    'pick Day/month/year or Month/day/year under “Dates like 01/02/2026” in the upload form on Imports, and upload the file again.',
-  );
+  return message
+    .replace(
+      /upload again with \?date_format=\w+(?: or \?date_format=\w+)*\.?/,
+      'pick Day/month/year or Month/day/year under “Dates like 01/02/2026” in the upload form on Imports, and upload the file again.',
+    )
+    .replace(
+      '(upload with duplicates=skip to leave such orders out)',
+      '(tick “Skip orders already imported” in the upload form on Imports to leave such orders out)',
+    );
 }
 
 /** The rows of an import's errors or warnings: a row may have several, some without a field. */
