@@ -359,6 +359,28 @@ describeEachInBrowser('console imports page in headless Chromium', (engine) => {
       expect(await finished.textContent()).toBe('Import finished: 1 order created, 0 rows rejected.');
       const [made] = (await client(web.t.app, shop.test)('GET', '/v1/orders?external_order_id=DATE-1')).body.data;
       expect(made.requested_day).toBe('2030-02-01');
+
+      // A header that names its format, against the field: said in the field's words, not the
+      // API's "Drop the parameter", and nothing is imported.
+      await page.goto(`${web.base}/console/#/imports`);
+      const headed = csv([
+        [...HEADER, 'requested_date (MM/DD/YYYY)'],
+        ['DATE-2', 'Rosa Quispe', '+51987654321', 'Av. Arequipa 100', 'Lima', 'Zapatos', 1, '02/01/2030'],
+      ]);
+      await fileInput(page).setInputFiles(file('headed.csv', headed));
+      const field = page.getByLabel('Dates like 01/02/2026');
+      await field.selectOption({ label: 'Day/month/year (31/12/2026)' });
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await expect.poll(() => field.getAttribute('aria-invalid')).toBe('true');
+      const said = await page.locator('.field.has-error .field-error').textContent();
+      expect(said).toBe(
+        'The column “requested_date (MM/DD/YYYY)” says its dates are Month/day/year, and this field says Day/month/year: pick “Unambiguous dates only (ISO, or a day above 12)” to go by the column, or change the header.',
+      );
+      await field.selectOption({ label: 'Unambiguous dates only (ISO, or a day above 12)' });
+      await page.getByRole('button', { name: 'Upload' }).click();
+      await page.getByRole('heading', { name: /^Import imp_/ }).waitFor();
+      await finished.waitFor({ timeout: 20_000 });
+      expect(await finished.textContent()).toBe('Import finished: 1 order created, 0 rows rejected.');
       expect(cspErrors).toEqual([]);
       await page.context().close();
     },

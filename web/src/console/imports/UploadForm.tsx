@@ -21,6 +21,19 @@ const DATE_FORMATS: [DateFormat | '', string][] = [
   ['ISO', 'ISO only (2026-12-31)'],
 ];
 
+/**
+ * The API's refusal of a date format the file's header contradicts names its query parameter
+ * ("Invalid date_format: DMY contradicts the column "fecha (mm/dd/aaaa)", which says MDY. Drop the
+ * parameter or change the header."): right for API users, but here the parameter is this form's
+ * field. Said in the field's words; any other message as the API gave it.
+ */
+function dateFormatWords(message: string): string {
+  const m = /^Invalid date_format: (\w+) contradicts the column "(.*)", which says (\w+)\./.exec(message);
+  const label = (v: string | undefined) => DATE_FORMATS.find(([f]) => f === v)?.[1].replace(/ \(.*\)$/, '') ?? v;
+  if (!m) return message;
+  return `The column “${m[2]}” says its dates are ${label(m[3])}, and this field says ${label(m[1])}: pick “${DATE_FORMATS[0]?.[1]}” to go by the column, or change the header.`;
+}
+
 /** The Content-Type the API expects, from the file's name: browsers name .csv files inconsistently. */
 function contentTypeOf(file: File): string {
   const name = file.name.toLowerCase();
@@ -95,7 +108,8 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(errs)) {
         const key = k === 'mode' || k === 'date_format' ? k : 'file';
-        out[key] = out[key] ? `${out[key]} ${v}` : v;
+        const said = key === 'date_format' ? dateFormatWords(v) : v;
+        out[key] = out[key] ? `${out[key]} ${said}` : said;
       }
       fail(out);
     } finally {
