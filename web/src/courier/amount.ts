@@ -1,4 +1,5 @@
 import { MINOR_PER_MAJOR } from '../../../src/shared/money.js';
+import { shownDecimals } from '../shared/currency.js';
 
 /**
  * The largest amount the API takes (`MAX_MONEY` in src/features/orders/schemas.ts, which the web
@@ -50,13 +51,4 @@ export function parseAmount(text: string, currency?: string): { amount: number }
   const amount = Number(`${m[1] || '0'}.${cents || '0'}`);
   if (amount > MAX_AMOUNT) return { error: `The amount is too large: at most ${MAX_AMOUNT.toFixed(DECIMALS)}.` };
   return { amount };
-}
-
-/** How many decimals Intl shows for the currency (0 for CLP or JPY, ISO 4217's exponent); 2 if unknown. */
-function shownDecimals(currency: string): number {
-  try {
-    return new Intl.NumberFormat('en', { style: 'currency', currency }).resolvedOptions().maximumFractionDigits ?? 2;
-  } catch {
-    return 2;
-  }
 }

@@ -2,6 +2,7 @@ import createClient, { type Middleware } from 'openapi-fetch';
 import type { Action } from '../../../src/features/lifecycle/transitions.js';
 import { startOfDay } from '../../../src/shared/local-time.js';
 import type { components, paths } from '../api/schema';
+import { shownDecimals } from './currency';
 import { newUuid } from './uuid';
 
 export type Schemas = components['schemas'];
@@ -207,20 +208,13 @@ export const STATUS_COLOR: Record<OrderStatus, string> = {
 export function money(n: number | null | undefined, currency: string): string {
   if (n === null || n === undefined) return '—';
   try {
-    const usual = new Intl.NumberFormat(undefined, { style: 'currency', currency });
     // Ruta keeps hundredths of every currency (DESIGN §2): a peso or yen amount with cents shows
     // them, where Intl writes none and would round ("$1.501" for 1500.50 pesos: the wrong sum to
     // collect). Amounts without cents, and currencies written with cents, are left as Intl writes them.
-    const digits = usual.resolvedOptions().maximumFractionDigits ?? 2;
-    if (digits < 2 && Number(n.toFixed(digits)) !== n) {
-      return new Intl.NumberFormat(undefined, {
-        style: 'currency',
-        currency,
-        minimumFractionDigits: 2,
-        maximumFractionDigits: 2,
-      }).format(n);
-    }
-    return usual.format(n);
+    const digits = shownDecimals(currency);
+    const cents =
+      digits < 2 && Number(n.toFixed(digits)) !== n ? { minimumFractionDigits: 2, maximumFractionDigits: 2 } : {};
+    return new Intl.NumberFormat(undefined, { style: 'currency', currency, ...cents }).format(n);
   } catch {
     return `${n.toFixed(2)} ${currency}`;
   }
