@@ -5,7 +5,9 @@
 
 /** Whether a URL names this machine only (localhost, 127.0.0.0/8, ::1): a phone given such a link cannot open it. */
 export function isLoopbackUrl(url: string): boolean {
-  const host = hostOf(url);
+  const host = parsed(url)
+    ?.hostname.replace(/^\[|\]$/g, '')
+    .toLowerCase();
   return (
     host !== undefined &&
     (host === 'localhost' || host.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1')
@@ -17,20 +19,13 @@ export function isLoopbackUrl(url: string): boolean {
  * so browsers give the courier app no location, camera or service worker (docs/operations.md).
  */
 export function isPlainHttpUrl(url: string): boolean {
-  return protocolOf(url) === 'http:' && !isLoopbackUrl(url);
+  return parsed(url)?.protocol === 'http:' && !isLoopbackUrl(url);
 }
 
-function hostOf(url: string): string | undefined {
+/** The URL, or undefined for text that is none (a sign-in link the API did not give). */
+function parsed(url: string): URL | undefined {
   try {
-    return new URL(url).hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  } catch {
-    return undefined;
-  }
-}
-
-function protocolOf(url: string): string | undefined {
-  try {
-    return new URL(url).protocol;
+    return new URL(url);
   } catch {
     return undefined;
   }
