@@ -138,6 +138,39 @@ describeEachInBrowser('courier app: the same courier on two phones', (engine) =>
   );
 
   it.skipIf(!hasChromium)(
+    `a sync cut part-way names all its already-done moves in one note when it ends${skipNote}`,
+    async () => {
+      const { courierId, ids } = await routeOf(['Gala Ríos', 'Hugo Salas', 'Inés Vera']);
+      const op = client(web.t.app, operator);
+      const [b, two] = await phone(courierId);
+      await two.getByRole('button', { name: 'Start route (3 stops)' }).waitFor();
+      await b.setOffline(true);
+      for (const id of ids) {
+        for (const move of ['pickup', 'depart'])
+          expect((await op('POST', `/v1/orders/${id}/${move}`)).status).toBe(200);
+      }
+      await two.getByRole('button', { name: 'Start route (3 stops)' }).click();
+      await two.getByText('3 waiting to sync').waitFor();
+      // The network comes back badly: the second send is lost, so the first go lists one done move.
+      let sends = 0;
+      await two.route('**/v1/orders/*/pickup', (r) => (++sends === 2 ? r.abort() : r.continue()));
+      await b.setOffline(false);
+      await two.getByText('2 waiting to sync').waitFor({ timeout: 20_000 });
+      await two.locator('p.note', { hasText: 'Gala Ríos: already on the way' }).waitFor();
+      await two.unroute('**/v1/orders/*/pickup');
+      await b.setOffline(true);
+      await b.setOffline(false);
+      await two.getByText('All synced').waitFor({ timeout: 30_000 });
+      const note = two.locator('p.note', { hasText: '3 stops already done from another phone or by dispatch' });
+      await note.waitFor();
+      for (const name of ['Gala Ríos', 'Hugo Salas', 'Inés Vera']) expect(await note.textContent()).toContain(name);
+      expect(await two.getByRole('alert').count()).toBe(0);
+      await b.close();
+    },
+    90_000,
+  );
+
+  it.skipIf(!hasChromium)(
     `a delivery refused because dispatch recorded a failed attempt stays a refusal, in words${skipNote}`,
     async () => {
       const { courierId, ids } = await routeOf(['Félix Soto']);

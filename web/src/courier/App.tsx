@@ -57,7 +57,10 @@ export function App() {
   const locationProblem = useDutyLocation(session, onDuty);
   // A move made on another phone changes the cash too: reload reads it with the route.
   useRouteLive(me?.courier.id, reload, undefined, quiet);
-  const refused = useRefusals(outbox.failed, route.stops, route.done, { dismiss: outbox.dismiss, note: quiet });
+  const refused = useRefusals(outbox.failed, route.stops, route.done, outbox.size, {
+    dismiss: outbox.dismiss,
+    note: quiet,
+  });
   useFocusBack(sheet);
 
   // On start: confirm the session when online (it may have been revoked), then load the route.
