@@ -5,7 +5,7 @@ import type { Browser, BrowserContextOptions, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { Clock } from '../src/shared/context.js';
 import type { Engine } from '../src/shared/db/index.js';
-import { startApp, type TestApp } from './helpers.js';
+import { client, startApp, type TestApp } from './helpers.js';
 import { PASSWORD } from './people-helpers.js';
 
 export const CHROMIUM = process.env.RUTA_CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -195,6 +195,29 @@ export async function submitSignIn(page: Page, base: string, email: string, pass
   await page.getByLabel('Email').fill(email);
   await page.getByLabel('Password').fill(password);
   await page.getByRole('button', { name: 'Sign in', exact: true }).click();
+}
+
+/**
+ * Signs a courier in on a phone page as the courier does it, instead of the same four lines in every
+ * courier test: a sign-in code asked of the API with an operator key (what the console's "Sign in a
+ * phone" shows), the courier app opened at `web.base`, the code typed, Sign in tapped. The page and
+ * its context (viewport, location, offline, locale) are the caller's, and so is the wait for what
+ * comes next: the route's heading, a stop, a note. A test of the sign-in screen itself (a wrong code,
+ * the keyboard, the link's code) keeps its own steps.
+ */
+export async function signInPhone(
+  page: Page,
+  web: { readonly t: TestApp; readonly base: string },
+  operatorKey: string,
+  courierId: string,
+): Promise<void> {
+  const res = await client(web.t.app, operatorKey)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {});
+  const code: unknown = res.body?.code;
+  if (typeof code !== 'string')
+    throw new Error(`signInPhone: no sign-in code (${res.status} ${JSON.stringify(res.body)})`);
+  await page.goto(`${web.base}/courier/`);
+  await page.getByLabel('Sign-in code from your dispatcher').fill(code);
+  await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
 /** A day held for a test: the server's clock and the pages' `Date` on one date in a zone, time still flowing. */

@@ -2,7 +2,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { MAX_MONEY } from '../src/features/orders/schemas.js';
 import { MAX_AMOUNT } from '../web/src/courier/amount.js';
-import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 
@@ -38,10 +38,7 @@ describeEachInBrowser('courier app: the cash collected, and a refusal at sync', 
     const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    await page.goto(`${web.base}/courier/`);
-    await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInPhone(page, web, operator, courier.id);
     await page.locator(`li.stop[data-order="${order.id}"]`).getByRole('button', { name: 'Deliver' }).waitFor();
     return { context, page, orderId: order.id };
   }

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, PHOTO_PNG, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, PHOTO_PNG, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 /**
@@ -11,20 +11,18 @@ import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } f
 describeEachInBrowser('courier app: done today from the server', (engine) => {
   const web = useBrowserApp(engine);
 
-  async function signedIn(op: ReturnType<typeof client>, courierId: string): Promise<[BrowserContext, Page]> {
+  async function signedIn(operator: string, courierId: string): Promise<[BrowserContext, Page]> {
     const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    const code = (await op('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
-    await page.goto(`${web.base}/courier/`);
-    await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInPhone(page, web, operator, courierId);
     await page.getByRole('heading', { name: "Today's route" }).waitFor();
     return [context, page];
   }
 
   it.skipIf(!hasChromium)(`a second phone shows what the first one finished${skipNote}`, async () => {
-    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const operator = await newOperator(web.t, 'test');
+    const op = client(web.t.app, operator);
     const m = client(web.t.app, (await newMerchant(web.t, 'Tienda Sol')).test);
     const courier = (await op('POST', '/v1/couriers', { name: 'Marta Díaz' })).body;
     const names = ['Lucía Campos', 'Mario Vega', 'Elena Ríos'];
@@ -44,7 +42,7 @@ describeEachInBrowser('courier app: done today from the server', (engine) => {
     ).toBe(201);
 
     // The first phone starts the route and delivers Lucía.
-    const [first, one] = await signedIn(op, courier.id);
+    const [first, one] = await signedIn(operator, courier.id);
     await one.getByText('0 of 3 done').waitFor();
     await one.getByRole('button', { name: 'Start route (3 stops)' }).click();
     await one.getByText('All synced').waitFor({ timeout: 20_000 });
@@ -62,7 +60,7 @@ describeEachInBrowser('courier app: done today from the server', (engine) => {
     expect((await op('POST', `/v1/orders/${mario.id}/fail`, { reason: 'customer_absent' })).status).toBe(200);
 
     // A second phone, fresh (nothing in its storage), signed in with a new code.
-    const [second, two] = await signedIn(op, courier.id);
+    const [second, two] = await signedIn(operator, courier.id);
     await two.getByText('2 of 3 done').waitFor();
     expect(await two.locator('li.stop').count()).toBe(1);
     await two.getByText('Done today (2)').click();

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 /**
@@ -13,7 +13,8 @@ describeEachInBrowser('courier app: a pickup-and-delivery pair', (engine) => {
   it.skipIf(!hasChromium)(
     `shows the pickup stop before the delivery, and collects there${skipNote}`,
     async () => {
-      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      const operator = await newOperator(web.t, 'test');
+      const op = client(web.t.app, operator);
       const m = client(web.t.app, (await newMerchant(web.t, 'Florería Lila')).test);
       const plain = (await m('POST', '/v1/orders', validOrder({ customer: { name: 'Rosa Díaz' } }))).body;
       const pair = (
@@ -34,10 +35,7 @@ describeEachInBrowser('courier app: a pickup-and-delivery pair', (engine) => {
       const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, web, operator, courier.id);
 
       const stops = page.locator('li.stop');
       await page.locator(`li.stop[data-order="${pair.id}"][data-kind="pickup"]`).waitFor();

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { hasChromium, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { eventsOf } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
@@ -31,10 +31,7 @@ describeEachInBrowser('courier app: the delivery PIN and ID document, offline (D
       const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, web, operator, courier.id);
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
       await stop.getByRole('button', { name: 'Deliver' }).waitFor();
       // The phone never had the PIN: not in the route it keeps for offline use either.
