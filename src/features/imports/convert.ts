@@ -1,4 +1,5 @@
 import { ApiError } from '../../shared/errors.js';
+import { dateFormatClashMessage } from '../../shared/import-messages.js';
 import { convert, type Reading, text, unreadable } from './cell-reading.js';
 import { aliasesOf, resolveHeader, type Target } from './columns.js';
 import type { Cell, SheetRow } from './parse.js';
@@ -63,7 +64,7 @@ export function resolveColumns(headers: string[], dateFormat?: DateFormat | null
     if (c.kind !== 'field' || !c.dateFormat || !dateFormat || c.dateFormat === dateFormat) continue;
     throw new ApiError(
       'parameter_invalid',
-      `Invalid date_format: ${dateFormat} contradicts the column "${c.header}", which says ${c.dateFormat}. Drop the parameter or change the header.`,
+      dateFormatClashMessage({ asked: dateFormat, header: c.header, says: c.dateFormat }),
       'date_format',
     );
   }

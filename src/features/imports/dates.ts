@@ -1,4 +1,5 @@
 import { ApiError } from '../../shared/errors.js';
+import { DATE_FORMAT_HINT } from '../../shared/import-messages.js';
 import { atLocalTime, isCalendarDay, localIso } from '../../shared/local-time.js';
 import type { Cell } from './parse.js';
 import type { DateFormat } from './schemas.js';
@@ -88,7 +89,7 @@ export function date(v: Cell, format: DateFormat | null, tz: string): unknown {
   else {
     throw new ApiError(
       'parameter_invalid',
-      `Invalid requested_date: "${s}" could be day/month or month/day; name the order in the header, as "requested_date (DD/MM/YYYY)", or upload again with ?date_format=DMY or ?date_format=MDY.`,
+      `Invalid requested_date: "${s}" could be day/month or month/day; name the order in the header, as "requested_date (DD/MM/YYYY)", or ${DATE_FORMAT_HINT}`,
       'requested_date',
     );
   }

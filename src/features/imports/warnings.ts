@@ -1,4 +1,5 @@
 import type { AppContext } from '../../shared/context.js';
+import { SKIP_DUPLICATES_HINT } from '../../shared/import-messages.js';
 import { type MessageSettings, sendsOn } from '../messages/settings.js';
 import type { Column, Group } from './convert.js';
 import * as repo from './repo.js';
@@ -105,7 +106,7 @@ export class RowWarnings {
         dup(
           skip
             ? `Skipped: external_order_id "${id}" already belongs to ${which}; no order was created from this row.`
-            : `external_order_id "${id}" already belongs to ${which}: this row makes another order with it (upload with duplicates=skip to leave such orders out).`,
+            : `external_order_id "${id}" already belongs to ${which}: this row makes another order with it ${SKIP_DUPLICATES_HINT}.`,
         );
       } else if (earlier !== undefined) {
         dup(

@@ -1,4 +1,5 @@
 import { useEffect, useRef, useState } from 'react';
+import { DATE_FORMAT_HINT, SKIP_DUPLICATES_HINT } from '../../../../src/shared/import-messages.js';
 import { ApiFailure, browserZone, unwrap, whenIn } from '../../shared/api';
 import { plural } from '../../shared/text';
 import { streamable, useLive } from '../live';
@@ -76,17 +77,23 @@ const SHOWN_ERRORS = 1000;
  * (docs/imports.md), but in the console those choices are the upload form's "Dates like
  * 01/02/2026" and "Skip orders already imported": say that. The API's text, code and
  * failed_rows.csv stay as they are.
+ *
+ * Picked by `code` and `param`; the part replaced is found by the text the server writes it with
+ * (src/shared/import-messages.ts, one place for both), since the rest of the message (the cell,
+ * the id, the order) is kept and is in the message alone.
  */
-function consoleMessage(message: string): string {
-  return message
-    .replace(
-      /upload again with \?date_format=\w+(?: or \?date_format=\w+)*\.?/,
-      'pick Day/month/year or Month/day/year under “Dates like 01/02/2026” in the upload form on Imports, and upload the file again.',
-    )
-    .replace(
-      '(upload with duplicates=skip to leave such orders out)',
+function consoleMessage(line: OrderImport['errors'][number]): string {
+  const { code, param, message } = line;
+  if (code === 'parameter_invalid' && param === 'requested_date' && message.endsWith(DATE_FORMAT_HINT)) {
+    return `${message.slice(0, -DATE_FORMAT_HINT.length)}pick Day/month/year or Month/day/year under “Dates like 01/02/2026” in the upload form on Imports, and upload the file again.`;
+  }
+  if (code === 'duplicate_external_order_id') {
+    return message.replace(
+      SKIP_DUPLICATES_HINT,
       '(tick “Skip orders already imported” in the upload form on Imports to leave such orders out)',
     );
+  }
+  return message;
 }
 
 /** The rows of an import's errors or warnings: a row may have several, some without a field. */
@@ -108,7 +115,7 @@ function RowLines({ lines, label, className }: { lines: OrderImport['errors']; l
               <td>
                 <code>{e.code}</code>
               </td>
-              <td>{consoleMessage(e.message)}</td>
+              <td>{consoleMessage(e)}</td>
             </tr>
           ))}
         </tbody>

@@ -1,4 +1,5 @@
 import { type FormEvent, useId, useRef, useState } from 'react';
+import { readDateFormatClash } from '../../../../src/shared/import-messages.js';
 import { ApiFailure, unwrap } from '../../shared/api';
 import { useSession } from '../session';
 import { errorsOf, useRequestKey } from '../ui';
@@ -22,16 +23,21 @@ const DATE_FORMATS: [DateFormat | '', string][] = [
 ];
 
 /**
- * The API's refusal of a date format the file's header contradicts names its query parameter
- * ("Invalid date_format: DMY contradicts the column "fecha (mm/dd/aaaa)", which says MDY. Drop the
- * parameter or change the header."): right for API users, but here the parameter is this form's
- * field. Said in the field's words; any other message as the API gave it.
+ * The API's refusal of a date format the file's header contradicts (`parameter_invalid`, `param:
+ * "date_format"`) names its query parameter ("Invalid date_format: DMY contradicts the column
+ * "fecha (mm/dd/aaaa)", which says MDY. Drop the parameter or change the header."): right for API
+ * users, but here the parameter is this form's field. Said in the field's words; any other message
+ * as the API gave it. The header and the formats are in the message alone (the error body has no
+ * field for them): read back by the function the server writes it with (src/shared/import-messages.ts).
  */
-function dateFormatWords(message: string): string {
-  const m = /^Invalid date_format: (\w+) contradicts the column "(.*)", which says (\w+)\./.exec(message);
-  const label = (v: string | undefined) => DATE_FORMATS.find(([f]) => f === v)?.[1].replace(/ \(.*\)$/, '') ?? v;
-  if (!m) return message;
-  return `The column “${m[2]}” says its dates are ${label(m[3])}, and this field says ${label(m[1])}: pick “${DATE_FORMATS[0]?.[1]}” to go by the column, or change the header.`;
+function dateFormatWords(err: unknown, message: string): string {
+  const clash =
+    err instanceof ApiFailure && err.code === 'parameter_invalid' && err.param === 'date_format'
+      ? readDateFormatClash(message)
+      : undefined;
+  if (!clash) return message;
+  const label = (v: string) => DATE_FORMATS.find(([f]) => f === v)?.[1].replace(/ \(.*\)$/, '') ?? v;
+  return `The column “${clash.header}” says its dates are ${label(clash.says)}, and this field says ${label(clash.asked)}: pick “${DATE_FORMATS[0]?.[1]}” to go by the column, or change the header.`;
 }
 
 /** The Content-Type the API expects, from the file's name: browsers name .csv files inconsistently. */
@@ -108,7 +114,7 @@ export function UploadForm({ onUploaded, account }: { onUploaded: (imp: OrderImp
       const out: Record<string, string> = {};
       for (const [k, v] of Object.entries(errs)) {
         const key = k === 'mode' || k === 'date_format' ? k : 'file';
-        const said = key === 'date_format' ? dateFormatWords(v) : v;
+        const said = key === 'date_format' ? dateFormatWords(err, v) : v;
         out[key] = out[key] ? `${out[key]} ${said}` : said;
       }
       fail(out);
