@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifySchema } from 'fastify';
 import { type Static, Type } from 'typebox';
 import { API_VERSION } from './config.js';
 import { componentizeDocument, namedSchemaChecker, nameTopLevel, withoutIds } from './openapi-components.js';
+import { withResponseHeaders } from './openapi-headers.js';
 
 const DESCRIPTIONS: Record<number, string> = {
   400: 'Malformed JSON',
@@ -15,6 +16,7 @@ const DESCRIPTIONS: Record<number, string> = {
   415: 'Unsupported Content-Type',
   422: 'Invalid parameters',
   429: 'Rate limit exceeded',
+  503: 'Temporarily unavailable; retry later',
 };
 
 /** The one Error body every failing answer has (error-handler.ts writes it), as the document names it. */
@@ -139,7 +141,9 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
     transform: ({ schema, url, route }) => ({
       schema: withRateLimit(
         withIdempotency(
-          withRawBody(nameTopLevel(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
+          withRawBody(
+            nameTopLevel(withShutdownError(withParamErrors(withBodyErrors(documented.get(schema) ?? schema)))),
+          ),
           route.method,
           url,
         ),
@@ -147,7 +151,8 @@ export async function installOpenApi(app: FastifyInstance, publicUrl: string): P
       ),
       url,
     }),
-    transformObject: (doc) => componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject),
+    transformObject: (doc) =>
+      withResponseHeaders(componentizeDocument((doc as { openapiObject: Record<string, unknown> }).openapiObject)),
   });
   // After @fastify/swagger's own onRoute hook, which keeps the route options object: the original
   // schema stays reachable for the document through `documented`.
@@ -204,6 +209,18 @@ function withParamErrors<T>(schema: T): T {
   const s = schema as { response?: Record<string, unknown> } | undefined;
   if (s === undefined || (s.response !== undefined && '422' in s.response)) return schema;
   return { ...s, response: { ...s.response, ...errorResponses(422) } } as T;
+}
+
+/**
+ * What every operation can answer while the server shuts down: 503 `service_unavailable` with
+ * Retry-After (drain.ts, an onRequest hook on the whole app), besides the 503s some routes list for
+ * a service they need. Added for the document only, so the Retry-After declared on it
+ * (openapi-headers.ts) is where a client looks for it.
+ */
+function withShutdownError<T>(schema: T): T {
+  const s = schema as { response?: Record<string, unknown> } | undefined;
+  if (s === undefined || (s.response !== undefined && '503' in s.response)) return schema;
+  return { ...s, response: { ...s.response, ...errorResponses(503) } } as T;
 }
 
 /**
