@@ -1,7 +1,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { hasChromium, IMAGES, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import {
+  hasChromium,
+  IMAGES,
+  openPage,
+  signInPhone,
+  skipNote,
+  submitSignIn,
+  useBrowserApp,
+} from './browser-helpers.js';
 import { client, describeEachInBrowser, newOperator } from './helpers.js';
 import { merchantIn, newCourier, orderWith } from './money-helpers.js';
 import { newUser } from './people-helpers.js';
@@ -205,11 +213,8 @@ describeEachInBrowser('console money in headless Chromium', (engine) => {
       ]);
 
       // The courier's phone: its balance (10 collected, 8 handed over), then the last known one offline.
-      const code = (await client(web.t.app, op)('POST', `/v1/couriers/${courier}/sign_in_codes`, {})).body.code;
       const phone = await openPage(web.browser, { viewport: { width: 390, height: 844 }, deviceScaleFactor: 2 });
-      await phone.goto(`${web.base}/courier/`);
-      await phone.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await phone.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(phone, web, op, courier);
       const mine = phone.getByRole('table', { name: 'My cash' });
       const pen = mine.getByRole('row', { name: /PEN/ });
       await pen.waitFor();

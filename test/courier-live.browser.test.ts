@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, openPage, signInPhone, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 import { newUser } from './people-helpers.js';
@@ -107,10 +107,7 @@ describeEachInBrowser('a courier phone moves the console map and the tracking pa
       });
       const app = await phone.newPage();
       app.setDefaultTimeout(20_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await app.goto(`${web.base}/courier/`);
-      await app.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await app.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(app, web, operator, courier.id);
       await app.getByRole('heading', { name: "Today's route" }).waitFor();
       await app.getByLabel('On duty').check();
 

@@ -1,6 +1,6 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newOperator } from './helpers.js';
 
 // Issue 18 #11, the phone's half: a position is forgotten only once the server's 2xx says it is
@@ -54,10 +54,7 @@ describeEachInBrowser('courier app keeps its positions until the server has stor
       });
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, web, operator, courier.id);
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
       // Under the service worker, so that the app reloads with no network.
       await page.evaluate('navigator.serviceWorker.ready.then(() => true)');

@@ -1,7 +1,7 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
 import { createAccount } from '../src/features/accounts/service.js';
-import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { textLines } from './day-steps.js';
 import { client, describeEachInBrowser, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
@@ -52,10 +52,7 @@ describeEachInBrowser('courier app on a 360 × 640 phone', (engine) => {
     });
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
-    const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    await page.goto(`${web.base}/courier/`);
-    await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInPhone(page, web, operator, courier.id);
     await page.locator(`li.stop[data-order="${order.id}"]`).getByRole('button', { name: 'Deliver' }).waitFor();
     return { context, page, orderId: order.id };
   }

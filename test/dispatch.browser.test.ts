@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest';
-import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, openPage, signInPhone, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -23,7 +23,8 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
     async () => {
       const m = await newMerchant(web.t, 'Acme');
       const mc = client(web.t.app, m.test);
-      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      const operator = await newOperator(web.t, 'test');
+      const op = client(web.t.app, operator);
       // A whole-day shift, so the suggestion is feasible whatever the hour the test runs at.
       const courier = (
         await mc('POST', '/v1/couriers', { name: 'Juan Pérez', shift_start: '00:00', shift_end: '23:59' })
@@ -39,10 +40,7 @@ describeEachInBrowser('live dispatch in headless Chromium', (engine) => {
       const phone = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
       const app = await phone.newPage();
       app.setDefaultTimeout(20_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await app.goto(`${web.base}/courier/`);
-      await app.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await app.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(app, web, operator, courier.id);
       await app.getByRole('heading', { name: "Today's route" }).waitFor();
       const stops = () =>
         app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));

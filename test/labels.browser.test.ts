@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { CHROMIUM, hasChromium, serveApp, skipNote, submitSignIn } from './browser-helpers.js';
+import { CHROMIUM, hasChromium, serveApp, signInPhone, skipNote, submitSignIn } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, type TestApp, validOrder } from './helpers.js';
 import { type PdfPage, readPdf } from './pdf-reader.js';
 import { newUser } from './people-helpers.js';
@@ -97,10 +97,7 @@ describeEachInBrowser('labels printed and scanned on the phone (Chromium, fake c
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, permissions: ['camera'] });
       const page = await context.newPage();
       page.setDefaultTimeout(15_000);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, { t, base }, operator, courier.id);
       await page.locator('li.stop').nth(1).waitFor();
 
       await page.getByRole('button', { name: 'Scan' }).click();

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, openPage, signInPhone, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -16,7 +16,8 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
   const web = useBrowserApp(engine);
 
   async function setUp(name: string) {
-    const op = client(web.t.app, await newOperator(web.t, 'test'));
+    const operator = await newOperator(web.t, 'test');
+    const op = client(web.t.app, operator);
     const merchant = await newMerchant(web.t, 'Zapatería Sol');
     const m = client(web.t.app, merchant.test);
     expect((await m('PUT', '/v1/proof_settings', { signature: 'off', photo: 'off', pin: 'off' })).status).toBe(200);
@@ -29,14 +30,7 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
     ).body;
     const courier = (await op('POST', '/v1/couriers', { name: 'Juan Pérez' })).body;
     expect((await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [order.id] })).status).toBe(201);
-    const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-    return { op, order, code };
-  }
-
-  async function signIn(page: Page, code: string) {
-    await page.goto(`${web.base}/courier/`);
-    await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    return { op, order, operator, courierId: courier.id };
   }
 
   async function deliver(page: Page, orderId: string) {
@@ -49,7 +43,7 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
   it.skipIf(!hasChromium)(
     `a delivery tapped offline far from the address reaches the order page and the exceptions${skipNote}`,
     async () => {
-      const { op, order, code } = await setUp('Lucía Far');
+      const { op, order, operator, courierId } = await setUp('Lucía Far');
       const context = await web.browser.newContext({
         viewport: { width: 390, height: 844 },
         hasTouch: true,
@@ -58,7 +52,7 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
       });
       const page = await context.newPage();
       page.setDefaultTimeout(20_000);
-      await signIn(page, code);
+      await signInPhone(page, web, operator, courierId);
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
       await stop.getByRole('button', { name: 'Picked up' }).click();
       await page.getByText('All synced').waitFor();
@@ -114,10 +108,10 @@ describeEachInBrowser('positions of moves in headless Chromium', (engine) => {
   );
 
   it.skipIf(!hasChromium)(`a phone that refuses its position still delivers${skipNote}`, async () => {
-    const { op, order, code } = await setUp('Pedro Sin GPS');
+    const { op, order, operator, courierId } = await setUp('Pedro Sin GPS');
     for (const a of ['pickup', 'depart']) expect((await op('POST', `/v1/orders/${order.id}/${a}`)).status).toBe(200);
     const page = await openPage(web.browser, { viewport: { width: 390, height: 844 }, hasTouch: true });
-    await signIn(page, code);
+    await signInPhone(page, web, operator, courierId);
     await deliver(page, order.id);
     // The move waits (at most a few seconds) for a fix that never comes, then goes without one.
     await expect

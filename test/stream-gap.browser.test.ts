@@ -1,6 +1,6 @@
 import type { Page, Route } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, openPage, signInPhone, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, type Merchant, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
@@ -101,7 +101,8 @@ describeEachInBrowser('console and courier app: a change made while the page ope
     `the courier app shows a stop inserted meanwhile${skipNote}`,
     async () => {
       const mc = client(web.t.app, shop.test);
-      const op = client(web.t.app, await newOperator(web.t, 'test'));
+      const operator = await newOperator(web.t, 'test');
+      const op = client(web.t.app, operator);
       // A whole-day shift, so the insertion is feasible whatever the hour the test runs at.
       const courier = (
         await mc('POST', '/v1/couriers', { name: 'Gabi Ruta', shift_start: '00:00', shift_end: '23:59' })
@@ -113,10 +114,7 @@ describeEachInBrowser('console and courier app: a change made while the page ope
       const app = await phone.newPage();
       app.setDefaultTimeout(20_000);
       const { asked, release } = await holdStreams(app);
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await app.goto(`${web.base}/courier/`);
-      await app.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await app.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(app, web, operator, courier.id);
       const stops = () =>
         app.locator('li[data-order]').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label')));
       await expect.poll(stops).toEqual(['Stop 1: Rosa']);
