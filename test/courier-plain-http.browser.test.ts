@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { hasChromium, IMAGES, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, IMAGES, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator } from './helpers.js';
 import { orderIn } from './lifecycle-helpers.js';
 
@@ -48,12 +48,9 @@ describeEachInBrowser('courier app over plain http (not a secure context)', (eng
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
 
-      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${web.base}/courier/`);
+      await signInPhone(page, web, operator, courier.id);
       expect(web.base).toMatch(/^http:\/\/ruta\.test:\d+$/);
       expect(await page.evaluate(() => (globalThis as { isSecureContext?: boolean }).isSecureContext)).toBe(false);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
       await stop.getByRole('button', { name: 'Deliver' }).waitFor();
       await page.locator('[data-insecure]').getByText('open over http, not https').waitFor();

@@ -1,6 +1,6 @@
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 // The phone reads its route again every 10 s while on screen (useRouteLive): a wait, with room for
@@ -51,10 +51,7 @@ describeEachInBrowser('courier app: the same courier on two phones', (engine) =>
     const context = await web.browser.newContext({ viewport: { width: 390, height: 844 }, hasTouch: true });
     const page = await context.newPage();
     page.setDefaultTimeout(15_000);
-    const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
-    await page.goto(`${web.base}/courier/`);
-    await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    await signInPhone(page, web, operator, courierId);
     await page.getByRole('heading', { name: "Today's route" }).waitFor();
     return [context, page];
   }

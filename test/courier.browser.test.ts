@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { expect, it } from 'vitest';
-import { hasChromium, IMAGES, PHOTO_PNG, skipNote, useBrowserApp } from './browser-helpers.js';
+import { hasChromium, IMAGES, PHOTO_PNG, signInPhone, skipNote, useBrowserApp } from './browser-helpers.js';
 import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 
 describeEachInBrowser('courier app in headless Chromium on a phone', (engine) => {
@@ -23,7 +23,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
     },
   );
 
-  async function phone(courierId = courier.id): Promise<{ context: BrowserContext; page: Page; code: string }> {
+  async function phone(): Promise<{ context: BrowserContext; page: Page }> {
     const context = await web.browser.newContext({
       viewport: { width: 390, height: 844 },
       deviceScaleFactor: 2,
@@ -31,10 +31,9 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       permissions: ['geolocation'],
       geolocation: { latitude: -12.12, longitude: -77.03 },
     });
-    const code = (await client(web.t.app, operator)('POST', `/v1/couriers/${courierId}/sign_in_codes`, {})).body.code;
     const page = await context.newPage();
     page.setDefaultTimeout(20_000);
-    return { context, page, code };
+    return { context, page };
   }
 
   async function serviceWorkerReady(page: Page) {
@@ -85,7 +84,8 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       const route = await op('POST', '/v1/routes', { courier_id: courier.id, order_ids: [second.id, first.id] });
       expect(route.status).toBe(201);
 
-      const { context, page, code } = await phone();
+      const { context, page } = await phone();
+      const code = (await op('POST', `/v1/couriers/${courier.id}/sign_in_codes`, {})).body.code;
       await page.goto(`${web.base}/courier/`);
       await page.getByLabel('Sign-in code from your dispatcher').fill('WRONG123');
       await page.getByRole('button', { name: 'Sign in' }).click();
@@ -174,10 +174,7 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       page.setDefaultTimeout(20_000);
       const chunk = /\/assets\/StopsMap-[^/]*\.js$/;
       await context.route(chunk, (r) => r.abort('internetdisconnected'));
-      const code = (await op('POST', `/v1/couriers/${own.id}/sign_in_codes`, {})).body.code;
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, web, operator, own.id);
       // Before the boundary, the failed import unmounted the whole app: a blank phone.
       await page.getByRole('note').filter({ hasText: 'The map loads when the phone is back online' }).waitFor();
       const stop = page.locator(`li.stop[data-order="${order.id}"]`);
@@ -198,10 +195,8 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
   it.skipIf(!hasChromium)(
     `sends the phone's position while on duty${skipNote}`,
     async () => {
-      const { context, page, code } = await phone();
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const { context, page } = await phone();
+      await signInPhone(page, web, operator, courier.id);
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
       await context.setGeolocation({ latitude: -12.0931, longitude: -77.0465 });
       await page.getByLabel('On duty').check();
@@ -221,11 +216,9 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
   it.skipIf(!hasChromium)(
     `says so when on duty with the phone's location refused: dispatch cannot see the courier${skipNote}`,
     async () => {
-      const { context, page, code } = await phone();
+      const { context, page } = await phone();
       await context.clearPermissions();
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      await signInPhone(page, web, operator, courier.id);
       await page.getByRole('heading', { name: "Today's route" }).waitFor();
       await page.getByLabel('On duty').check();
       const blocked = page
@@ -263,10 +256,8 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
         (await op('POST', '/v1/routes', { courier_id: rider.id, order_ids: orders.map((o) => o.id) })).status,
       ).toBe(201);
 
-      const { context, page, code } = await phone(rider.id);
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const { context, page } = await phone();
+      await signInPhone(page, web, operator, rider.id);
       await page.getByText('0 of 3 done').waitFor();
       // Each stop's status in words, never its code ("in_transit").
       const badges = () => page.locator('li.stop .status .badge:not(.loaded)').allTextContents();
@@ -357,10 +348,8 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       });
       expect(afternoon.status, JSON.stringify(afternoon.body)).toBe(201);
 
-      const { context, page, code } = await phone(waves.id);
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const { context, page } = await phone();
+      await signInPhone(page, web, operator, waves.id);
       const stops = page.locator('li.stop');
       await stops.nth(3).waitFor();
       expect(await stops.locator('h2').allTextContents()).toEqual(['Marta', 'Mario', 'Tania', 'Tomás']);
@@ -383,10 +372,8 @@ describeEachInBrowser('courier app in headless Chromium on a phone', (engine) =>
       const route = await op('POST', '/v1/routes', { courier_id: busy.id, order_ids: ids });
       expect(route.status, JSON.stringify(route.body)).toBe(201);
 
-      const { context, page, code } = await phone(busy.id);
-      await page.goto(`${web.base}/courier/`);
-      await page.getByLabel('Sign-in code from your dispatcher').fill(code);
-      await page.getByRole('button', { name: 'Sign in' }).click();
+      const { context, page } = await phone();
+      await signInPhone(page, web, operator, busy.id);
       await page.getByRole('button', { name: 'Start route (105 stops)' }).waitFor();
       const stops = page.locator('li.stop');
       expect(await stops.count()).toBe(105);
