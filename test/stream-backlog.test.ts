@@ -1,5 +1,5 @@
 import type { PassThrough } from 'node:stream';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { STREAM_HUB } from '../src/features/stream/hub.js';
 import { client, describeEach, newMerchant, startApp, type TestApp, validOrder } from './helpers.js';
 import { openStream, type SseMessage, type SseStream } from './stream-client.js';
@@ -19,6 +19,10 @@ function eventIdAt(ms: number): string {
   for (let i = 0; i < 16; i++) t += CROCKFORD[Math.floor(Math.random() * 32)];
   return `evt_${t}`;
 }
+
+// Tests that write and replay thousands of events: well within the 30 s default on a quiet
+// machine, but a CI machine under load once took longer (back-pressure, on PostgreSQL).
+vi.setConfig({ testTimeout: 90_000 });
 
 /**
  * `count` order.created events of `accountId`, as an import commits them (the same envelope,
