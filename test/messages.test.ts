@@ -11,7 +11,7 @@ import {
   useApp,
   validOrder,
 } from './helpers.js';
-import { courierSession, sessionClient } from './people-helpers.js';
+import { courierSession, sessionClient, userSession } from './people-helpers.js';
 import { explain } from './plan-helpers.js';
 
 // 10:00 in Lima (UTC-5): outside the default quiet hours (21:00-08:00).
@@ -104,6 +104,13 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
     expect(next.body).toContain('Luis va en camino');
     const email = msgs.find((m) => m.trigger === 'delivered' && m.channel === 'email');
     expect(email.subject).toBe('Tu pedido de Tienda Aurora fue entregado');
+    // The delivered message says who took the parcel (the deliver move's receiver), as the page does.
+    expect(email.body).toContain('Tu pedido de Tienda Aurora fue entregado; lo recibió Ana.');
+    const handed = msgs.find((m) => m.trigger === 'delivered' && m.channel === 'sms');
+    expect(handed.body).toBe(
+      `Tu pedido de Tienda Aurora fue entregado, lo recibio Ana. Gracias por tu compra! Cuentanos como te fue: https://ruta.example.com/track/${o.tracking_code}`,
+    );
+    expect(handed.segments).toBe(1);
   });
 
   it('a failed attempt tells the reason in the locale the order asks for', async () => {
@@ -124,6 +131,54 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
     // No email address: kept, suppressed, with the reason.
     const mail = failed.find((m) => m.channel === 'email');
     expect([mail.status, mail.reason]).toEqual(['suppressed', 'no_email']);
+  });
+
+  it("a failure's messages name the shop as its brand, keep an SMS in GSM-7 and say no 'today' the next morning", async () => {
+    // The brand's display name is the name on the tracking page and the label: the messages say it too.
+    const admin = sessionClient(t, await userSession(t, 'admin'), 'live');
+    const shop = await newMerchant(t, 'Inversiones Calzado SAC');
+    expect((await client(t.app, shop.live)('PUT', '/v1/notification_settings', ALL_ON)).status).toBe(200);
+    const branded = await admin('PATCH', `/v1/accounts/${shop.accountId}`, {
+      branding: { display_name: 'Zapatos Ana' },
+    });
+    expect(branded.status, JSON.stringify(branded.body)).toBe(200);
+    // 21:30 in Lima: the attempt fails after the quiet hours began; its messages wait for 08:00.
+    now = Date.parse('2026-11-26T02:30:00Z');
+    const o = await order(shop.live, {
+      customer: { name: 'Rosa Díaz', email: 'rosa@example.com', phone: '+51987654323', locale: 'es' },
+    });
+    await move(op, o.id, 'assign', { courier_id: courier });
+    await move(op, o.id, 'pickup');
+    await move(op, o.id, 'fail', { reason: 'customer_absent' });
+    now = Date.parse('2026-11-26T13:05:00Z');
+    await t.jobs.idle();
+    const failed = (await messagesOf(shop.live, o.id)).filter((m) => m.trigger === 'failed');
+    expect(failed.map((m) => m.status)).toEqual(['sent', 'sent', 'sent']);
+    const sms = failed.find((m) => m.channel === 'sms');
+    // "dirección" would make the whole SMS UCS-2 (70 characters a segment): in an SMS it loses its accent.
+    expect(sms.body).toBe(
+      `Hola Rosa, no pudimos entregar tu pedido de Zapatos Ana (no encontramos a nadie en la direccion). Elige otro dia aqui: https://ruta.example.com/track/${o.tracking_code}`,
+    );
+    expect(sms.segments).toBe(2);
+    const whatsapp = failed.find((m) => m.channel === 'whatsapp');
+    expect(whatsapp.body).toContain('(no encontramos a nadie en la dirección)');
+    const mail = failed.find((m) => m.channel === 'email');
+    expect(mail.subject).toBe('No pudimos entregar tu pedido de Zapatos Ana');
+    // Sent the next morning, it does not say the attempt was today.
+    expect(mail.body).toContain(
+      'No pudimos entregar tu pedido de Zapatos Ana: no encontramos a nadie en la dirección.',
+    );
+    expect(mail.body).not.toMatch(/hoy/i);
+    for (const m of failed) expect(m.body).not.toContain('Inversiones Calzado SAC');
+    // The preview names the brand and counts the SMS as it will go.
+    const preview = await client(t.app, shop.live)('POST', '/v1/notification_settings/preview', {
+      trigger: 'failed',
+      channel: 'sms',
+      locale: 'pt',
+    });
+    // é is GSM-7's own, so it stays.
+    expect(preview.body.body).toContain('Zapatos Ana (nao encontramos ninguém no endereco)');
+    expect(preview.body.encoding).toBe('GSM-7');
   });
 
   it('test mode, opted-out addresses and invalid numbers are suppressed with their reasons; quiet hours defer', async () => {
@@ -227,7 +282,8 @@ describeEach('customer messages: pipeline, settings, isolation (DESIGN §14)', (
     await move(op, o.id, 'fail', { reason: 'wrong_address' });
     const failedSms = (await messagesOf(a.live, o.id)).filter((m) => m.trigger === 'failed' && m.channel === 'sms');
     expect(failedSms).toHaveLength(1);
-    expect(failedSms[0].body).toContain('no encontramos a nadie en la dirección');
+    // (In an SMS without the accent GSM-7 lacks: one "ó" would make the whole text UCS-2.)
+    expect(failedSms[0].body).toContain('no encontramos a nadie en la direccion');
 
     // 08:01: sent, with the text shown while queued, stored now; the bad number suppressed with its reason.
     now = Date.parse('2026-11-26T13:01:00Z');

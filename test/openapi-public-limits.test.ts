@@ -51,6 +51,7 @@ describeEach('429 in the document of the per-address limited operations', (engin
         'completePasswordReset',
         'createCourierSession',
         'createSession',
+        'findTrackingPage',
         'getInvitation',
         'getPasswordReset',
         'getPublicTracking',

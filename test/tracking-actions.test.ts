@@ -296,6 +296,160 @@ describeEach('tracking page actions and live stream', (engine) => {
     }
   });
 
+  // A form posted by the page itself, without its script: form fields, not JSON.
+  const formPost = (code: string, fields: Record<string, string>, lang = 'es') =>
+    t.app.inject({
+      method: 'POST',
+      url: `/track/${code}?lang=${lang}`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams(fields).toString(),
+    });
+  const html = async (url: string) => (await t.app.inject({ method: 'GET', url })).body;
+
+  it("takes the page's forms without its script: a redirect back to the page, which thanks or says it failed", async () => {
+    // Instructions: the page's form posts to the page, and the answer sends the customer back to it.
+    const o = await orderAt('assigned');
+    const before = await html(`/track/${o.tracking_code}?lang=es`);
+    expect(before).toContain(
+      `<form method="post" action="/track/${o.tracking_code}?lang=es" data-action="instructions">`,
+    );
+    const saved = await formPost(o.tracking_code, {
+      do: 'instructions',
+      instructions: 'Tocar el timbre',
+      safe_place: 'Portería',
+    });
+    expect(saved.statusCode).toBe(303);
+    expect(saved.headers.location).toBe(`/track/${o.tracking_code}?lang=es&done=instructions`);
+    expect(saved.headers['cache-control']).toBe('no-store');
+    const row = await orderRow(o.id);
+    expect([row.delivery_instructions, row.safe_place]).toEqual(['Tocar el timbre', 'Portería']);
+    const e = (await eventsOf(t, o.id)).find((x) => x.event === 'order.instructions_updated');
+    expect(e.data).toMatchObject({ delivery_instructions: 'Tocar el timbre', by: 'customer' });
+    const thanked = await html(saved.headers.location as string);
+    expect(thanked).toContain('<p class="flash" role="status">Gracias, el repartidor verá tus instrucciones.</p>');
+    expect(thanked).toContain('>Tocar el timbre</textarea>');
+    // Too long: refused as the JSON route refuses it, nothing written, and the page says so.
+    const long = await formPost(o.tracking_code, { do: 'instructions', instructions: 'x'.repeat(501) }, 'en');
+    expect(long.headers.location).toBe(`/track/${o.tracking_code}?lang=en&failed=instructions`);
+    expect(await html(long.headers.location as string)).toContain(
+      '<p class="flash fail" role="status">That did not work. Please try again.</p>',
+    );
+    expect((await orderRow(o.id)).delivery_instructions).toBe('Tocar el timbre');
+
+    // A new day after a failure; then instructions again, now that the order waits for that day.
+    const f = await orderAt('failed');
+    const day = (await pub(f.tracking_code)).actions.reschedule_days[1];
+    const moved = await formPost(f.tracking_code, { do: 'reschedule', day }, 'en');
+    expect(moved.headers.location).toBe(`/track/${f.tracking_code}?lang=en&done=reschedule`);
+    expect((await orderRow(f.id)).status).toBe('rescheduled');
+    const weekday = new Intl.DateTimeFormat('en-GB', {
+      weekday: 'long',
+      day: 'numeric',
+      month: 'long',
+      timeZone: 'UTC',
+    });
+    expect(await html(moved.headers.location as string)).toContain(
+      `Thank you: we will deliver on ${weekday.format(new Date(`${day}T12:00:00Z`))}.`,
+    );
+    expect((await formPost(f.tracking_code, { do: 'reschedule', day }, 'en')).headers.location).toContain(
+      '&failed=reschedule',
+    );
+
+    // The rating: its button is not disabled in the HTML (the script disables it until a star is
+    // chosen), or a customer without the script could never rate; the stars are a required group.
+    const d = await orderAt('delivered');
+    const form = await html(`/track/${d.tracking_code}?lang=pt`);
+    expect(form).toMatch(/<button type="submit" aria-describedby="rate-hint">Enviar avaliação<\/button>/);
+    expect(form).toContain('name="rating" value="1" required');
+    expect((await formPost(d.tracking_code, { do: 'feedback', rating: '9' }, 'pt')).headers.location).toContain(
+      '&failed=feedback',
+    );
+    const rated = await formPost(d.tracking_code, { do: 'feedback', rating: '4', comment: 'Muito bom' }, 'pt');
+    expect(rated.headers.location).toBe(`/track/${d.tracking_code}?lang=pt&done=feedback`);
+    const r = await orderRow(d.id);
+    expect([r.feedback_rating, r.feedback_comment]).toEqual([4, 'Muito bom']);
+    const after = await html(rated.headers.location as string);
+    expect(after).toContain('Obrigado pela sua avaliação.');
+    // "What happens next" no longer points at a rating form that is gone.
+    expect(after).toContain('Nada mais a fazer. Obrigado por avaliar a entrega.');
+    expect((await pub(d.tracking_code)).next_step).toBe('Nothing more to do. Thank you for rating the delivery.');
+
+    // An unknown form, an unknown code; and the JSON routes still take JSON only.
+    expect((await formPost(o.tracking_code, { do: 'cancel' })).headers.location).toBe(
+      `/track/${o.tracking_code}?lang=es`,
+    );
+    const lost = await formPost('ZZZZZZZZZZZZ', { do: 'instructions', instructions: 'x' });
+    expect([lost.statusCode, lost.headers['content-type']]).toEqual([404, 'text/html; charset=utf-8']);
+    const json = await t.app.inject({
+      method: 'POST',
+      url: `/track/${o.tracking_code}/instructions`,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: 'instructions=x',
+    });
+    expect(json.statusCode).toBe(415);
+  });
+
+  it('takes instructions once a new day is set after a failure, as before the first departure', async () => {
+    const o = await orderAt('failed');
+    expect((await post(o.tracking_code, 'instructions', { instructions: 'x' })).status).toBe(409);
+    const day = (await pub(o.tracking_code)).actions.reschedule_days[0];
+    expect((await post(o.tracking_code, 'reschedule', { day })).status).toBe(200);
+    const view = await pub(o.tracking_code);
+    expect([view.status, view.actions.instructions]).toEqual(['rescheduled', true]);
+    const res = await post(o.tracking_code, 'instructions', { instructions: 'Leave it with the doorman' });
+    expect(res.status).toBe(200);
+    expect(res.body.delivery.instructions).toBe('Leave it with the doorman');
+    const page = await html(`/track/${o.tracking_code}?lang=en`);
+    expect(page).toContain('data-action="instructions"');
+    expect(page).toContain('You can leave delivery instructions below.');
+  });
+
+  it('shows the window asked for while the parcel is on its way and no arrival can be estimated yet', async () => {
+    // A courier of its own: no position shared yet, so no estimate.
+    const silent = (await op('POST', '/v1/couriers', { name: 'Silvia Silent' })).body.id;
+    const o = await orderIn(t, m.live, opKey, silent, 'in_transit', {
+      requested_date: '2030-01-14',
+      time_window: { start: '14:00', end: '18:00' },
+    });
+    const blind = await pub(o.tracking_code);
+    expect([blind.eta_window, blind.requested]).toEqual([
+      null,
+      { day: '2030-01-14', time_window: { start: '14:00', end: '18:00' } },
+    ]);
+    const page = await html(`/track/${o.tracking_code}?lang=en`);
+    expect(page).toContain(
+      '<p class="eta" id="requested" data-until-eta><span>Expected delivery</span> <b>Monday 14 January, 14:00–18:00</b>',
+    );
+    // Once the courier's phone reports, the estimate takes its place.
+    expect((await op('POST', `/v1/couriers/${silent}/location`, { lat: -12.1, lng: -77.03 })).status).toBe(200);
+    const seen = await pub(o.tracking_code);
+    expect(seen.eta_window).not.toBeNull();
+    expect(seen.requested).toBeNull();
+  });
+
+  it('has a page to type a code on, and the page of an unknown code has the same box', async () => {
+    const o = await orderAt('pending');
+    const find = await t.app.inject({ method: 'GET', url: '/track', headers: { 'accept-language': 'es-PE,es;q=0.9' } });
+    expect([find.statusCode, find.headers['content-type']]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(find.body).toContain('<h1 id="status">Sigue tu paquete</h1>');
+    expect(find.body).toContain('<form class="find" method="get" action="/track" role="search">');
+    expect((await t.app.inject({ method: 'GET', url: '/track/' })).statusCode).toBe(200);
+    // A code typed as on the label, in groups and lower case, goes to its page.
+    const grouped = o.tracking_code.toLowerCase().replace(/(.{4})(?=.)/g, '$1-');
+    const go = await t.app.inject({ method: 'GET', url: `/track?code=${grouped}&lang=pt` });
+    expect([go.statusCode, go.headers.location]).toEqual([303, `/track/${o.tracking_code}?lang=pt`]);
+    // One that matches nothing: the "not found" page, with the box to try again (what was typed in
+    // it) and the language links.
+    const miss = await t.app.inject({ method: 'GET', url: '/track?code=ABC%3Cb%3E&lang=en' });
+    expect(miss.headers.location).toBe('/track/ABC%3Cb%3E?lang=en');
+    const lost = await t.app.inject({ method: 'GET', url: miss.headers.location as string });
+    expect(lost.statusCode).toBe(404);
+    expect(lost.body).toContain('We could not find that parcel');
+    expect(lost.body).toContain('id="code" name="code" value="ABC&lt;b&gt;"');
+    expect(lost.body).toContain('<a href="?lang=es" lang="es" hreflang="es">Español</a>');
+    expect(lost.body).not.toContain('<b>');
+  });
+
   it("shows the merchant's brand, set by an admin: display name, colour and logo", async () => {
     const admin = sessionClient(t, await userSession(t, 'admin'), 'live');
     const shop = await newMerchant(t, 'Plain Account Name');

@@ -182,12 +182,17 @@ describeEachInBrowser('tracking page in headless Chromium', (engine) => {
             const eta = ((await page.locator('#eta-text').textContent()) ?? '').trim();
             expect(await page.locator('#eta').isVisible(), `${context}: ETA "${eta}"`).toBe(eta !== '');
           }
-          // The day and window asked for, until the courier sets off (and on the new day).
+          // The day and window asked for, until the courier sets off (and on the new day); on the
+          // way, in place of an arrival estimate while there is none (the courier's phone has not
+          // reported a position yet).
           const requested = page.locator('#requested');
           if (status === 'pending' || status === 'assigned' || status === 'rescheduled') {
             await expect(requested.textContent(), context).resolves.toContain(
               fill(catalog.ui.window, { from: '14:00', to: '18:00' }),
             );
+          } else if (status === 'in_transit') {
+            const estimate = await page.locator('#eta').isVisible();
+            expect(await requested.isVisible(), context).toBe(!estimate);
           } else expect(await requested.count(), context).toBe(0);
           // Why the attempt failed, in the customer's words.
           if (status === 'failed') {
@@ -300,6 +305,98 @@ describeEachInBrowser('tracking page in headless Chromium', (engine) => {
       await expect(page.locator('#live').textContent()).resolves.toBe(en.ui.thanks);
       const rated = (await client(t.app, m.live)('GET', `/v1/orders/${o.id}`)).body;
       expect(rated.feedback).toMatchObject({ rating: 4, comment: 'Muy amable' });
+      expect(await axeViolations(page)).toEqual([]);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`works without its script: the forms post, the page thanks${skipNote}`, async () => {
+    const page = await openPage(browser, { viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+    const o = await orderIn(t, m.live, opKey, courier, 'assigned', { delivery_address: address });
+    await page.goto(`${base}/track/${o.tracking_code}?lang=es`);
+    await page.locator('#instr').fill('Dejar con el portero');
+    await page.getByRole('button', { name: es.ui.save }).click();
+    // Back on the page (not a JSON error), thanked on top, the instructions kept.
+    await page.locator(`.flash:text("${es.ui.saved}")`).waitFor();
+    expect(new URL(page.url()).pathname).toBe(`/track/${o.tracking_code}`);
+    await expect(page.locator('#instr').inputValue()).resolves.toBe('Dejar con el portero');
+    // The rating's button is not left disabled for want of the script; the stars are required.
+    const d = await orderIn(t, m.live, opKey, courier, 'delivered', { delivery_address: address });
+    await page.goto(`${base}/track/${d.tracking_code}?lang=en`);
+    const send = page.getByRole('button', { name: en.ui.send });
+    expect(await send.isDisabled()).toBe(false);
+    await send.click();
+    expect(await page.evaluate(`document.querySelector('input[name="rating"]').validity.valueMissing`)).toBe(true);
+    await page.getByRole('radio', { name: fill(en.ui.stars, { n: 5 }) }).check();
+    await send.click();
+    await page.locator(`.flash:text("${en.ui.thanks}")`).waitFor();
+    await expect(page.locator('#next + p').textContent()).resolves.toBe(en.ui.ratedNext);
+    expect((await client(t.app, m.live)('GET', `/v1/orders/${d.id}`)).body.feedback).toMatchObject({ rating: 5 });
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `polling, when the stream cannot be had, keeps the arrival and the stops${skipNote}`,
+    async () => {
+      const op = client(t.app, opKey);
+      // A courier of its own, with this one stop: "you are the next stop".
+      const own = (await op('POST', '/v1/couriers', { name: 'Pablo Poll' })).body.id;
+      const o = await orderIn(t, m.live, opKey, own, 'in_transit', { delivery_address: address });
+      await op('POST', `/v1/couriers/${own}/location`, { lat: -12.1, lng: -77.035 });
+      const page = await phone('es-PE');
+      // A browser without EventSource polls the public JSON (every 20 s, the first at once).
+      await page.addInitScript('delete window.EventSource');
+      const polled = page.waitForResponse((r) => r.url().includes(`/v1/public/tracking/${o.tracking_code}`));
+      await page.goto(`${base}/track/${o.tracking_code}`);
+      const served = ((await page.locator('#eta-text').textContent()) ?? '').trim();
+      expect(served).toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
+      await polled;
+      await page.waitForTimeout(300);
+      // It once blanked both (the JSON has no words): the box stays, with the window in the page's words.
+      expect(await page.locator('#eta').isVisible()).toBe(true);
+      await expect(page.locator('#eta-text').textContent()).resolves.toMatch(/^\d\d:\d\d–\d\d:\d\d$/);
+      await expect(page.locator('#stops').textContent()).resolves.toBe(es.ui.stopsBeforeNone);
+      expect(await page.locator('#stops').isVisible()).toBe(true);
+      await page.context().close();
+    },
+  );
+
+  it.skipIf(!hasChromium)(`the progress labels keep apart on a 360 px phone in every language${skipNote}`, async () => {
+    const o = await orderIn(t, m.live, opKey, courier, 'assigned', { delivery_address: address });
+    const page = await openPage(browser, { viewport: { width: 360, height: 740 }, javaScriptEnabled: false });
+    for (const lang of ['en', 'es', 'pt']) {
+      await page.goto(`${base}/track/${o.tracking_code}?lang=${lang}`);
+      // Each label's own text (not the hidden state before it): its box on screen.
+      const boxes = (await page.evaluate(`[...document.querySelectorAll('.steps li')].map((li) => {
+        const r = document.createRange();
+        r.selectNodeContents(li.lastChild);
+        const b = r.getBoundingClientRect();
+        return [b.left, b.right];
+      })`)) as [number, number][];
+      for (let i = 1; i < boxes.length; i++) {
+        const [prev, next] = [boxes[i - 1] as [number, number], boxes[i] as [number, number]];
+        expect(next[0] - prev[1], `${lang}: label ${i} and ${i + 1}`).toBeGreaterThanOrEqual(3);
+      }
+    }
+    await page.context().close();
+  });
+
+  it.skipIf(!hasChromium)(
+    `a code to type, and a code that matches nothing, have a page with a box${skipNote}`,
+    async () => {
+      const o = await orderIn(t, m.live, opKey, courier, 'pending', { delivery_address: address });
+      const page = await phone('pt-BR');
+      await page.goto(`${base}/track/${o.tracking_code.slice(0, 11)}`);
+      await expect(page.locator('h1').textContent()).resolves.toBe(pt.ui.notFound);
+      expect(await axeViolations(page)).toEqual([]);
+      // The box holds what was typed; one character more, in groups as on the label, finds it.
+      const box = page.getByRole('textbox', { name: pt.ui.findLabel });
+      await expect(box.inputValue()).resolves.toBe(o.tracking_code.slice(0, 11));
+      await box.fill(o.tracking_code.toLowerCase().replace(/(.{4})(?=.)/g, '$1 '));
+      await page.getByRole('button', { name: pt.ui.findButton }).click();
+      await expect(page.locator('h1').textContent()).resolves.toBe(fill(pt.headline.pending, { name: 'Ana' }));
+      await page.goto(`${base}/track`);
+      await expect(page.locator('h1').textContent()).resolves.toBe(pt.ui.findTitle);
       expect(await axeViolations(page)).toEqual([]);
       await page.context().close();
     },

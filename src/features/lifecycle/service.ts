@@ -96,6 +96,12 @@ function etaOf(e: MoveEffect): number | null {
   return typeof eta === 'number' ? eta : null;
 }
 
+/** Who took the parcel, from a deliver move's proof: its message names them. */
+function receiverOf(e: MoveEffect): string | null {
+  const proof = e.data?.proof as { receiver_name?: unknown } | undefined;
+  return typeof proof?.receiver_name === 'string' ? proof.receiver_name : null;
+}
+
 export function checkFrom(action: Action, order: { id: string; status: OrderStatus }): void {
   if (!TRANSITIONS[action].from.includes(order.status)) throw refused(action, order);
 }
@@ -117,7 +123,13 @@ export async function move(
   const e = await effect(current, now);
   const trigger = MESSAGE_TRIGGER[action];
   const messages = trigger
-    ? await prepareMessages(ctx, messageOrder(current, e), trigger, { eta_minutes: etaOf(e) }, now)
+    ? await prepareMessages(
+        ctx,
+        messageOrder(current, e),
+        trigger,
+        { eta_minutes: etaOf(e), receiver_name: receiverOf(e) },
+        now,
+      )
     : NOTHING;
   let jobs = 0;
   const updated = await ctx.db.transaction().execute(async (trx) => {

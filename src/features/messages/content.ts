@@ -5,7 +5,7 @@ import { localClock } from '../../shared/local-time.js';
 import { e164, emailKey } from './addresses.js';
 import type { MessageOrder } from './repo.js';
 import * as repo from './repo.js';
-import { countSegments } from './segments.js';
+import { countSegments, gsm7Words } from './segments.js';
 import { type MessageSettings, templateFor, withDefaults } from './settings.js';
 import { FAILURE_WORDS, render, type TemplateValues } from './templates.js';
 
@@ -20,6 +20,8 @@ export interface MoveFacts {
   eta_minutes?: number | null;
   courier_name?: string | null;
   failure_reason?: string | null;
+  /** Who took the parcel (the deliver move's proof): the delivered message names them. */
+  receiver_name?: string | null;
 }
 
 /** A message's rendered part: written when it is sent or suppressed at send, rendered on read before. */
@@ -67,6 +69,12 @@ function windowOf(order: MessageOrder, facts: MoveFacts, at: number): { start: s
   return { start: localClock(start, order.timezone), end: localClock(start + 3 * 3600_000, order.timezone) };
 }
 
+/** A failure's reason in the customer's words; in an SMS without the accents GSM-7 lacks (segments.ts). */
+export function reasonWords(reason: string, locale: MessageLocale, channel: repo.MessageRow['channel']): string {
+  const words = FAILURE_WORDS[locale][reason] ?? reason;
+  return channel === 'sms' ? gsm7Words(words) : words;
+}
+
 /** The body with every occurrence of the PIN blanked. */
 export function maskPin(body: string, pin: string): string | null {
   return body.includes(pin) ? body.split(pin).join('••••') : null;
@@ -103,7 +111,11 @@ export function contentOf(order: MessageOrder, m: Asked, n: Names): Content {
     eta_end: eta.end,
     pin: order.delivery_pin ?? '',
     courier_first_name: firstWord(courier),
-    failure_reason: failure ? (FAILURE_WORDS[m.locale][failure] ?? failure) : '',
+    failure_reason: failure ? reasonWords(failure, m.locale, m.channel) : '',
+    // The first word, as the tracking page names the receiver: the deliver move's (a test-mode
+    // message is rendered before its proof is stored), else the proof's (a message written before
+    // moves kept it).
+    receiver_name: firstWord(facts.receiver_name ?? order.receiver_name),
   };
   const tpl = templateFor(n.settings, m.trigger, m.channel, m.locale);
   const body = render(tpl.body, values, m.locale);

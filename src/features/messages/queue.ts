@@ -101,6 +101,7 @@ function storedFacts(order: MessageOrder, trigger: MessageTrigger, facts: MoveFa
   if (facts.eta_minutes != null) f.eta_minutes = facts.eta_minutes;
   if (order.courier_name) f.courier_name = order.courier_name;
   if (order.failure_reason) f.failure_reason = order.failure_reason;
+  if (facts.receiver_name) f.receiver_name = facts.receiver_name;
   return Object.keys(f).length === 0 ? null : JSON.stringify(f);
 }
 
@@ -133,7 +134,12 @@ export async function prepareMessages(
   let names: Names | undefined;
   if (test) {
     const account = await accountById(ctx, order.account_id);
-    names = { settings, carrierName, merchantName: account?.name ?? '', publicUrl: ctx.config.publicUrl };
+    names = {
+      settings,
+      carrierName,
+      merchantName: account?.brand_name ?? account?.name ?? '',
+      publicUrl: ctx.config.publicUrl,
+    };
   }
   const quiet =
     !test &&

@@ -19,6 +19,8 @@ export interface MessageOrder {
   courier_name: string | null;
   failure_reason: string | null;
   delivery_pin?: string | null;
+  /** Who took the parcel, once delivered (its proof); a move's own facts come first (content.ts). */
+  receiver_name?: string | null;
 }
 
 const MESSAGE_COLUMNS = Object.keys({
@@ -246,19 +248,21 @@ export async function messageOrders(db: Executor, ids: string[]): Promise<Map<st
   if (ids.length === 0) return new Map();
   const rows = await db
     .selectFrom('orders')
+    .leftJoin('proofs', 'proofs.order_id', 'orders.id')
     .select([
-      'id',
-      'account_id',
-      'mode',
-      'tracking_code',
-      'customer',
-      'timezone',
-      'time_window',
-      'courier_name',
-      'failure_reason',
-      'delivery_pin',
+      'orders.id',
+      'orders.account_id',
+      'orders.mode',
+      'orders.tracking_code',
+      'orders.customer',
+      'orders.timezone',
+      'orders.time_window',
+      'orders.courier_name',
+      'orders.failure_reason',
+      'orders.delivery_pin',
+      'proofs.receiver_name',
     ])
-    .where('id', 'in', ids)
+    .where('orders.id', 'in', ids)
     .execute();
   return new Map(
     rows.map((r) => [
@@ -272,9 +276,10 @@ export async function messageOrders(db: Executor, ids: string[]): Promise<Map<st
   );
 }
 
-/** Merchants' names (the `{{merchant_name}}` of their messages), by account id. */
+/** Merchants' display names (the `{{merchant_name}}` of their messages), by account id. */
 export async function accountNames(db: Executor, ids: string[]): Promise<Map<string, string>> {
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('accounts').select(['id', 'name']).where('id', 'in', ids).execute();
-  return new Map(rows.map((r) => [r.id, r.name]));
+  const rows = await db.selectFrom('accounts').select(['id', 'name', 'brand_name']).where('id', 'in', ids).execute();
+  // The name the customer knows the shop by, as the tracking page and the label show it: its brand's.
+  return new Map(rows.map((r) => [r.id, r.brand_name ?? r.name]));
 }

@@ -13,6 +13,24 @@ const extended = new Set(GSM7_EXTENDED);
 
 export type SmsEncoding = 'GSM-7' | 'UCS-2';
 
+/**
+ * Our own words for an SMS (a failure's reason) in GSM-7: a letter outside it written without its
+ * accent when that makes it GSM-7 ('dirección' → 'direccion', 'não' → 'nao', 'ç' → 'c'), so that
+ * one word we insert does not turn the merchant's whole text into UCS-2. Letters GSM-7 has (é, ñ,
+ * ü, à) stay; anything else stays as it is.
+ */
+export function gsm7Words(text: string): string {
+  let out = '';
+  for (const ch of text) {
+    if (basic.has(ch) || extended.has(ch)) out += ch;
+    else {
+      const bare = ch.normalize('NFD').replace(/[\u0300-\u036f]/g, '');
+      out += bare !== '' && [...bare].every((c) => basic.has(c)) ? bare : ch;
+    }
+  }
+  return out;
+}
+
 export interface SegmentCount {
   encoding: SmsEncoding;
   /** Septets (GSM-7) or UTF-16 units (UCS-2). */

@@ -10,14 +10,14 @@ import {
 } from '../../shared/db/tables/messages.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { accountById } from '../accounts/service.js';
-import { renderPending, withContent } from './content.js';
+import { reasonWords, renderPending, withContent } from './content.js';
 import { presentMessage } from './events.js';
 import { providerFor } from './queue.js';
 import * as repo from './repo.js';
 import type { MessageQuery, NotificationSettingsUpdate, PreviewBody } from './schemas.js';
 import { countSegments } from './segments.js';
 import { checkSettings, type MessageSettings, templateFor, withDefaults } from './settings.js';
-import { FAILURE_WORDS, render, TEMPLATE_VARIABLES, type Template } from './templates.js';
+import { render, TEMPLATE_VARIABLES, type Template } from './templates.js';
 
 /** Whose settings: an account's, or the carrier's defaults (`null`). */
 export type SettingsOwner = string | null;
@@ -132,14 +132,15 @@ export async function preview(ctx: AppContext, owner: SettingsOwner, b: PreviewB
   const carrier = withDefaults((await repo.settingsOf(ctx.db, [repo.CARRIER])).get(repo.CARRIER));
   const values = {
     customer_first_name: 'Ana',
-    merchant_name: account?.name ?? 'Tienda Ejemplo',
+    merchant_name: account?.brand_name ?? account?.name ?? 'Tienda Ejemplo',
     carrier_name: settings.sender_name ?? carrier.sender_name ?? 'Ruta',
     tracking_url: `${ctx.config.publicUrl}/track/RT4K7Q2M9X`,
     eta_start: '10:00',
     eta_end: '11:00',
     pin: '4821',
     courier_first_name: 'Luis',
-    failure_reason: FAILURE_WORDS[locale].customer_absent,
+    receiver_name: 'Carmen',
+    failure_reason: reasonWords('customer_absent', locale, channel),
   };
   const body = render(tpl.body, values, locale);
   const sms = b.channel === 'email' ? null : countSegments(body);

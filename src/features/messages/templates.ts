@@ -11,6 +11,7 @@ export const TEMPLATE_VARIABLES = [
   'pin',
   'courier_first_name',
   'failure_reason',
+  'receiver_name',
 ] as const;
 export type TemplateVariable = (typeof TEMPLATE_VARIABLES)[number];
 export type TemplateValues = Partial<Record<TemplateVariable, string>>;
@@ -27,8 +28,11 @@ type Texts = Record<MessageTrigger, { short: string; subject: string; long: stri
  * The shipped texts, written as a carrier in Lima writes them: short, the merchant's name first
  * (the customer bought from the merchant, not from us), the link last so SMS apps make it
  * tappable. SMS and WhatsApp share the short text; email has a subject and a longer body.
- * The short texts keep to GSM-7 (it has é, ñ and ü, but not á, í, ó, ú, ¡ or ¿): one accent
- * outside it turns the whole SMS into UCS-2, 70 characters a segment instead of 160.
+ * The short texts keep to GSM-7 (it has é, ñ and ü, but not á, í, ó or ú): one accent outside it
+ * turns the whole SMS into UCS-2, 70 characters a segment instead of 160; the failure's reason
+ * in an SMS is written without accents for the same reason (content.ts). A failure's message
+ * says no "today": quiet hours may hold it until the next morning (an attempt failed at 21:30 is
+ * told at 08:00).
  */
 const ES: Texts = {
   order_confirmed: {
@@ -51,15 +55,15 @@ const ES: Texts = {
   },
   delivered: {
     short:
-      'Tu pedido de {{merchant_name}} fue entregado. Gracias por tu compra! Cuentanos como te fue: {{tracking_url}}',
+      'Tu pedido de {{merchant_name}} fue entregado, lo recibio {{receiver_name}}. Gracias por tu compra! Cuentanos como te fue: {{tracking_url}}',
     subject: 'Tu pedido de {{merchant_name}} fue entregado',
-    long: 'Hola {{customer_first_name}},\n\nTu pedido de {{merchant_name}} fue entregado. ¡Gracias por tu compra!\n\nCuéntanos cómo te fue: {{tracking_url}}',
+    long: 'Hola {{customer_first_name}},\n\nTu pedido de {{merchant_name}} fue entregado; lo recibió {{receiver_name}}. ¡Gracias por tu compra!\n\nCuéntanos cómo te fue: {{tracking_url}}',
   },
   failed: {
     short:
       'Hola {{customer_first_name}}, no pudimos entregar tu pedido de {{merchant_name}} ({{failure_reason}}). Elige otro dia aqui: {{tracking_url}}',
     subject: 'No pudimos entregar tu pedido de {{merchant_name}}',
-    long: 'Hola {{customer_first_name}},\n\nHoy no pudimos entregar tu pedido de {{merchant_name}}: {{failure_reason}}.\n\nElige otro día de entrega aquí: {{tracking_url}}',
+    long: 'Hola {{customer_first_name}},\n\nNo pudimos entregar tu pedido de {{merchant_name}}: {{failure_reason}}.\n\nElige otro día de entrega aquí: {{tracking_url}}',
   },
   rescheduled: {
     short:
@@ -89,15 +93,16 @@ const EN: Texts = {
     long: 'Hi {{customer_first_name}},\n\n{{courier_first_name}} is on the way with your order from {{merchant_name}}: you are the next stop.\n\nTrack it live: {{tracking_url}}',
   },
   delivered: {
-    short: 'Your order from {{merchant_name}} was delivered. Thank you! Tell us how it went: {{tracking_url}}',
+    short:
+      'Your order from {{merchant_name}} was delivered, received by {{receiver_name}}. Thank you! Tell us how it went: {{tracking_url}}',
     subject: 'Your order from {{merchant_name}} was delivered',
-    long: 'Hi {{customer_first_name}},\n\nYour order from {{merchant_name}} was delivered. Thank you!\n\nTell us how it went: {{tracking_url}}',
+    long: 'Hi {{customer_first_name}},\n\nYour order from {{merchant_name}} was delivered and received by {{receiver_name}}. Thank you!\n\nTell us how it went: {{tracking_url}}',
   },
   failed: {
     short:
       'Hi {{customer_first_name}}, we could not deliver your order from {{merchant_name}} ({{failure_reason}}). Choose a new day: {{tracking_url}}',
     subject: 'We could not deliver your order from {{merchant_name}}',
-    long: 'Hi {{customer_first_name}},\n\nWe could not deliver your order from {{merchant_name}} today: {{failure_reason}}.\n\nChoose a new delivery day here: {{tracking_url}}',
+    long: 'Hi {{customer_first_name}},\n\nWe could not deliver your order from {{merchant_name}}: {{failure_reason}}.\n\nChoose a new delivery day here: {{tracking_url}}',
   },
   rescheduled: {
     short:
@@ -127,15 +132,16 @@ const PT: Texts = {
     long: 'Olá {{customer_first_name}},\n\n{{courier_first_name}} está a caminho com seu pedido de {{merchant_name}}: você é a próxima entrega.\n\nAcompanhe ao vivo: {{tracking_url}}',
   },
   delivered: {
-    short: 'Seu pedido de {{merchant_name}} foi entregue. Obrigado! Conte como foi: {{tracking_url}}',
+    short:
+      'Seu pedido de {{merchant_name}} foi entregue, recebido por {{receiver_name}}. Obrigado! Conte como foi: {{tracking_url}}',
     subject: 'Seu pedido de {{merchant_name}} foi entregue',
-    long: 'Olá {{customer_first_name}},\n\nSeu pedido de {{merchant_name}} foi entregue. Obrigado pela compra!\n\nConte como foi: {{tracking_url}}',
+    long: 'Olá {{customer_first_name}},\n\nSeu pedido de {{merchant_name}} foi entregue e recebido por {{receiver_name}}. Obrigado pela compra!\n\nConte como foi: {{tracking_url}}',
   },
   failed: {
     short:
       'Ola {{customer_first_name}}, nao conseguimos entregar seu pedido de {{merchant_name}} ({{failure_reason}}). Escolha outro dia: {{tracking_url}}',
     subject: 'Não conseguimos entregar seu pedido de {{merchant_name}}',
-    long: 'Olá {{customer_first_name}},\n\nHoje não conseguimos entregar seu pedido de {{merchant_name}}: {{failure_reason}}.\n\nEscolha outro dia de entrega aqui: {{tracking_url}}',
+    long: 'Olá {{customer_first_name}},\n\nNão conseguimos entregar seu pedido de {{merchant_name}}: {{failure_reason}}.\n\nEscolha outro dia de entrega aqui: {{tracking_url}}',
   },
   rescheduled: {
     short:

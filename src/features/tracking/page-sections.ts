@@ -24,14 +24,24 @@ export function mapSection(t: PublicTracking, w: Catalog, tiles: string | undefi
 `;
 }
 
+/**
+ * A customer's form: without the script it posts to the page itself, which answers with a redirect
+ * back to the page (public-routes.ts, the `do` field names the action); the script sends the same
+ * fields as JSON to `/track/{code}/{action}` instead (web/src/track/main.ts) and leaves `do` out.
+ */
+function formOpen(t: PublicTracking, action: string, extra = ''): string {
+  const code = escapeHtml(t.tracking_code);
+  return `<form method="post" action="/track/${code}?lang=${t.lang}" data-action="${action}"${extra}>
+<input type="hidden" name="do" value="${action}">`;
+}
+
 function message(w: Catalog, ok: string): string {
   return `<p class="form-msg" role="status" data-ok="${escapeHtml(ok)}" data-fail="${escapeHtml(w.ui.failedToSend)}"></p>`;
 }
 
 function instructionsForm(t: PublicTracking, w: Catalog): string {
-  const code = escapeHtml(t.tracking_code);
   return `<section class="card" aria-labelledby="instr-h"><h2 id="instr-h">${escapeHtml(w.ui.instructions)}</h2>
-<form method="post" action="/track/${code}/instructions" data-action="instructions">
+${formOpen(t, 'instructions')}
 <p class="small" id="instr-hint">${escapeHtml(w.ui.instructionsHint)}</p>
 <textarea id="instr" name="instructions" maxlength="500" aria-labelledby="instr-h" aria-describedby="instr-hint">${escapeHtml(t.delivery.instructions ?? '')}</textarea>
 <label for="safe">${escapeHtml(w.ui.safePlace)}</label>
@@ -42,7 +52,6 @@ ${message(w, w.ui.saved)}</form></section>
 }
 
 function rescheduleForm(t: PublicTracking, w: Catalog, days: string[]): string {
-  const code = escapeHtml(t.tracking_code);
   const fmt = new Intl.DateTimeFormat(w.locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
   const choices = days
     .map(
@@ -51,7 +60,7 @@ function rescheduleForm(t: PublicTracking, w: Catalog, days: string[]): string {
     )
     .join('');
   return `<section class="card" aria-labelledby="resch-h"><h2 id="resch-h">${escapeHtml(w.ui.reschedule)}</h2>
-<form method="post" action="/track/${code}/reschedule" data-action="reschedule">
+${formOpen(t, 'reschedule')}
 <fieldset><legend class="vh">${escapeHtml(w.ui.reschedule)}</legend>${choices}</fieldset>
 <button type="submit">${escapeHtml(w.ui.rescheduleSend)}</button>
 ${message(w, w.ui.rescheduled)}</form></section>
@@ -61,10 +70,11 @@ ${message(w, w.ui.rescheduled)}</form></section>
 /**
  * The rating: no star is chosen for the customer. The stars are one radio group (arrow keys move
  * and choose), required; "Send rating" stays disabled, with a line saying why, until one is
- * chosen (data-wait: the script enables it then, web/src/track/main.ts).
+ * chosen (data-wait: the script disables it at once and enables it then, web/src/track/main.ts).
+ * The page's own HTML leaves it enabled: without the script, the required group is what keeps an
+ * empty rating from being sent, and a disabled button would never let the customer rate.
  */
 function feedbackForm(t: PublicTracking, w: Catalog): string {
-  const code = escapeHtml(t.tracking_code);
   const stars = [1, 2, 3, 4, 5]
     .map(
       (n) =>
@@ -72,12 +82,12 @@ function feedbackForm(t: PublicTracking, w: Catalog): string {
     )
     .join('');
   return `<section class="card" aria-labelledby="rate-h"><h2 id="rate-h">${escapeHtml(w.ui.rate)}</h2>
-<form method="post" action="/track/${code}/feedback" data-action="feedback" data-wait="rating">
+${formOpen(t, 'feedback', ' data-wait="rating"')}
 <fieldset role="radiogroup" aria-required="true" aria-describedby="rate-hint"><legend>${escapeHtml(w.ui.rating)}</legend>${stars}</fieldset>
 <label for="comment">${escapeHtml(w.ui.comment)}</label>
 <textarea id="comment" name="comment" maxlength="1000"></textarea>
 <p class="small form-hint" id="rate-hint">${escapeHtml(w.ui.chooseRating)}</p>
-<button type="submit" disabled aria-describedby="rate-hint">${escapeHtml(w.ui.send)}</button>
+<button type="submit" aria-describedby="rate-hint">${escapeHtml(w.ui.send)}</button>
 ${message(w, w.ui.thanks)}</form></section>
 `;
 }

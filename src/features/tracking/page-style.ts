@@ -21,7 +21,8 @@ h2{margin:0 0 .75rem;font-size:1rem}
 .eta b{font-size:1.25rem;color:var(--accent)}
 #requested b{font-size:1.0625rem}
 .steps{display:flex;list-style:none;margin:1.5rem 0 .25rem;padding:0}
-.steps li{flex:1;position:relative;padding-top:1.75rem;text-align:center;font-size:.75rem;line-height:1.25;color:var(--muted)}
+.steps li{flex:1;position:relative;padding:1.75rem .125rem 0;text-align:center;font-size:.75rem;line-height:1.25;color:var(--muted)}
+@media (max-width:25rem){.steps li{font-size:.6875rem}}
 .steps li::before{content:"";position:absolute;z-index:1;top:0;left:50%;width:1.25rem;height:1.25rem;margin-left:-.625rem;border:2px solid var(--line);border-radius:50%;background:var(--card);color:var(--on-accent);font-size:.75rem;line-height:1rem;text-align:center}
 .steps li::after{content:"";position:absolute;top:.5625rem;left:-50%;width:100%;height:2px;background:var(--line)}
 .steps li:first-child::after{display:none}
@@ -66,6 +67,11 @@ legend{font-weight:600;margin-bottom:.25rem;padding:0}
 .choice:has(input:checked){border-color:var(--accent);box-shadow:inset 0 0 0 1px var(--accent)}
 .choice span[aria-hidden]{color:var(--accent);letter-spacing:.05em}
 .form-msg{margin:0;min-height:1.5rem}
+.flash{margin:0 0 1rem;padding:.75rem 1rem;border-radius:.75rem;border-left:4px solid var(--accent);background:var(--card);font-weight:600}
+.flash.fail{border-left-color:var(--warn);background:var(--warn-bg)}
+.find{display:flex;flex-wrap:wrap;gap:.5rem;align-items:end}
+.find label{flex:1 0 100%}
+.find input{flex:1 1 10rem;width:auto;text-transform:uppercase}
 .proof img{display:block;max-width:100%;border-radius:.5rem;margin-top:.5rem}
 .langs{display:flex;justify-content:center;gap:1rem;list-style:none;padding:0;margin:0 0 .5rem}
 .leaflet-control-attribution a{text-decoration:underline}`;

@@ -4,7 +4,7 @@ import { escapeHtml } from './html.js';
 import { type Catalog, catalogOf, fill, LANGUAGES, type Lang } from './i18n/index.js';
 import { actionsSection, mapSection, proofSection } from './page-sections.js';
 import { CSS } from './page-style.js';
-import { NO_ETA_STATUSES } from './public.js';
+import { NO_ETA_STATUSES, REQUESTED_STATUSES } from './public.js';
 import type { PublicTracking } from './public-schemas.js';
 
 const hashOf = (css: string) => `'sha256-${createHash('sha256').update(css).digest('base64')}'`;
@@ -194,8 +194,32 @@ ${body}
 `;
 }
 
+/**
+ * What the page says on top after a form was sent without the script (the form posts to the page,
+ * which answers with a redirect back: `?done=` or `?failed=` names the action): thanks, or that it
+ * did not work.
+ */
+export interface Flash {
+  ok: boolean;
+  text: string;
+}
+
+/** The top note for `?done=`/`?failed=` (an action's name), in the page's words; null for anything else. */
+export function flashOf(t: PublicTracking, done: string | undefined, failed: string | undefined): Flash | null {
+  const w = catalogOf(t.lang);
+  if (failed !== undefined && ACTIONS.includes(failed)) return { ok: false, text: w.ui.failedToSend };
+  if (done === 'instructions') return { ok: true, text: w.ui.saved };
+  if (done === 'feedback') return { ok: true, text: w.ui.thanks };
+  if (done === 'reschedule' && t.requested?.day) {
+    const day = new Intl.DateTimeFormat(w.locale, { weekday: 'long', day: 'numeric', month: 'long', timeZone: 'UTC' });
+    return { ok: true, text: fill(w.ui.rescheduled, { day: day.format(new Date(`${t.requested.day}T12:00:00Z`)) }) };
+  }
+  return null;
+}
+const ACTIONS: readonly string[] = ['instructions', 'reschedule', 'feedback'];
+
 /** The whole page, server-rendered in `t.lang`; the script (web/track/) adds the map, the live updates and the forms' sending. */
-export function renderTrackingPage(t: PublicTracking, assets?: PageAssets): string {
+export function renderTrackingPage(t: PublicTracking, assets?: PageAssets, flash: Flash | null = null): string {
   const w = catalogOf(t.lang);
   const merchant = escapeHtml(t.merchant.name);
   const headline = escapeHtml(
@@ -217,14 +241,17 @@ export function renderTrackingPage(t: PublicTracking, assets?: PageAssets): stri
   const stops = stopsText(t.stops_before, w);
   const zone = escapeHtml(zoneName(t.timezone));
   const etaBlock = waiting
-    ? `<p class="eta" id="eta"${eta === null ? ' hidden' : ''}><span>${escapeHtml(w.ui.eta)}</span> <b id="eta-text">${escapeHtml(eta ?? '')}</b> <span class="small">(${zone})</span></p>`
+    ? `<p class="eta" id="eta" data-now="${escapeHtml(w.ui.etaNow)}"${eta === null ? ' hidden' : ''}><span>${escapeHtml(w.ui.eta)}</span> <b id="eta-text">${escapeHtml(eta ?? '')}</b> <span class="small">(${zone})</span></p>`
     : '';
   const stopsBlock = waiting
-    ? `<p class="stops" id="stops"${stops === null ? ' hidden' : ''}>${escapeHtml(stops ?? '')}</p>`
+    ? `<p class="stops" id="stops" data-none="${escapeHtml(w.ui.stopsBeforeNone)}" data-one="${escapeHtml(w.ui.stopsBeforeOne)}" data-many="${escapeHtml(w.ui.stopsBefore)}"${stops === null ? ' hidden' : ''}>${escapeHtml(stops ?? '')}</p>`
     : '';
   const requested = requestedText(t, w);
+  // On the way with no arrival estimate yet, the window asked for stands in for it: the live script
+  // hides it once an estimate arrives (data-until-eta), and shows it again should the estimate go.
+  const untilEta = waiting && !REQUESTED_STATUSES.includes(t.status) ? ' data-until-eta' : '';
   const requestedBlock = requested
-    ? `<p class="eta" id="requested"><span>${escapeHtml(w.ui.expected)}</span> <b>${escapeHtml(requested)}</b> <span class="small">(${zone})</span></p>`
+    ? `<p class="eta" id="requested"${untilEta}${untilEta && eta !== null ? ' hidden' : ''}><span>${escapeHtml(w.ui.expected)}</span> <b>${escapeHtml(requested)}</b> <span class="small">(${zone})</span></p>`
     : '';
   const problem = PROBLEMS.includes(t.status);
   const place = [t.destination.district, t.destination.city].filter((p) => p !== null).map(escapeHtml);
@@ -236,9 +263,9 @@ export function renderTrackingPage(t: PublicTracking, assets?: PageAssets): stri
     )
     .join('');
   const logo = t.merchant.logo_url ? `<img src="${escapeHtml(t.merchant.logo_url)}" alt="">` : '';
-  const body = `<main id="track" data-code="${escapeHtml(t.tracking_code)}" data-lang="${t.lang}" data-status="${t.status}">
+  const body = `<main id="track" data-code="${escapeHtml(t.tracking_code)}" data-lang="${t.lang}" data-locale="${escapeHtml(w.locale)}" data-status="${t.status}">
 ${t.livemode ? '' : `<p class="testmode" role="note">${escapeHtml(w.ui.testMode)}</p>`}
-<header class="brand">${logo}<span>${escapeHtml(w.ui.from)}</span> <strong>${merchant}</strong></header>
+${flash ? `<p class="flash${flash.ok ? '' : ' fail'}" role="status">${escapeHtml(flash.text)}</p>\n` : ''}<header class="brand">${logo}<span>${escapeHtml(w.ui.from)}</span> <strong>${merchant}</strong></header>
 <section class="card" aria-labelledby="status">
 <h1 id="status">${headline}</h1>
 <p class="${problem ? 'notice' : 'lead'}">${now}</p>${requestedBlock}${etaBlock}${stopsBlock}
@@ -256,15 +283,56 @@ ${place.length ? `<dt>${escapeHtml(w.ui.deliveringTo)}</dt><dd>${place.join(', '
   return shell(t.lang, `${status} · ${merchant}`, body, assets, brandCss(t.merchant.color), footer);
 }
 
+/**
+ * A box to type a tracking code in (a plain GET form: `/track?code=…` answers with a redirect to the
+ * code's page), on the page of a code that matches nothing and on `/track` itself.
+ */
+function findForm(w: Catalog, lang: Lang, value = ''): string {
+  return `<form class="find" method="get" action="/track" role="search">
+<input type="hidden" name="lang" value="${lang}">
+<label for="code">${escapeHtml(w.ui.findLabel)}</label>
+<input type="text" id="code" name="code" value="${escapeHtml(value)}" required maxlength="40" autocomplete="off" autocapitalize="characters" spellcheck="false" aria-describedby="find-hint">
+<button type="submit">${escapeHtml(w.ui.findButton)}</button>
+</form>`;
+}
+
+/** The language links of a page that has no order (the not-found and the find pages). */
+function plainLanguages(lang: Lang, w: Catalog): string {
+  const names: Record<Lang, string> = { en: 'English', es: 'Español', pt: 'Português' };
+  const links = LANGUAGES.map((l) =>
+    l === lang
+      ? `<li><span aria-current="true" lang="${l}">${names[l]}</span></li>`
+      : `<li><a href="?lang=${l}" lang="${l}" hreflang="${l}">${names[l]}</a></li>`,
+  );
+  return `<nav aria-label="${escapeHtml(w.ui.language)}"><ul class="langs">${links.join('')}</ul></nav>`;
+}
+
 export function renderNotFoundPage(code: string, lang: Lang = 'en'): string {
   const w = catalogOf(lang);
-  const shown = `<span class="code">${escapeHtml(code.slice(0, 40))}</span>`;
+  const typed = code.slice(0, 40);
+  const shown = `<span class="code">${escapeHtml(typed)}</span>`;
   const body = `<main><section class="card" aria-labelledby="status">
 <h1 id="status">${escapeHtml(w.ui.notFound)}</h1>
 <p class="lead">${fill(escapeHtml(w.ui.notFoundLead), { code: shown })}</p>
-<p class="lead">${escapeHtml(w.ui.notFoundHint)}</p>
+<p class="lead" id="find-hint">${escapeHtml(w.ui.notFoundHint)}</p>
+</section>
+<section class="card" aria-labelledby="find-h"><h2 id="find-h">${escapeHtml(w.ui.findTitle)}</h2>
+${findForm(w, lang, typed)}
 </section></main>`;
-  return shell(lang, escapeHtml(w.ui.notFound), body, undefined, '', `<p>${escapeHtml(w.ui.footer)}</p>`);
+  const footer = `${plainLanguages(lang, w)}<p>${escapeHtml(w.ui.footer)}</p>`;
+  return shell(lang, escapeHtml(w.ui.notFound), body, undefined, '', footer);
+}
+
+/** `/track`: where a customer without a link (or with a cut one) types the code. */
+export function renderFindPage(lang: Lang = 'en'): string {
+  const w = catalogOf(lang);
+  const body = `<main><section class="card" aria-labelledby="status">
+<h1 id="status">${escapeHtml(w.ui.findTitle)}</h1>
+<p class="lead" id="find-hint">${escapeHtml(w.ui.findLead)}</p>
+${findForm(w, lang)}
+</section></main>`;
+  const footer = `${plainLanguages(lang, w)}<p>${escapeHtml(w.ui.footer)}</p>`;
+  return shell(lang, escapeHtml(w.ui.findTitle), body, undefined, '', footer);
 }
 
 export { escapeHtml };

@@ -6,19 +6,23 @@ import type { AppContext } from '../../shared/context.js';
 import { ApiError, notFound } from '../../shared/errors.js';
 import { errorResponses } from '../../shared/openapi.js';
 import { clientOf, MemoryRateLimitStore, WINDOW_MS } from '../../shared/rate-limit.js';
+import { typedTrackingCode } from '../../shared/tracking-code.js';
+import { bodyValidator } from '../../shared/validation.js';
 import { chooseDay, giveInstructions, rate } from './actions.js';
 import { pageAssets } from './assets.js';
-import { negotiateLang } from './i18n/index.js';
+import { type Lang, negotiateLang } from './i18n/index.js';
 import { STREAMS_PER_CODE } from './live-caps.js';
 import { TRACKING_HUB } from './live-hub.js';
-import { brandCss, pageCsp, renderNotFoundPage, renderTrackingPage } from './page.js';
+import { brandCss, flashOf, pageCsp, renderFindPage, renderNotFoundPage, renderTrackingPage } from './page.js';
 import { orderByCode, presentRow, publicTracking } from './public.js';
+import type { PublicOrderRow } from './public-repo.js';
 import {
   FeedbackBody,
   InstructionsBody,
   PublicTracking,
   RescheduleBody,
   TrackingCodeParams,
+  TrackingFindQuery,
   TrackingLangQuery,
   TrackingPageQuery,
 } from './public-schemas.js';
@@ -129,9 +133,112 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
       }
       const assets = pageAssets(ctx.config);
       reply.header('Content-Security-Policy', pageCsp(assets, brandCss(view.merchant.color)));
-      return renderTrackingPage(view, assets);
+      return renderTrackingPage(view, assets, flashOf(view, req.query.done, req.query.failed));
     },
   );
+
+  r.get(
+    '/track',
+    {
+      schema: {
+        tags,
+        operationId: 'findTrackingPage',
+        summary: 'Where a customer types a tracking code (HTML, no API key)',
+        description:
+          'A page with one box for the code. `?code=` answers 303 with the code\u2019s page (`/track/{code}`, grouped or lower-case codes read as on the label); a code that matches no delivery gets the "not found" page there.',
+        security: [],
+        querystring: TrackingFindQuery,
+        response: {
+          200: { description: 'The page with the box', content: { 'text/html': { schema: Type.String() } } },
+          303: { description: 'To the tracking page of the code typed' },
+          ...errorResponses(429),
+        },
+      },
+    },
+    async (req, reply) => {
+      privateHeaders(reply);
+      const lang = langOf({ params: { tracking_code: '' }, query: req.query, headers: req.headers });
+      const typed = req.query.code?.trim() ?? '';
+      if (typed !== '') {
+        // The canonical code when it reads as one, else what was typed: its page says it matches nothing.
+        const code = typedTrackingCode(typed) ?? typed.slice(0, 40);
+        return reply.redirect(`/track/${encodeURIComponent(code)}?lang=${lang}`, 303);
+      }
+      reply.type('text/html; charset=utf-8');
+      reply.header('Content-Language', lang);
+      reply.header('Vary', 'Accept-Language');
+      reply.header('Content-Security-Policy', pageCsp(undefined));
+      return renderFindPage(lang);
+    },
+  );
+
+  // The page's forms without its script (an old phone, a script blocked or not loaded yet): they
+  // post form fields to the page itself, and the answer is a redirect back to it (post, redirect,
+  // get), with the thanks or the failure named in `?done=` / `?failed=`. The same actions as the
+  // JSON routes below, with their checks and their limits; hidden from the API document, which
+  // has those. Form bodies are read in this scope only.
+  app.register(async (forms) => {
+    forms.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
+      done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    });
+    forms.withTypeProvider<TypeBoxTypeProvider>().post(
+      '/track/:tracking_code',
+      {
+        schema: {
+          hide: true,
+          params: TrackingCodeParams,
+          querystring: TrackingLangQuery,
+          body: Type.Record(Type.String(), Type.String()),
+        },
+      },
+      async (req, reply) => {
+        privateHeaders(reply);
+        const lang = langOf(req);
+        const row = await orderByCode(ctx, req.params.tracking_code);
+        if (!row) {
+          reply.type('text/html; charset=utf-8').header('Content-Security-Policy', pageCsp(undefined));
+          return reply.code(404).send(renderNotFoundPage(req.params.tracking_code, lang));
+        }
+        const page = `/track/${row.tracking_code}?lang=${lang}`;
+        const { do: action, ...fields } = req.body;
+        try {
+          await limitCode(row.tracking_code);
+          await formAction(action, fields, row, lang);
+          return reply.redirect(`${page}&done=${action}`, 303);
+        } catch (err) {
+          if (!(err instanceof ApiError)) throw err;
+          const named = action === 'instructions' || action === 'reschedule' || action === 'feedback';
+          return reply.redirect(named ? `${page}&failed=${action}` : page, 303);
+        }
+      },
+    );
+  });
+  const checkInstructions = bodyValidator(InstructionsBody);
+  const checkReschedule = bodyValidator(RescheduleBody);
+  const checkFeedback = bodyValidator(FeedbackBody);
+  /** One form's fields, read as the JSON route reads its body (a rating is a number there). */
+  const formAction = async (action: string | undefined, f: Record<string, string>, row: PublicOrderRow, lang: Lang) => {
+    if (action === 'instructions') {
+      const body: InstructionsBody = { instructions: f.instructions ?? '', safe_place: f.safe_place ?? '' };
+      const bad = checkInstructions(body);
+      if (bad) throw bad;
+      return giveInstructions(ctx, row, body, lang);
+    }
+    if (action === 'reschedule') {
+      const body = { day: f.day ?? '' };
+      const bad = checkReschedule(body);
+      if (bad) throw bad;
+      return chooseDay(ctx, row, body, lang);
+    }
+    if (action === 'feedback') {
+      const rating = /^[1-5]$/.test(f.rating ?? '') ? Number(f.rating) : f.rating;
+      const body = { rating, ...(f.comment ? { comment: f.comment } : {}) };
+      const bad = checkFeedback(body);
+      if (bad) throw bad;
+      return rate(ctx, row, body as FeedbackBody, lang);
+    }
+    throw new ApiError('parameter_invalid', 'Unknown form.', 'do');
+  };
 
   r.get(
     '/track/:tracking_code/events',
@@ -190,7 +297,7 @@ export function publicTrackingRoutes(app: FastifyInstance, ctx: AppContext): voi
       schema: actionSchema(
         'giveTrackingInstructions',
         'Delivery instructions and a safe place, from the customer (before departure)',
-        'Allowed while pending, validated, assigned or ready_for_pickup; writes `order.instructions_updated`.',
+        'Allowed while pending, validated, assigned, ready_for_pickup or rescheduled; writes `order.instructions_updated`.',
         InstructionsBody,
       ),
     },

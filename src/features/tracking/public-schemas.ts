@@ -18,6 +18,25 @@ export const TrackingPageQuery = Type.Object({
   lang: Type.Optional(
     Type.String({ description: '`es`, `en` or `pt`; otherwise Accept-Language decides (English by default)' }),
   ),
+  done: Type.Optional(
+    Type.String({
+      description:
+        'Set by the redirect after a form sent without the page\u2019s script: `instructions`, `reschedule` or `feedback`; the page thanks the customer on top',
+    }),
+  ),
+  failed: Type.Optional(
+    Type.String({
+      description: 'As `done`, for a form that could not be taken: the page says it did not work, to try again',
+    }),
+  ),
+});
+
+/** `/track`: the page where a code is typed. */
+export const TrackingFindQuery = Type.Object({
+  code: Type.Optional(Type.String({ description: 'The tracking code typed; answered with a redirect to its page' })),
+  lang: Type.Optional(
+    Type.String({ description: '`es`, `en` or `pt`; otherwise Accept-Language decides (English by default)' }),
+  ),
 });
 
 // On /track/… as above; on the JSON (/v1/public/tracking/…) an unknown parameter is 422, as on every
@@ -93,7 +112,7 @@ export const PublicTracking = Type.Object(
         },
         {
           description:
-            'The delivery day and time window asked for, before departure (pending, validated, assigned, ready_for_pickup) and once rescheduled; null otherwise or when the order has neither',
+            'The delivery day and time window asked for, before departure (pending, validated, assigned, ready_for_pickup), once rescheduled, and on the way while there is no `eta_window` yet (picked_up, in_transit, arriving); null otherwise or when the order has neither',
         },
       ),
     ),
@@ -109,7 +128,9 @@ export const PublicTracking = Type.Object(
     }),
     actions: Type.Object(
       {
-        instructions: Type.Boolean({ description: 'Instructions may be given (before departure)' }),
+        instructions: Type.Boolean({
+          description: 'Instructions may be given (before departure, and once rescheduled)',
+        }),
         reschedule_days: Nullable(
           Type.Array(Type.String({ format: 'date' }), { description: 'Days offered after a failure; null otherwise' }),
         ),

@@ -16,8 +16,17 @@ import { type TrackingView, trackingOf } from './service.js';
 export const LIVE_STATUSES: readonly OrderStatus[] = ['picked_up', 'in_transit', 'arriving', 'at_location'];
 /** Its position only while it is on its way to this stop (and no other stop comes first). */
 const POSITION_STATUSES: readonly OrderStatus[] = ['in_transit', 'arriving', 'at_location'];
-/** Before departure the customer may still tell the courier how to deliver. */
-export const INSTRUCTION_STATUSES: readonly OrderStatus[] = ['pending', 'validated', 'assigned', 'ready_for_pickup'];
+/**
+ * Before departure the customer may still tell the courier how to deliver: also once a new day is
+ * set after a failed attempt (rescheduled), when "nobody was home" most needs a word for the next try.
+ */
+export const INSTRUCTION_STATUSES: readonly OrderStatus[] = [
+  'pending',
+  'validated',
+  'assigned',
+  'ready_for_pickup',
+  'rescheduled',
+];
 export const DELIVERED: readonly OrderStatus[] = ['delivered', 'partially_delivered'];
 /**
  * No arrival to estimate: the courier is at the door, or this attempt is over (the view's ETA of 0
@@ -27,7 +36,12 @@ export const NO_ETA_STATUSES: readonly OrderStatus[] = ['at_location', ...FINISH
 /** Nothing to follow on a map once the attempt is over: delivered, failed, returned, cancelled. */
 export const NO_MAP_STATUSES: readonly OrderStatus[] = FINISHED_STATUSES;
 /** The day and time window asked for are the customer's best guide until the courier sets off (and once moved). */
-export const REQUESTED_STATUSES: readonly OrderStatus[] = [...INSTRUCTION_STATUSES, 'rescheduled'];
+export const REQUESTED_STATUSES: readonly OrderStatus[] = INSTRUCTION_STATUSES;
+/**
+ * On the way but with no arrival to estimate (the courier's phone has shared no position yet), the
+ * window asked for is still the customer's best guide: the departure's message promised it too.
+ */
+const REQUESTED_UNTIL_ETA: readonly OrderStatus[] = ['picked_up', 'in_transit', 'arriving'];
 /** The receiver's name and the photos stay on the page this long after delivery (DESIGN §15). */
 export const PROOF_DAYS = 7;
 /** Days offered after a failure: the next ones in the delivery's zone. */
@@ -49,8 +63,9 @@ export function firstName(name: unknown): string | null {
 const isFailureReason = (v: unknown): v is FailureReason => (FAILURE_REASONS as readonly unknown[]).includes(v);
 
 /** The requested day and time window, in the order's zone, while they are what the customer waits for. */
-function requestedOf(row: PublicOrderRow): PublicTracking['requested'] {
-  if (!REQUESTED_STATUSES.includes(row.status)) return null;
+function requestedOf(row: PublicOrderRow, eta: number | null): PublicTracking['requested'] {
+  const until = REQUESTED_UNTIL_ETA.includes(row.status) && eta === null;
+  if (!REQUESTED_STATUSES.includes(row.status) && !until) return null;
   const day = requestedDay(row.requested_date, row.timezone);
   const w = row.time_window;
   if (day === null && w === null) return null;
@@ -110,7 +125,11 @@ export function presentPublic(row: PublicOrderRow, view: TrackingView, x: Public
     lang: x.lang,
     status,
     status_label: words.status[status],
-    next_step: fill(words.next[status], { merchant }),
+    // Once rated, "you can rate the delivery below" would point at a form that is gone.
+    next_step:
+      status === 'delivered' && row.feedback_rating !== null
+        ? words.ui.ratedNext
+        : fill(words.next[status], { merchant }),
     merchant: { name: merchant, color: row.brand_color, logo_url: x.logoUrl },
     customer: { first_name: firstName(row.customer.name) },
     destination: { district: text(d.district), city: text(d.city), lat: approx(d.lat), lng: approx(d.lng) },
@@ -125,7 +144,7 @@ export function presentPublic(row: PublicOrderRow, view: TrackingView, x: Public
     eta_minutes: eta,
     eta_window: eta === null ? null : etaWindow(x.now, eta),
     stops_before: LIVE_STATUSES.includes(status) ? view.stops_before : null,
-    requested: requestedOf(row),
+    requested: requestedOf(row, eta),
     // The reason's code only (the page says it in words): the courier's notes are internal.
     failure_reason: status === 'failed' && isFailureReason(row.failure_reason) ? row.failure_reason : null,
     delivery: { instructions: row.delivery_instructions, safe_place: row.safe_place },

@@ -33,6 +33,10 @@ function start(root: HTMLElement): void {
       newMap.replaceWith(oldMap);
     }
     status = fresh.dataset.status ?? status;
+    // The line under the page says whether it is live: the fresh copy's is empty until the stream speaks again.
+    const liveNow = current.querySelector('#live')?.textContent ?? '';
+    const liveFresh = fresh.querySelector('#live');
+    if (liveFresh && liveNow) liveFresh.textContent = liveNow;
     current.replaceWith(fresh);
     // A map the page did not have (none is drawn once an attempt is over; a new day brings it back).
     if (!oldMap && newMap) map = TrackMap.mount();
@@ -57,6 +61,9 @@ function start(root: HTMLElement): void {
     }
     setText('eta', 'eta-text', s.eta);
     setText('stops', null, s.stops);
+    // The window asked for stands in for an arrival estimate while there is none (page.ts, data-until-eta).
+    const requested = document.getElementById('requested');
+    if (requested?.hasAttribute('data-until-eta')) requested.hidden = s.eta !== null;
     map?.moveCourier(s.courier);
   }
 
@@ -88,10 +95,11 @@ function start(root: HTMLElement): void {
     const button = form.querySelector('button');
     const data = new FormData(form);
     const body: Record<string, unknown> = {};
-    for (const [k, v] of data) body[k] = k === 'rating' ? Number(v) : String(v);
+    // `do` names the form for the page's own form post (no script); the JSON route is named by the path.
+    for (const [k, v] of data) if (k !== 'do') body[k] = k === 'rating' ? Number(v) : String(v);
     if (button) button.disabled = true;
     try {
-      const res = await fetch(`${form.getAttribute('action')}?lang=${lang}`, {
+      const res = await fetch(`/track/${encodeURIComponent(code)}/${form.dataset.action ?? ''}?lang=${lang}`, {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
         body: JSON.stringify(body),

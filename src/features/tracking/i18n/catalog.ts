@@ -93,7 +93,12 @@ export type UiKey =
   | 'language'
   | 'notFound'
   | 'notFoundLead'
-  | 'notFoundHint';
+  | 'notFoundHint'
+  | 'findTitle'
+  | 'findLead'
+  | 'findLabel'
+  | 'findButton'
+  | 'ratedNext';
 
 /** Replaces `{key}` with the given (already escaped, when bound for HTML) values. */
 export function fill(template: string, values: Record<string, string | number>): string {

@@ -88,7 +88,8 @@ export const en: Catalog = {
     partially_delivered: 'Nothing more to do for now: {merchant} will contact you about the rest.',
     failed: 'Choose a new day below and we will try again, or {merchant} will contact you.',
     returned: 'Contact {merchant} to arrange a new delivery or a refund.',
-    rescheduled: 'Next, the delivery is planned again for the new day; this page will follow it.',
+    rescheduled:
+      'Next, the delivery is planned again for the new day; this page will follow it. You can leave delivery instructions below.',
     cancelled: 'Nothing more will happen with this delivery.',
   },
   failure: {
@@ -157,5 +158,10 @@ export const en: Catalog = {
     notFoundLead: 'No delivery matches the tracking code {code}.',
     notFoundHint:
       'Check the code in the message from the shop: it has 12 letters and digits. Letters can be typed in upper or lower case.',
+    findTitle: 'Track your parcel',
+    findLead: 'Type the tracking code from the message or the label on your parcel.',
+    findLabel: 'Tracking code',
+    findButton: 'Track',
+    ratedNext: 'Nothing more to do. Thank you for rating the delivery.',
   },
 };

@@ -87,7 +87,8 @@ export const es: Catalog = {
     partially_delivered: 'Por ahora nada más: {merchant} te contactará por el resto.',
     failed: 'Elige abajo un nuevo día y lo intentaremos de nuevo, o {merchant} te contactará.',
     returned: 'Contacta con {merchant} para una nueva entrega o un reembolso.',
-    rescheduled: 'Ahora la entrega se planifica de nuevo para el nuevo día; esta página la seguirá.',
+    rescheduled:
+      'Ahora la entrega se planifica de nuevo para el nuevo día; esta página la seguirá. Puedes dejar instrucciones de entrega abajo.',
     cancelled: 'No pasará nada más con esta entrega.',
   },
   failure: {
@@ -156,5 +157,10 @@ export const es: Catalog = {
     notFoundLead: 'Ninguna entrega coincide con el código de seguimiento {code}.',
     notFoundHint:
       'Revisa el código en el mensaje de la tienda: tiene 12 letras y números. Puedes escribir las letras en mayúsculas o minúsculas.',
+    findTitle: 'Sigue tu paquete',
+    findLead: 'Escribe el código de seguimiento del mensaje o de la etiqueta de tu paquete.',
+    findLabel: 'Código de seguimiento',
+    findButton: 'Seguir',
+    ratedNext: 'No tienes que hacer nada más. Gracias por valorar la entrega.',
   },
 };

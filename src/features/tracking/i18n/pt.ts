@@ -87,7 +87,8 @@ export const pt: Catalog = {
     partially_delivered: 'Por enquanto nada mais: {merchant} vai entrar em contato sobre o resto.',
     failed: 'Escolha um novo dia abaixo e tentaremos de novo, ou {merchant} vai entrar em contato.',
     returned: 'Fale com {merchant} para combinar uma nova entrega ou um reembolso.',
-    rescheduled: 'Agora a entrega é planejada de novo para o novo dia; esta página vai acompanhá-la.',
+    rescheduled:
+      'Agora a entrega é planejada de novo para o novo dia; esta página vai acompanhá-la. Você pode deixar instruções de entrega abaixo.',
     cancelled: 'Nada mais vai acontecer com esta entrega.',
   },
   failure: {
@@ -156,5 +157,10 @@ export const pt: Catalog = {
     notFoundLead: 'Nenhuma entrega corresponde ao código de rastreio {code}.',
     notFoundHint:
       'Confira o código na mensagem da loja: ele tem 12 letras e números. As letras podem ser digitadas em maiúsculas ou minúsculas.',
+    findTitle: 'Acompanhe seu pacote',
+    findLead: 'Digite o código de rastreio da mensagem ou da etiqueta do seu pacote.',
+    findLabel: 'Código de rastreio',
+    findButton: 'Acompanhar',
+    ratedNext: 'Nada mais a fazer. Obrigado por avaliar a entrega.',
   },
 };
