@@ -1,6 +1,6 @@
 import { expect, it } from 'vitest';
 import { hasChromium, heldDay, openPage, skipNote, submitSignIn, useBrowserApp } from './browser-helpers.js';
-import { client, describeEachInBrowser, newMerchant, validOrder } from './helpers.js';
+import { client, describeEachInBrowser, newMerchant, newOperator, validOrder } from './helpers.js';
 import { newUser } from './people-helpers.js';
 
 /**
@@ -87,6 +87,45 @@ describeEachInBrowser('the suggestions panel says when a stop waits, what it del
       /^Luis has route .* but nowhere to start from.*Give the courier a start depot/,
     );
     expect(await panel.getByText('No courier is on duty').count()).toBe(0);
+    await desk.close();
+  });
+
+  it.skipIf(!hasChromium)(`an order assigned by someone else meanwhile: the panel says so${skipNote}`, async () => {
+    const m = await newMerchant(web.t, 'Meanwhile');
+    const mc = client(web.t.app, m.test);
+    const courier = async (name: string, lat: number) => {
+      const c = (await mc('POST', '/v1/couriers', { name, shift_start: '00:00', shift_end: '23:59' })).body;
+      expect((await mc('POST', `/v1/couriers/${c.id}/location`, { lat, lng: -77.03 })).status).toBe(200);
+      return c;
+    };
+    const ana = await courier('Ana', -12.06);
+    const beto = await courier('Beto', -12.07);
+    const body = validOrder({
+      customer: { name: 'Rosa Quispe' },
+      delivery_address: { address: 'Av. Brasil 9', lat: -12.065, lng: -77.03 },
+    });
+    const order = (await mc('POST', '/v1/orders', body)).body;
+    const desk = await openPage(web.browser, { viewport: { width: 1024, height: 768 } });
+    await desk.context().clock.setSystemTime(day.now());
+    await submitSignIn(desk, web.base, (await newUser(web.t, 'dispatcher')).email);
+    await desk.getByLabel(`Select ${order.tracking_code}`).setChecked(true);
+    const panel = desk.getByRole('region', { name: `Suggested couriers for ${order.tracking_code}` });
+    await panel.locator(`li[data-courier="${beto.id}"]`).waitFor();
+    expect(await panel.locator('[data-assigned]').count()).toBe(0);
+    // Another dispatcher puts it on Ana's route while the panel is open: the board's row shows it on
+    // the stream, and the panel, ranked again, says so before Assign would take it off her route.
+    const op = client(web.t.app, await newOperator(web.t));
+    const other = await op('POST', `/v1/orders/${order.id}/dispatch`, { courier_id: ana.id });
+    expect(other.status, JSON.stringify(other.body)).toBe(200);
+    await panel.locator(`[data-assigned="${ana.id}"]`).waitFor();
+    expect(await panel.locator('[data-assigned]').textContent()).toBe(
+      'Already assigned to Ana. Assign moves it to another courier\u2019s route.',
+    );
+    await panel.locator(`li[data-courier="${beto.id}"]`).waitFor();
+    await desk.getByRole('button', { name: `Assign ${order.tracking_code} to Beto` }).click();
+    await desk
+      .getByText(`${order.tracking_code} inserted as stop 1 of Beto\u2019s route (taken off Ana\u2019s).`)
+      .waitFor();
     await desk.close();
   });
 });

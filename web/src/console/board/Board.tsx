@@ -80,6 +80,7 @@ export function Board() {
     setNote(`Assigned ${done} of ${ids.length}.${failed.length ? ` ${failed.join('; ')}` : ''}`);
   }
 
+  const suggestFor = selected.size === 1 ? orders.find((o) => selected.has(o.id)) : undefined;
   return (
     <section className="board" aria-labelledby="board-title">
       <div className="board-head">
@@ -105,9 +106,12 @@ export function Board() {
           </button>
         </section>
       )}
-      {isDispatch && selected.size === 1 && orders.find((o) => selected.has(o.id)) && (
+      {isDispatch && selected.size === 1 && suggestFor && (
         <DispatchSuggestions
-          order={orders.find((o) => selected.has(o.id)) as Order}
+          // A new panel (ranked again) when the order changes under it: assigned meanwhile by another
+          // dispatcher or auto-dispatch, its ranking of a moment ago no longer holds.
+          key={`${suggestFor.id}:${suggestFor.status}:${suggestFor.courier?.id ?? ''}:${suggestFor.route ?? ''}`}
+          order={suggestFor}
           onDone={(text) => {
             setSelected(new Set());
             setNote(text);

@@ -82,7 +82,11 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
             headers: { 'Idempotency-Key': newIdempotencyKey() },
           }),
         );
-        onDone(`${order.tracking_code} inserted as stop ${r.suggestion.position} of ${s.courier.name}\u2019s route.`);
+        const from =
+          order.courier && order.courier.id !== s.courier.id ? ` (taken off ${order.courier.name}\u2019s)` : '';
+        onDone(
+          `${order.tracking_code} inserted as stop ${r.suggestion.position} of ${s.courier.name}\u2019s route${from}.`,
+        );
       } catch (e) {
         setError(e);
       }
@@ -92,6 +96,12 @@ export function DispatchSuggestions({ order, onDone }: { order: Order; onDone: (
   return (
     <section className="suggestions" aria-label={`Suggested couriers for ${order.tracking_code}`}>
       <h2>Suggested couriers</h2>
+      {/* Assigned meanwhile (by someone else, or auto-dispatch): Assign would take it off that courier. */}
+      {order.courier && (
+        <p className="warn" data-assigned={order.courier.id}>
+          Already assigned to {order.courier.name}. Assign moves it to another courier’s route.
+        </p>
+      )}
       <ErrorNote error={error} />
       {list === null && !error && <p className="muted">Ranking couriers…</p>}
       {list?.length === 0 && unavailable.length === 0 && (
