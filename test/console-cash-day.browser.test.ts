@@ -161,4 +161,36 @@ describeEachInBrowser('console money: a day of courier cash, a handover voided',
     expect(await handovers.getByRole('row', { name: /Caja Hoy/ }).count()).toBe(0);
     expect(await vera.getByLabel('Counts for (America/Lima)').inputValue()).toBe(day.date);
   });
+
+  it.skipIf(!hasChromium)(`pesos typed as the screen writes them are not read as cents${skipNote}`, async () => {
+    const op = await newOperator(web.t);
+    const shop = await merchantIn(web.t, 'Tienda Santiago', 'CLP');
+    const courier = await newCourier(web.t, op, 'Pedro Pesos');
+    await orderWith(web.t, shop.test, op, courier, 15000, {
+      deliver: { collected_amount: 15000, payment_method: 'cash' },
+    });
+    // A Chilean desk: the page writes fifteen thousand pesos "$15.000".
+    const page = await openPage(web.browser, { viewport: { width: 1024, height: 768 }, locale: 'es-CL' }, 30_000);
+    await page.context().clock.setSystemTime(day.now());
+    await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
+    await page.getByRole('heading', { name: 'Orders' }).waitFor();
+    await page.goto(`${web.base}/console/#/money`);
+    const section = page.locator('section[aria-labelledby="cash-title"]');
+    const pedro = section.getByRole('table', { name: 'Courier cash' }).getByRole('row', { name: /Pedro Pesos/ });
+    await pedro.getByRole('cell', { name: /to hand over\D*15\.000$/ }).waitFor();
+    // "15.000" as on the screen: a number field reads it as 15, which was recorded (short 14 985).
+    await pedro.getByLabel('Amount').fill('15.000');
+    await pedro.getByLabel('Received by').fill('Caja 1');
+    await pedro.getByRole('button', { name: 'Record handover' }).click();
+    await section.getByRole('alert').getByText('Type the CLP amount without a thousands separator: 15000.').waitFor();
+    const api = client(web.t.app, op);
+    expect((await api('GET', `/v1/couriers/${courier}/cash`)).body.handovers).toEqual([]);
+    // Typed without it, it is recorded as fifteen thousand: the day balanced.
+    await pedro.getByLabel('Amount').fill('15000');
+    await pedro.getByRole('button', { name: 'Record handover' }).click();
+    await pedro.getByRole('cell', { name: 'balanced' }).waitFor();
+    const handed = (await api('GET', `/v1/couriers/${courier}/cash`)).body.handovers;
+    expect(handed.map((h: any) => [h.amount, h.currency])).toEqual([[15000, 'CLP']]);
+    await page.context().close();
+  });
 });

@@ -1,6 +1,7 @@
 import { type FormEvent, useState } from 'react';
 import { localDay } from '../../../../src/shared/local-time.js';
 import { browserZone, money, type Schemas, unwrap } from '../../shared/api';
+import { shownDecimals } from '../../shared/currency';
 import { plural } from '../../shared/text';
 import { saveBlob } from '../imports/files';
 import { useSession } from '../session';
@@ -65,8 +66,16 @@ function CashDay() {
     e.preventDefault();
     const el = e.currentTarget;
     const form = new FormData(el);
+    const typed = String(form.get('amount') ?? '').trim();
+    // A peso is shown without decimals ("$15.000" in es-CL): "15.000" typed as the screen writes it
+    // is fifteen thousand, which the number field reads as 15, a handover short by 14 985 pesos.
+    // Refused rather than guessed, as the courier app refuses it (courier/amount.ts).
+    if (shownDecimals(currency) === 0 && /[.,]\d{3}$/.test(typed)) {
+      setError(new Error(`Type the ${currency} amount without a thousands separator: ${typed.replace(/[.,]/g, '')}.`));
+      return;
+    }
     const body = {
-      amount: Number(form.get('amount')),
+      amount: Number(typed),
       currency,
       received_by: String(form.get('received_by')),
       // The day it counts for: the day shown unless changed (yesterday's cash found today counts for yesterday).
