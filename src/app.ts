@@ -28,7 +28,7 @@ import { trackingRoutes } from './features/tracking/routes.js';
 import { webhookOpsRoutes } from './features/webhooks/ops-routes.js';
 import { webhooksRoutes } from './features/webhooks/routes.js';
 import { installAuth } from './shared/auth.js';
-import { API_VERSION } from './shared/config.js';
+import { API_VERSION, type Config } from './shared/config.js';
 import type { AppContext } from './shared/context.js';
 import { ping } from './shared/db/health.js';
 import { installDrain } from './shared/drain.js';
@@ -60,6 +60,19 @@ export const JOBS: readonly JobKind[] = [PLAN_SOLVE, AUTO_DISPATCH, MESSAGE_SEND
  * `compilers`: the functions compiled from the routes' schemas, kept across apps built in one
  * process (the test suite's; schema-compilers.ts). Without it, this app compiles its own.
  */
+/**
+ * RUTA_TRUST_PROXY for Fastify. A hop count becomes "trust the n hops nearest to Ruta" (what
+ * Express does with a number): since 5.12 Fastify trusts no proxy at all when given a number, so
+ * `RUTA_TRUST_PROXY=1` behind a proxy silently made every client one address, sharing one
+ * per-address limit and lockout. Like `true`, a count believes whatever connects directly.
+ */
+export function fastifyTrustProxy(
+  value: Config['trustProxy'],
+): boolean | string | ((address: string, hop: number) => boolean) {
+  if (typeof value !== 'number') return value;
+  return (_address, hop) => hop < value;
+}
+
 export async function buildApp(
   ctx: AppContext,
   compilers: SchemaCompilers = new SchemaCompilers(),
@@ -73,7 +86,7 @@ export async function buildApp(
     genReqId: () => `req_${randomToken(20)}`,
     bodyLimit: JSON_BODY_LIMIT,
     // Off by default: X-Forwarded-For is only believed behind a proxy the operator names.
-    trustProxy: ctx.config.trustProxy as boolean,
+    trustProxy: fastifyTrustProxy(ctx.config.trustProxy),
     // The router's own cap on a path parameter (100 by default) answered an over-long id as an
     // unknown URL (404 route_not_found). Lifted past anything a request line can carry (Node
     // refuses 16 KiB of headers in all), so the route's schema judges the id: IdParams allows 100

@@ -4,7 +4,7 @@ import { buildApp, JOBS } from './app.js';
 import { startImportRunner } from './features/imports/runner.js';
 import { countUsers } from './features/people/repo.js';
 import { startDispatcher } from './features/webhooks/dispatcher.js';
-import { loadConfig, publicUrlWarning } from './shared/config.js';
+import { type Config, loadConfig, publicUrlWarning } from './shared/config.js';
 import type { AppContext } from './shared/context.js';
 import { collectStartupGarbage, limitHeapGrowth } from './shared/heap.js';
 import { JobRunner } from './shared/jobs/runner.js';
@@ -43,14 +43,61 @@ function onShutdown(log: pino.Logger, stop: () => Promise<void>): void {
   process.on('SIGTERM', handler);
 }
 
+/** Why `listen` failed, in the operator's words: which variable to change. */
+function listenError(err: NodeJS.ErrnoException, config: Pick<Config, 'port' | 'host'>): Error {
+  switch (err.code) {
+    case 'EADDRINUSE':
+      return new Error(
+        `PORT ${config.port} is already in use on ${config.host} (another process, perhaps another ruta serve, listens there): stop it or set PORT to a free port`,
+      );
+    case 'EACCES':
+      return new Error(`PORT ${config.port} needs privileges this user lacks: use a port above 1023 (behind a proxy)`);
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+    case 'EAI_FAIL':
+      return new Error(
+        `HOST ${config.host} is not an address of this machine (${err.code}): use 0.0.0.0 (every interface), 127.0.0.1 or one of its own addresses`,
+      );
+    default:
+      return err;
+  }
+}
+
+/**
+ * Listens, and only then starts the background services. A process that cannot listen (the port
+ * is taken, HOST is not an address here) exits 1; had its webhook dispatcher and job runner started
+ * first, they would have claimed deliveries and plan solves just before the exit, each claim
+ * counting an attempt that never ran, with its lease left to lapse: a service restarting in a loop
+ * (systemd's Restart=on-failure while another process holds the port) would use up their attempts.
+ */
+export async function listenThenStart(
+  app: FastifyInstance,
+  config: Pick<Config, 'port' | 'host'>,
+  start: () => Service[],
+): Promise<Service[]> {
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    throw listenError(err as NodeJS.ErrnoException, config);
+  }
+  return start();
+}
+
 export async function serve(opts: { background: boolean } = { background: true }): Promise<FastifyInstance> {
   const config = loadConfig();
   limitHeapGrowth(config.heapGrowthPercent);
   const { ctx, database } = await openContext(config, { longRunning: true });
   const log = ctx.logger;
   const app = await buildApp(ctx);
-  const services = opts.background ? backgroundServices.map((f) => f(ctx, log)) : [];
-  await app.listen({ port: config.port, host: config.host });
+  const services = await listenThenStart(app, config, () =>
+    opts.background ? backgroundServices.map((f) => f(ctx, log)) : [],
+  ).catch(async (err) => {
+    // Exit with the listen error, not one from closing what never served.
+    await app.close().catch(() => {});
+    await database.close().catch(() => {});
+    throw err;
+  });
   // The bound port, which differs from the configured one when PORT=0 asks for any free port.
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;

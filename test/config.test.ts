@@ -83,6 +83,9 @@ describe('loadConfig', () => {
     for (const off of ['0', 'false', '']) {
       expect(loadConfig({ RUTA_WEBHOOK_ALLOW_INSECURE: off }).webhookAllowInsecure).toBe(false);
     }
+    const proxy = (v: string) => loadConfig({ RUTA_TRUST_PROXY: v }).trustProxy;
+    expect([proxy('TRUE'), proxy(' false '), proxy('2')]).toEqual([true, false, 2]);
+    expect(proxy('loopback, ::1, 10.0.0.0/255.0.0.0, fd00::/8')).toBe('loopback,::1,10.0.0.0/255.0.0.0,fd00::/8');
   });
 
   it('refuses a bad RUTA_DEFAULT_PRICING with an error naming the variable and the key', () => {
@@ -146,12 +149,39 @@ describe('loadConfig', () => {
       ['RUTA_COURIER_SPEED_KMH', 'fast'],
       ['RUTA_SERVICE_MINUTES_PER_STOP', '-1'],
       ['RUTA_FILE_URL_TTL_SECONDS', '0'],
+      ['RUTA_TRUST_PROXY', 'yes'],
+      ['RUTA_TRUST_PROXY', '10.0.0.0/33'],
+      ['RUTA_TRUST_PROXY', '127.0.0.1,nginx'],
     ];
     for (const [name, value] of cases) {
       const err = errorFor({ [name]: value });
       expect(err.variable, `${name}=${value}`).toBe(name);
       expect(err.message.startsWith(`${name} `), err.message).toBe(true);
     }
+  });
+
+  it('refuses a message provider set up in part, whose channel would be only logged', () => {
+    const cases: [env: Record<string, string>, variable: string][] = [
+      [{ RUTA_EMAIL_FROM: 'avisos@example.com' }, 'RUTA_SMTP_URL'],
+      // RUTA_TWILIO_ACOUNT_SID, a typo: Twilio's other variables are set without the one that turns it on.
+      [
+        { RUTA_TWILIO_ACOUNT_SID: 'AC1', RUTA_TWILIO_AUTH_TOKEN: 't', RUTA_TWILIO_SMS_FROM: '+1555' },
+        'RUTA_TWILIO_ACCOUNT_SID',
+      ],
+      [{ RUTA_TWILIO_ACCOUNT_SID: 'AC1', RUTA_TWILIO_AUTH_TOKEN: 't' }, 'RUTA_TWILIO_SMS_FROM'],
+      [{ RUTA_WHATSAPP_PHONE_NUMBER_ID: '1', RUTA_WHATSAPP_APP_SECRET: 's' }, 'RUTA_WHATSAPP_TOKEN'],
+    ];
+    for (const [env, variable] of cases) {
+      const err = errorFor(env);
+      expect(err.variable, JSON.stringify(env)).toBe(variable);
+      expect(err.message, JSON.stringify(env)).toMatch(/must be set with RUTA_/);
+    }
+    const whatsappOnly = loadConfig({
+      RUTA_TWILIO_ACCOUNT_SID: 'AC1',
+      RUTA_TWILIO_AUTH_TOKEN: 't',
+      RUTA_TWILIO_WHATSAPP_FROM: '+1555',
+    });
+    expect(whatsappOnly.messaging.twilio).toMatchObject({ smsFrom: null, whatsappFrom: '+1555' });
   });
 
   it('never echoes a database password', () => {

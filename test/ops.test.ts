@@ -1,15 +1,19 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import Fastify from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest';
 import { buildApp } from '../src/app.js';
+import { listenThenStart } from '../src/server.js';
 import { createContext, loggerOptions } from '../src/shared/context.js';
 import { openDatabase } from '../src/shared/db/index.js';
 import { RUTA_CLI } from './cli-run.js';
 import {
+  attachApp,
   client,
   describeEach,
   freshDatabaseUrl,
@@ -151,6 +155,53 @@ describeEach('operations', (engine) => {
     } finally {
       await app.close();
     }
+  });
+
+  it('RUTA_TRUST_PROXY=1 (one proxy in front): each client is the address the proxy saw', async () => {
+    const behind = await attachApp(t, { RUTA_TRUST_PROXY: '1', RUTA_PUBLIC_RATE_LIMIT_PER_MIN: '1' });
+    try {
+      // Every request comes from the proxy's own address (inject's 127.0.0.1).
+      const from = (xff: string) =>
+        client(behind.app)('GET', '/track/NOSUCHCODE', undefined, { 'x-forwarded-for': xff });
+      // Two clients of the proxy, one request each: two per-address counts, not one shared.
+      expect((await from('203.0.113.40')).status).not.toBe(429);
+      expect((await from('203.0.113.41')).status).not.toBe(429);
+      // One hop trusted: what a client wrote in front of the proxy's entry is not believed.
+      expect((await from('198.51.100.1, 203.0.113.42')).status).not.toBe(429);
+      expect((await from('198.51.100.2, 203.0.113.42')).status).toBe(429);
+    } finally {
+      await behind.close();
+    }
+  });
+
+  it('a serve that cannot listen has started no background work, and says which variable to change', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    onTestFinished(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+    const { port } = taken.address() as AddressInfo;
+    const app = Fastify();
+    let started = false;
+    const listening = listenThenStart(app, { port, host: '127.0.0.1' }, () => {
+      started = true;
+      return [];
+    });
+    await expect(listening).rejects.toThrow(`PORT ${port} is already in use on 127.0.0.1`);
+    // The dispatcher and job runner would have claimed deliveries and plans for a process about to exit.
+    expect(started).toBe(false);
+    await app.close();
+
+    const tdb = await freshDatabaseUrl(engine);
+    onTestFinished(() => tdb.drop());
+    const files = mkdtempSync(join(tmpdir(), 'ruta-files-'));
+    onTestFinished(() => rmSync(files, { recursive: true, force: true }));
+    const res = spawnSync(process.execPath, [...RUTA_CLI, 'serve'], {
+      env: { ...process.env, DATABASE_URL: tdb.url, PORT: String(port), HOST: '127.0.0.1', RUTA_FILES_DIR: files },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toContain(`ruta: PORT ${port} is already in use on 127.0.0.1`);
+    expect(res.stderr).not.toMatch(/\n\s+at /);
   });
 
   it('ruta serve shuts down cleanly on SIGTERM: stops listening, closes the database, exits 0', async () => {

@@ -50,10 +50,37 @@ export function messaging(env: NodeJS.ProcessEnv): Messaging {
   if (sid && !v('RUTA_TWILIO_AUTH_TOKEN')) {
     throw new ConfigError('RUTA_TWILIO_AUTH_TOKEN', 'must be set with RUTA_TWILIO_ACCOUNT_SID');
   }
+  if (sid && !v('RUTA_TWILIO_SMS_FROM') && !v('RUTA_TWILIO_WHATSAPP_FROM')) {
+    throw new ConfigError(
+      'RUTA_TWILIO_SMS_FROM',
+      '(or RUTA_TWILIO_WHATSAPP_FROM) must be set with RUTA_TWILIO_ACCOUNT_SID: the number Twilio sends from',
+    );
+  }
   const waToken = v('RUTA_WHATSAPP_TOKEN');
   if (waToken && !v('RUTA_WHATSAPP_PHONE_NUMBER_ID')) {
     throw new ConfigError('RUTA_WHATSAPP_PHONE_NUMBER_ID', 'must be set with RUTA_WHATSAPP_TOKEN');
   }
+  // A provider's other variables without the one that turns it on (often a typo in its name) would
+  // leave its channel on the `log` provider: customers would get nothing, and nothing would say so.
+  const without = (needed: string, present: boolean, others: string[]) => {
+    const set = others.find((name) => v(name));
+    if (!present && set) {
+      throw new ConfigError(needed, `must be set with ${set}: without it, these messages are only logged, never sent`);
+    }
+  };
+  without('RUTA_SMTP_URL', Boolean(smtpUrl), ['RUTA_EMAIL_FROM']);
+  without('RUTA_TWILIO_ACCOUNT_SID', Boolean(sid), [
+    'RUTA_TWILIO_AUTH_TOKEN',
+    'RUTA_TWILIO_SMS_FROM',
+    'RUTA_TWILIO_WHATSAPP_FROM',
+    'RUTA_TWILIO_API_URL',
+  ]);
+  without('RUTA_WHATSAPP_TOKEN', Boolean(waToken), [
+    'RUTA_WHATSAPP_PHONE_NUMBER_ID',
+    'RUTA_WHATSAPP_APP_SECRET',
+    'RUTA_WHATSAPP_VERIFY_TOKEN',
+    'RUTA_WHATSAPP_API_URL',
+  ]);
   return {
     smtp: smtpUrl ? { url: smtpUrl, from: v('RUTA_EMAIL_FROM') as string } : null,
     twilio: sid

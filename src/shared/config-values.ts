@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import { DEFAULT_FILES_URL, formatFilesUrl, parseFilesUrl } from './files-url.js';
 import { isTimezone } from './local-time.js';
 
@@ -49,10 +50,38 @@ export function flag(env: NodeJS.ProcessEnv, name: string): boolean {
   throw new ConfigError(name, `must be 1 (on) or 0 (off), got "${env[name]}"`);
 }
 
+/** Named ranges @fastify/proxy-addr knows, besides addresses and CIDRs. */
+const PROXY_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** One entry of a proxy list as Fastify reads it: an address, address/bits, address/netmask, or a named range. */
+function isProxyEntry(entry: string): boolean {
+  if (PROXY_RANGES.has(entry)) return true;
+  const [address = '', range, extra] = entry.split('/');
+  if (extra !== undefined || !ipaddr.isValid(address)) return false;
+  if (range === undefined) return true;
+  if (/^\d{1,3}$/.test(range)) return Number(range) <= (ipaddr.parse(address).kind() === 'ipv4' ? 32 : 128);
+  return ipaddr.isValid(range);
+}
+
+/**
+ * Off, `true`, a hop count, or proxy addresses. Checked here because Fastify refuses a bad list
+ * only when the app is built ("invalid IP address: yes", naming no variable), and a worker, which
+ * builds none, would have started with it.
+ */
 export function trustProxy(raw: string | undefined): boolean | number | string {
-  if (raw === undefined || raw === '' || raw === '0' || raw === 'false') return false;
-  if (raw === 'true') return true;
-  return /^\d+$/.test(raw) ? Number(raw) : raw;
+  const value = (raw ?? '').trim();
+  const lower = value.toLowerCase();
+  if (lower === '' || lower === '0' || lower === 'false') return false;
+  if (lower === 'true') return true;
+  if (/^\d+$/.test(value)) return Number(value);
+  const entries = value.split(',').map((s) => s.trim());
+  if (!entries.every(isProxyEntry)) {
+    throw new ConfigError(
+      'RUTA_TRUST_PROXY',
+      `must be true, a number of proxy hops, or comma-separated proxy addresses or CIDRs such as 127.0.0.1,10.0.0.0/8, got "${raw}"`,
+    );
+  }
+  return entries.join(',');
 }
 
 const DEFAULT_RETRY_SCHEDULE = [30, 120, 600, 1800, 3600, 7200, 14400, 28800, 28800];

@@ -73,6 +73,10 @@ export class WalCheckpointer {
     this.worker = undefined;
     for (const w of this.waiting.splice(0)) w.reject(new Error('the checkpoint thread was stopped'));
     const exited = new Promise((resolve) => worker.once('exit', resolve));
+    // Unref'd, the thread's exit is nothing Node waits for: a process with nothing else left to do
+    // (a `ruta serve` that could not listen, closing before it exits 1) would end here, with code 0,
+    // before the database closes and before its error is printed.
+    worker.ref();
     worker.postMessage('stop');
     await exited;
   }
