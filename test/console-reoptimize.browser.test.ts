@@ -112,4 +112,63 @@ describeEachInBrowser('the console re-optimizes a route under way', (engine) => 
     await stopsTable.locator(`tr[data-order="${late.id}"]`).waitFor();
     await page.context().close();
   });
+
+  it.skipIf(!hasChromium)(`a Madrid route seen from a Lima desk is timed in Madrid${skipNote}`, async () => {
+    const op = client(web.t.app, await newOperator(web.t));
+    const mc = client(web.t.app, (await newMerchant(web.t, 'Madrid')).test);
+    const depot = await op('POST', '/v1/depots', {
+      name: 'Madrid Sur',
+      lat: 40.4,
+      lng: -3.7,
+      timezone: 'Europe/Madrid',
+    });
+    expect(depot.status, JSON.stringify(depot.body)).toBe(201);
+    const pablo = (
+      await op('POST', '/v1/couriers', {
+        name: 'Pablo Madrid',
+        start_depot: depot.body.id,
+        shift_start: '00:00',
+        shift_end: '23:59',
+      })
+    ).body;
+    expect((await op('POST', `/v1/couriers/${pablo.id}/location`, { lat: 40.41, lng: -3.7 })).status).toBe(200);
+    const at = async (street: string, lat: number) =>
+      (
+        await mc(
+          'POST',
+          '/v1/orders',
+          validOrder({ delivery_address: { address: street, city: 'Madrid', lat, lng: -3.7 } }),
+        )
+      ).body;
+    // A zig-zag north of the courier: far, near, then between them.
+    const stops = [
+      await at('Calle Lejos 1', 40.46),
+      await at('Calle Cerca 2', 40.42),
+      await at('Calle Media 3', 40.44),
+    ];
+    const made = await op('POST', '/v1/routes', {
+      courier_id: pablo.id,
+      order_ids: stops.map((o) => o.id),
+      date: day.date,
+    });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+
+    // A Lima dispatcher at 9:00 AM: it is 3:00 PM in Madrid, where the courier's shift is read.
+    const page = await openPage(web.browser, { viewport: { width: 1024, height: 768 } });
+    await page.context().clock.setSystemTime(day.now());
+    await submitSignIn(page, web.base, (await newUser(web.t, 'dispatcher')).email);
+    await page.getByRole('heading', { name: 'Orders' }).waitFor();
+    await page.goto(`${web.base}/console/#/routes/${made.body.id}`);
+    await page.getByRole('heading', { name: 'Route · Pablo Madrid' }).waitFor();
+    await page.getByRole('button', { name: 'Re-optimize' }).click();
+    const saving = page.locator('.proposal .saving');
+    await saving.waitFor();
+    expect(await saving.textContent()).toMatch(
+      /ending at \d+:\d\d PM instead of \d+:\d\d PM\. Setting off from Pablo Madrid’s last position at 3:0\d PM \(Europe\/Madrid\)\.$/,
+    );
+    expect(await page.locator('.proposal-legs section[aria-label="Proposed order"]').textContent()).toMatch(
+      /arrives \d+:\d\d PM.*arrives \d+:\d\d PM.*arrives \d+:\d\d PM/,
+    );
+    await page.context().close();
+  });
 });

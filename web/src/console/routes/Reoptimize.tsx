@@ -2,7 +2,7 @@ import { useState } from 'react';
 import { isFinished } from '../../../../src/features/lifecycle/transitions.js';
 import { ApiFailure, clockIn, type Schemas, unwrap } from '../../shared/api';
 import { useSession } from '../session';
-import { ErrorNote, useGuard } from '../ui';
+import { ErrorNote, useGuard, useLoad } from '../ui';
 import { ProposalMap } from './ProposalMap';
 
 type Route = Schemas['Route'];
@@ -21,8 +21,17 @@ const minutes = (n: number) => `${Math.round(n)} min`;
  * request, and exactly as shown (its route_version): if the route moved on meanwhile, the API's 409
  * says so and the dispatcher asks again. Finished stops and the stop under way stay where they are.
  */
-export function Reoptimize({ route, tz, onApplied }: { route: Route; tz: string; onApplied: () => void }) {
+export function Reoptimize({ route, tz: userZone, onApplied }: { route: Route; tz: string; onApplied: () => void }) {
   const { client } = useSession();
+  // The proposal's times in the zone the API times it in, its courier's start depot's (its shift and
+  // the violations' times are read there): a Madrid route seen from a Lima desk read "ending at 12:07
+  // PM" beside "Back at 18:07, after the shift ends (18:00)". Without a depot, the user's (the carrier's).
+  const depotZone = useLoad(async () => {
+    const c = await unwrap(client.GET('/v1/couriers/{id}', { params: { path: { id: route.courier.id } } }));
+    if (!c.start_depot) return null;
+    return (await unwrap(client.GET('/v1/depots/{id}', { params: { path: { id: c.start_depot } } }))).timezone;
+  }, [client, route.courier.id]);
+  const tz = depotZone.data ?? userZone;
   const [proposal, setProposal] = useState<Proposal | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [note, setNote] = useState('');
