@@ -87,8 +87,11 @@ describeEach('money: a handover for a past day', (engine) => {
     ]);
     const twentieth = await call('GET', '/v1/cash/end_of_day');
     expect(twentieth.body.day).toBe('2026-11-20');
-    // Today: 40 collected, nothing handed over, nothing carried in (5 would have been).
-    expect(line(twentieth, courier)).toMatchObject({ handed_over: 0, collected: 40, balance: 40 });
+    // Today: 40 collected, nothing handed over, nothing carried in (5 would have been). The courier
+    // still holds it: no exception yet (GET /v1/cash/exceptions lists none), in the export neither.
+    expect(line(twentieth, courier)).toMatchObject({ handed_over: 0, collected: 40, balance: 40, exception: null });
+    const todayCsv = await call('GET', '/v1/cash/end_of_day/export');
+    expect(String(todayCsv.raw.body)).toContain(`Yola Yesterday,${courier},PEN,1,40,40,0,-40,40,short,\r\n`);
     expect(mine(courier)(twentieth.body.handovers)).toEqual([]);
 
     // The export of the 19th says the same.

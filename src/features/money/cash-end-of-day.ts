@@ -25,7 +25,10 @@ export async function endOfDay(ctx: AppContext, scope: Scope, q: { day?: string 
   const { rows, names, running, hands } = await everyCourier(ctx, scope.mode, day, day, zone);
   const lines = rows.map(({ f, balance }) => ({
     courier: { id: f.courier_id, name: names.get(f.courier_id) ?? '' },
-    exception: differenceOf(f) === 0 ? null : exceptionId(f.courier_id, f.day, f.currency),
+    // Named only once it is one (as GET /v1/cash/exceptions counts it): today's cash still held, with
+    // nothing handed over yet, is no exception, and its id would answer 404 to a resolve.
+    exception:
+      differenceOf(f) !== 0 && (f.day < today || f.handed > 0) ? exceptionId(f.courier_id, f.day, f.currency) : null,
     ...dayLine(f, balance),
   }));
   // A courier still holding cash from earlier days, with nothing on this one, is listed too.
