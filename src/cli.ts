@@ -41,14 +41,17 @@ const COMMANDS: Command[] = [
     name: 'migrate',
     usage: '  migrate                                 apply database migrations',
     plan: () => async () => {
-      const [{ openDatabase }, { migrate }] = await Promise.all([
+      const [{ openDatabase }, { migrate }, { unreachable }] = await Promise.all([
         import('./shared/db/index.js'),
         import('./shared/db/migrate.js'),
+        import('./shared/open-context.js'),
       ]);
       const config = loadConfig();
       const database = openDatabase(config.databaseUrl);
       try {
-        const applied = await migrate(database, { timezone: config.defaultTimezone });
+        const applied = await migrate(database, { timezone: config.defaultTimezone }).catch((err) => {
+          throw unreachable(err);
+        });
         console.log(applied.length ? `applied: ${applied.join(', ')}` : 'database is up to date');
       } finally {
         await database.close();

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import net, { type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/shared/config.js';
 import { DEFAULT_PRICING } from '../src/shared/config-pricing.js';
@@ -194,6 +195,22 @@ describe('loadConfig', () => {
     expect(errorFor({ DATABASE_URL: './data/ruta.db' }).message).toBe(
       'DATABASE_URL must be sqlite:<path> or postgres://…, got a bare path: write sqlite:./data/ruta.db',
     );
+  });
+
+  it('ruta migrate names DATABASE_URL when the database cannot be reached, without its password', async () => {
+    // A port nothing listens on: taken, then freed.
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const res = spawnSync(process.execPath, [...RUTA_CLI, 'migrate'], {
+      env: { ...process.env, DATABASE_URL: `postgres://ruta:hunter2@127.0.0.1:${port}/ruta` },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(res.status).toBe(1);
+    expect(res.stderr).toMatch(/^ruta: DATABASE_URL: cannot reach the database \(connect ECONNREFUSED/);
+    expect(res.stderr).not.toContain('hunter2');
   });
 
   it('ruta migrate fails at start with the message and no stack trace', () => {
