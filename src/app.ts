@@ -57,10 +57,6 @@ export const JSON_BODY_LIMIT = 1024 * 1024;
 export const JOBS: readonly JobKind[] = [PLAN_SOLVE, AUTO_DISPATCH, MESSAGE_SEND_JOB];
 
 /**
- * `compilers`: the functions compiled from the routes' schemas, kept across apps built in one
- * process (the test suite's; schema-compilers.ts). Without it, this app compiles its own.
- */
-/**
  * RUTA_TRUST_PROXY for Fastify. A hop count becomes "trust the n hops nearest to Ruta" (what
  * Express does with a number): since 5.12 Fastify trusts no proxy at all when given a number, so
  * `RUTA_TRUST_PROXY=1` behind a proxy silently made every client one address, sharing one
@@ -73,6 +69,10 @@ export function fastifyTrustProxy(
   return (_address, hop) => hop < value;
 }
 
+/**
+ * `compilers`: the functions compiled from the routes' schemas, kept across apps built in one
+ * process (the test suite's; schema-compilers.ts). Without it, this app compiles its own.
+ */
 export async function buildApp(
   ctx: AppContext,
   compilers: SchemaCompilers = new SchemaCompilers(),
