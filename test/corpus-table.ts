@@ -1475,6 +1475,17 @@ export const ENDPOINTS: Endpoint[] = [
     html: true,
   },
   {
+    route: 'GET /track',
+    name: 'tracking page: type a code',
+    method: 'GET',
+    path: () => '/track',
+    body: 'none',
+    ok: 200,
+    auth: 'none',
+    html: true,
+    okQueries: ['lang=pt', 'lang=%00x', 'zzz=1'],
+  },
+  {
     route: 'GET /track/{tracking_code}/events',
     name: 'tracking page stream',
     method: 'GET',
